@@ -1,0 +1,218 @@
+//! Typed errors and diagnostics with file, line:column and JSON path.
+//!
+//! Every problem the library finds in a file is a [`Diagnostic`] with a stable
+//! code (`KLD-E…` errors, `KLD-W…` warnings), the JSON path it concerns and, once
+//! located against the source, its line and column. The library never prints:
+//! the CLI renders diagnostics and picks exit codes.
+
+use crate::json::{self, JsonPath};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Karenina silently mishandles this, or we changed something: the file still loads.
+    Warning,
+    /// Karenina refuses this file (or so would we).
+    Error,
+}
+
+/// A located position in a source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Byte offset.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// One finding about one place in a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Stable code, e.g. `KLD-E012` or `KLD-W004`.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where in the JSON tree.
+    pub path: JsonPath,
+    /// What is wrong and, for errors, what was expected.
+    pub message: String,
+    /// Line and column, once [`locate`] has run.
+    pub location: Option<Location>,
+}
+
+impl Diagnostic {
+    /// An error at `path`.
+    pub fn error(code: &'static str, path: JsonPath, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            path,
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// A warning at `path`.
+    pub fn warning(code: &'static str, path: JsonPath, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Warning,
+            path,
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Fills in line:column for every diagnostic that has none, with one scan of `src`.
+pub fn locate(src: &str, diags: &mut [Diagnostic]) {
+    let todo: Vec<usize> = (0..diags.len())
+        .filter(|&i| diags[i].location.is_none())
+        .collect();
+    if todo.is_empty() {
+        return;
+    }
+    let paths: Vec<JsonPath> = todo.iter().map(|&i| diags[i].path.clone()).collect();
+    let offsets = json::locate_paths(src, &paths);
+    for (k, &i) in todo.iter().enumerate() {
+        // A missing member is reported at its parent object: walk up until found.
+        let mut off = offsets[k];
+        let mut p = diags[i].path.clone();
+        while off.is_none() && !p.0.is_empty() {
+            p.0.pop();
+            off = json::locate_paths(src, std::slice::from_ref(&p))[0];
+        }
+        let off = off.unwrap_or(0);
+        let (line, column) = json::line_col(src, off);
+        diags[i].location = Some(Location {
+            offset: off,
+            line,
+            column,
+        });
+    }
+}
+
+/// The diagnostics of one file, ready to print.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The file as the user named it.
+    pub file: PathBuf,
+    /// Findings, errors and warnings, in document order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The errors only.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// The warnings only.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// One diagnostic rendered as `file:line:col: error[CODE] at /path: message`.
+    pub fn render(&self, d: &Diagnostic) -> String {
+        render(&self.file, d)
+    }
+}
+
+/// Renders one diagnostic as `file:line:col: error[CODE] at /path: message`.
+pub fn render(file: &Path, d: &Diagnostic) -> String {
+    let (l, c) = d.location.map(|l| (l.line, l.column)).unwrap_or((1, 1));
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    format!(
+        "{}:{l}:{c}: {sev}[{}] at {}: {}",
+        file.display(),
+        d.code,
+        d.path,
+        d.message
+    )
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for d in self.errors() {
+            if !first {
+                writeln!(f)?;
+            }
+            first = false;
+            f.write_str(&self.render(d))?;
+        }
+        Ok(())
+    }
+}
+
+/// Errors of the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has errors (the report holds them, located).
+    #[error("{0}")]
+    Invalid(Box<Report>),
+    /// A JSON-LD processing failure (expansion, compaction, context).
+    #[error("{}: JSON-LD: {message}", path.display())]
+    JsonLd {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A context that would need the network, or is unknown.
+    #[error("{}: refused remote or unknown @context {iri}: karenina-ld works offline and only knows the contexts in context/ (no network access is attempted)", path.display())]
+    RemoteContext {
+        /// The file.
+        path: PathBuf,
+        /// The context reference.
+        iri: String,
+    },
+    /// An RDF store or serialization failure.
+    #[error("{0}")]
+    Rdf(String),
+    /// A SPARQL failure.
+    #[error("SPARQL: {0}")]
+    Sparql(String),
+    /// A usage problem detected by the library (bad argument value etc.).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    /// An I/O error about `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Library result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,110 @@
+//! File-system helpers every writing command shares: atomic writes and input
+//! discovery.
+//!
+//! Karenina's own `save()` truncates the target before serializing, so a failure
+//! leaves a broken checkpoint. Every write here goes to a temporary file in the
+//! target's directory, is flushed to disk, and replaces the target by rename: the
+//! original is either untouched or fully replaced.
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `data` to `path` atomically (temp file in the same directory, fsync,
+/// rename). An existing file keeps its permissions.
+pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".kld-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(path, e))?;
+    tmp.write_all(data).map_err(|e| Error::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    // Make the rename itself durable where the platform allows it.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Expands FILE|DIR arguments: files as given, directories searched recursively
+/// for files ending in one of `exts` (sorted, hidden entries skipped).
+pub fn collect_inputs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
+    let mut out = Vec::new();
+    for a in args {
+        match std::fs::metadata(a) {
+            Err(e) => out.push(Err(Error::io(a, e))),
+            Ok(m) if m.is_dir() => {
+                let mut found = Vec::new();
+                walk(a, exts, &mut found, &mut out);
+                found.sort();
+                out.extend(found.into_iter().map(Ok));
+            }
+            Ok(_) => out.push(Ok(a.clone())),
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, exts: &[&str], found: &mut Vec<PathBuf>, errs: &mut Vec<Result<PathBuf>>) {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            errs.push(Err(Error::io(dir, e)));
+            return;
+        }
+    };
+    for entry in rd.flatten() {
+        let p = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => walk(&p, exts, found, errs),
+            Ok(_) => {
+                let n = name.to_string_lossy();
+                if exts.iter().any(|e| n.ends_with(e)) {
+                    found.push(p);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_keeps_no_temp() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.jsonld");
+        std::fs::write(&p, b"old").unwrap();
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn collects_sorted_recursive() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("b.jsonld"), b"").unwrap();
+        std::fs::write(d.path().join("sub/a.jsonld"), b"").unwrap();
+        std::fs::write(d.path().join("c.txt"), b"").unwrap();
+        std::fs::write(d.path().join(".hidden.jsonld"), b"").unwrap();
+        let got: Vec<_> = collect_inputs(&[d.path().to_path_buf()], &[".jsonld"]).into_iter().map(|r| r.unwrap()).collect();
+        assert_eq!(got, vec![d.path().join("b.jsonld"), d.path().join("sub/a.jsonld")]);
+    }
+}
