@@ -4,6 +4,9 @@
 
 mod cli;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 use std::process::ExitCode;
 

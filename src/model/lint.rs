@@ -182,8 +182,7 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
         TraitClass::Rubric | TraitClass::Llm => lint_llm(r, path, out),
         TraitClass::Regex => {
             let pattern = prop_str(r, "pattern").unwrap_or("");
-            if let Err(e) = fancy_regex::Regex::new(pattern) {
-                let msg = e.to_string();
+            if let Some(msg) = regex_error(pattern) {
                 warn(out, "KLD-W019", prop_path(r, path, "pattern"), format!("regex {pattern:?} does not compile ({msg}); Karenina compiles it with Python's `re` and fails on a question-level trait"));
             }
         }
@@ -234,6 +233,23 @@ fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
         }
         Some(other) => out.push(Diagnostic::warning("KLD-W018", prop_path(r, path, "kind"), format!("LLM trait kind {} is not boolean, score, literal or a template object", crate::model::show(other)))),
     }
+}
+
+/// Compiles `pattern` once per process and pattern (benchmarks reuse a few).
+fn regex_error(pattern: &str) -> Option<String> {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return r;
+    }
+    let r = fancy_regex::Regex::new(pattern).err().map(|e| e.to_string());
+    if let Ok(mut c) = cache.lock() {
+        if c.len() < 4096 {
+            c.insert(pattern.to_string(), r.clone());
+        }
+    }
+    r
 }
 
 const METRICS: [&str; 5] = ["precision", "recall", "f1", "specificity", "accuracy"];

@@ -52,10 +52,10 @@ pub fn show(v: &Json) -> String {
 
 /// Parses, reads, normalizes and lints `bytes` (the contents of `file`).
 pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
-    let text = String::from_utf8_lossy(bytes);
     let mut diags = Vec::new();
     let checkpoint = match json::parse(bytes) {
         Err(f) => {
+            let text = String::from_utf8_lossy(bytes);
             let (line, column) = json::line_col(&text, f.offset);
             let mut d = Diagnostic::error(f.code, json::path_at_offset(&text, f.offset), f.message);
             d.location = Some(error::Location {
@@ -80,7 +80,9 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
             })
         }
     };
-    error::locate(&text, &mut diags);
+    if diags.iter().any(|d| d.location.is_none()) {
+        error::locate(&String::from_utf8_lossy(bytes), &mut diags);
+    }
     diags.sort_by_key(|d| d.location.map(|l| l.offset).unwrap_or(0));
     Analysis {
         checkpoint,
