@@ -33,7 +33,13 @@ fn generate(dir: &Path, n: usize, q: usize, extra: &[&str]) -> Vec<(PathBuf, Vec
         .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
         .collect();
     files.sort();
-    files.into_iter().map(|p| { let b = std::fs::read(&p).unwrap(); (p, b) }).collect()
+    files
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect()
 }
 
 fn best_of<F: FnMut()>(runs: usize, mut f: F) -> f64 {
@@ -63,19 +69,57 @@ fn main() {
     let base = std::env::temp_dir().join("kld-bench");
     let sets = [
         ("200 x 50 questions", base.join("c200x50"), 200, 50, vec![]),
-        ("1 x 2000 questions, all kinds", base.join("c1x2000"), 1, 2000, vec!["--all-kinds"]),
+        (
+            "1 x 2000 questions, all kinds",
+            base.join("c1x2000"),
+            1,
+            2000,
+            vec!["--all-kinds"],
+        ),
     ];
-    println!("{:<32} {:>10} {:>14} {:>14}", "data set", "MB", "validate MB/s", "canon MB/s");
+    println!(
+        "{:<32} {:>10} {:>14} {:>14}",
+        "data set", "MB", "validate MB/s", "canon MB/s"
+    );
     for (name, dir, n, q, extra) in sets {
         let files = generate(&dir, n, q, &extra);
         let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
-        let v1 = best_of(3, || { for (p, b) in &files { validate(p, b); } });
-        let c1 = best_of(3, || { for (p, b) in &files { canon(p, b); } });
-        println!("{:<32} {:>10.1} {:>14.0} {:>14.0}   (1 thread)", name, mb, mb / v1, mb / c1);
+        let v1 = best_of(3, || {
+            for (p, b) in &files {
+                validate(p, b);
+            }
+        });
+        let c1 = best_of(3, || {
+            for (p, b) in &files {
+                canon(p, b);
+            }
+        });
+        println!(
+            "{:<32} {:>10.1} {:>14.0} {:>14.0}   (1 thread)",
+            name,
+            mb,
+            mb / v1,
+            mb / c1
+        );
         if files.len() > 1 {
-            let vp = best_of(3, || { files.par_iter().for_each(|(p, b)| { validate(p, b); }); });
-            let cp = best_of(3, || { files.par_iter().for_each(|(p, b)| { canon(p, b); }); });
-            println!("{:<32} {:>10.1} {:>14.0} {:>14.0}   ({} threads)", name, mb, mb / vp, mb / cp, rayon::current_num_threads());
+            let vp = best_of(3, || {
+                files.par_iter().for_each(|(p, b)| {
+                    validate(p, b);
+                });
+            });
+            let cp = best_of(3, || {
+                files.par_iter().for_each(|(p, b)| {
+                    canon(p, b);
+                });
+            });
+            println!(
+                "{:<32} {:>10.1} {:>14.0} {:>14.0}   ({} threads)",
+                name,
+                mb,
+                mb / vp,
+                mb / cp,
+                rayon::current_num_threads()
+            );
         }
     }
 }

@@ -13,16 +13,46 @@ pub const CANONICAL_FILE: &str = include_str!("../context/karenina.jsonld");
 
 /// Legacy context variants: (name, file text).
 pub const LEGACY_FILES: &[(&str, &str)] = &[
-    ("python-2025-08-dataset", include_str!("../context/legacy/python-2025-08-dataset.jsonld")),
-    ("python-2025-08-28-datafeed", include_str!("../context/legacy/python-2025-08-28-datafeed.jsonld")),
-    ("python-2025-09-keywords", include_str!("../context/legacy/python-2025-09-keywords.jsonld")),
-    ("python-2026-03-04", include_str!("../context/legacy/python-2026-03-04.jsonld")),
-    ("gui-2025-07-22", include_str!("../context/legacy/gui-2025-07-22.jsonld")),
-    ("gui-2025-08-28", include_str!("../context/legacy/gui-2025-08-28.jsonld")),
-    ("gui-2025-12", include_str!("../context/legacy/gui-2025-12.jsonld")),
-    ("fixture-2026-01-minimal", include_str!("../context/legacy/fixture-2026-01-minimal.jsonld")),
-    ("fixture-2026-01-multi-question", include_str!("../context/legacy/fixture-2026-01-multi-question.jsonld")),
-    ("fixture-2026-01-with-results", include_str!("../context/legacy/fixture-2026-01-with-results.jsonld")),
+    (
+        "python-2025-08-dataset",
+        include_str!("../context/legacy/python-2025-08-dataset.jsonld"),
+    ),
+    (
+        "python-2025-08-28-datafeed",
+        include_str!("../context/legacy/python-2025-08-28-datafeed.jsonld"),
+    ),
+    (
+        "python-2025-09-keywords",
+        include_str!("../context/legacy/python-2025-09-keywords.jsonld"),
+    ),
+    (
+        "python-2026-03-04",
+        include_str!("../context/legacy/python-2026-03-04.jsonld"),
+    ),
+    (
+        "gui-2025-07-22",
+        include_str!("../context/legacy/gui-2025-07-22.jsonld"),
+    ),
+    (
+        "gui-2025-08-28",
+        include_str!("../context/legacy/gui-2025-08-28.jsonld"),
+    ),
+    (
+        "gui-2025-12",
+        include_str!("../context/legacy/gui-2025-12.jsonld"),
+    ),
+    (
+        "fixture-2026-01-minimal",
+        include_str!("../context/legacy/fixture-2026-01-minimal.jsonld"),
+    ),
+    (
+        "fixture-2026-01-multi-question",
+        include_str!("../context/legacy/fixture-2026-01-multi-question.jsonld"),
+    ),
+    (
+        "fixture-2026-01-with-results",
+        include_str!("../context/legacy/fixture-2026-01-with-results.jsonld"),
+    ),
 ];
 
 fn inner(file: &str) -> Object {
@@ -62,7 +92,9 @@ pub enum ContextKind {
 fn same(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Object(x), Json::Object(y)) => same_obj(x, y),
-        (Json::Array(x), Json::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
         (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
         _ => a == b,
     }

@@ -92,7 +92,11 @@ mod tests {
         std::fs::write(&p, b"old").unwrap();
         write_atomic(&p, b"new").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
-        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(names.len(), 1);
     }
 
@@ -104,7 +108,13 @@ mod tests {
         std::fs::write(d.path().join("sub/a.jsonld"), b"").unwrap();
         std::fs::write(d.path().join("c.txt"), b"").unwrap();
         std::fs::write(d.path().join(".hidden.jsonld"), b"").unwrap();
-        let got: Vec<_> = collect_inputs(&[d.path().to_path_buf()], &[".jsonld"]).into_iter().map(|r| r.unwrap()).collect();
-        assert_eq!(got, vec![d.path().join("b.jsonld"), d.path().join("sub/a.jsonld")]);
+        let got: Vec<_> = collect_inputs(&[d.path().to_path_buf()], &[".jsonld"])
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            vec![d.path().join("b.jsonld"), d.path().join("sub/a.jsonld")]
+        );
     }
 }

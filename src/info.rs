@@ -59,7 +59,8 @@ pub fn trait_kind(r: &Rating) -> String {
     }
 }
 
-const DEFAULT_TEMPLATE_MARK: &str = "# Default template: returns False to indicate custom verification needed";
+const DEFAULT_TEMPLATE_MARK: &str =
+    "# Default template: returns False to indicate custom verification needed";
 
 /// Summarizes a checkpoint.
 pub fn summarize(cp: &Checkpoint) -> Summary {
@@ -76,7 +77,11 @@ pub fn summarize(cp: &Checkpoint) -> Summary {
             Scope::QuestionSpecific => "question",
         };
         *s.traits
-            .entry((scope.to_string(), r.kind.family().to_string(), trait_kind(r)))
+            .entry((
+                scope.to_string(),
+                r.kind.family().to_string(),
+                trait_kind(r),
+            ))
             .or_default() += 1;
     };
     for r in cp.rating.iter().flatten() {

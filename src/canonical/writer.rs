@@ -83,7 +83,11 @@ impl W<'_> {
             }
         }
         self.w.field_str("dateCreated", &cp.date_created);
-        let modified = self.opts.date_modified.clone().unwrap_or_else(|| cp.date_modified.clone());
+        let modified = self
+            .opts
+            .date_modified
+            .clone()
+            .unwrap_or_else(|| cp.date_modified.clone());
         self.w.field_str("dateModified", &modified);
         self.ratings(&cp.rating);
         self.w.key("dataFeedElement");
@@ -184,7 +188,8 @@ impl W<'_> {
         }
         self.opt_str("ratingExplanation", &r.rating_explanation);
         self.w.field_str("additionalType", &r.kind.as_curie());
-        let strip = self.opts.strip_deep_judgment && matches!(r.kind.class, TraitClass::Rubric | TraitClass::Llm);
+        let strip = self.opts.strip_deep_judgment
+            && matches!(r.kind.class, TraitClass::Rubric | TraitClass::Llm);
         if strip {
             let kept: Vec<Property> = r
                 .additional_property

@@ -13,10 +13,8 @@ const CHECKPOINT_EXTS: &[&str] = &[".jsonld"];
 
 fn print_diags(report: &Report, errors_too: bool) {
     let mut err = std::io::stderr().lock();
-    for d in &report.diagnostics {
-        if errors_too || d.severity == Severity::Warning {
-            let _ = writeln!(err, "{}", report.render(d));
-        }
+    for l in diag_lines(report, errors_too) {
+        let _ = writeln!(err, "{l}");
     }
 }
 
@@ -31,57 +29,118 @@ fn diag_json(d: &Diagnostic) -> serde_json::Value {
     })
 }
 
-pub fn validate(inputs: &[PathBuf], format: ReportFormat, deny_warnings: bool, upgrade: bool) -> anyhow::Result<u8> {
-    let mut status = OK;
-    let mut files_json = Vec::new();
-    let (mut n_ok, mut n_bad) = (0usize, 0usize);
-    for input in fsutil::collect_inputs(inputs, CHECKPOINT_EXTS) {
-        let path = match input {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("kld: {e}");
-                files_json.push(serde_json::json!({"file": null, "status": "io-error", "message": e.to_string()}));
-                status = status.max(USAGE);
-                continue;
-            }
-        };
-        let a = match model::analyze_file(&path, ReadOptions { upgrade }) {
+/// What processing one file produced, emitted in input order after the
+/// (parallel) work is done.
+struct Outcome {
+    stderr: Vec<String>,
+    stdout: Option<String>,
+    json: Option<serde_json::Value>,
+    status: u8,
+    failed: bool,
+}
+
+impl Outcome {
+    fn io(e: impl std::fmt::Display, file: Option<&Path>) -> Self {
+        Outcome {
+            stderr: vec![format!("kld: {e}")],
+            stdout: None,
+            json: Some(
+                serde_json::json!({"file": file, "status": "io-error", "message": e.to_string()}),
+            ),
+            status: USAGE,
+            failed: true,
+        }
+    }
+}
+
+fn diag_lines(report: &Report, errors_too: bool) -> Vec<String> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| errors_too || d.severity == Severity::Warning)
+        .map(|d| report.render(d))
+        .collect()
+}
+
+/// Runs `work` on every input on all cores, then prints in input order.
+fn for_each_input(inputs: &[PathBuf], work: impl Fn(&Path) -> Outcome + Sync) -> Vec<Outcome> {
+    use rayon::prelude::*;
+    let files = fsutil::collect_inputs(inputs, CHECKPOINT_EXTS);
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .map(|f| match f {
+            Ok(p) => work(p),
+            Err(e) => Outcome::io(e, None),
+        })
+        .collect();
+    let mut err = std::io::stderr().lock();
+    let mut out = std::io::stdout().lock();
+    for o in &outcomes {
+        for l in &o.stderr {
+            let _ = writeln!(err, "{l}");
+        }
+        if let Some(s) = &o.stdout {
+            let _ = out.write_all(s.as_bytes());
+        }
+    }
+    let _ = out.flush();
+    outcomes
+}
+
+pub fn validate(
+    inputs: &[PathBuf],
+    format: ReportFormat,
+    deny_warnings: bool,
+    upgrade: bool,
+) -> anyhow::Result<u8> {
+    let outcomes = for_each_input(inputs, |path| {
+        let a = match model::analyze_file(path, ReadOptions { upgrade }) {
             Ok(a) => a,
-            Err(e) => {
-                eprintln!("kld: {e}");
-                files_json.push(serde_json::json!({"file": path, "status": "io-error", "message": e.to_string()}));
-                status = status.max(USAGE);
-                continue;
-            }
+            Err(e) => return Outcome::io(e, Some(path)),
         };
         let r = &a.report;
         let failed = r.has_errors() || (deny_warnings && r.warnings().next().is_some());
-        if failed {
-            n_bad += 1;
-            status = status.max(INVALID);
-        } else {
-            n_ok += 1;
-        }
-        match format {
-            ReportFormat::Text => {
-                print_diags(r, true);
-                let (e, w) = (r.errors().count(), r.warnings().count());
-                println!("{}: {} ({e} error{}, {w} warning{})", path.display(), if failed { "INVALID" } else { "ok" }, plural(e), plural(w));
-            }
-            ReportFormat::Json => files_json.push(serde_json::json!({
+        let (e, w) = (r.errors().count(), r.warnings().count());
+        let text = format == ReportFormat::Text;
+        Outcome {
+            stderr: if text {
+                diag_lines(r, true)
+            } else {
+                Vec::new()
+            },
+            stdout: text.then(|| {
+                format!(
+                    "{}: {} ({e} error{}, {w} warning{})\n",
+                    path.display(),
+                    if failed { "INVALID" } else { "ok" },
+                    plural(e),
+                    plural(w)
+                )
+            }),
+            json: Some(serde_json::json!({
                 "file": path,
                 "status": if failed { "invalid" } else { "valid" },
                 "diagnostics": r.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
             })),
+            status: if failed { INVALID } else { OK },
+            failed,
         }
-    }
+    });
+    let status = outcomes.iter().map(|o| o.status).max().unwrap_or(OK);
     match format {
         ReportFormat::Text => {
-            if n_ok + n_bad > 1 {
-                println!("{n_ok} valid, {n_bad} invalid");
+            if outcomes.len() > 1 {
+                let bad = outcomes.iter().filter(|o| o.failed).count();
+                println!("{} valid, {bad} invalid", outcomes.len() - bad);
             }
         }
-        ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "files": files_json }))?),
+        ReportFormat::Json => {
+            let files: Vec<_> = outcomes.into_iter().filter_map(|o| o.json).collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({ "files": files }))?
+            );
+        }
     }
     Ok(status)
 }
@@ -117,8 +176,7 @@ fn python_now() -> String {
 }
 
 pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
-    let files: Vec<_> = fsutil::collect_inputs(&a.inputs, CHECKPOINT_EXTS);
-    let many = files.len() > 1 || a.inputs.iter().any(|p| p.is_dir());
+    let many = a.inputs.len() > 1 || a.inputs.iter().any(|p| p.is_dir());
     if many && !a.check && !a.in_place && a.output.is_none() {
         bail!("several inputs: use --in-place, --check or -o DIR (stdout takes one file)");
     }
@@ -135,89 +193,84 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
         drop_unknown: a.drop_unknown,
         date_modified: a.touch.then(python_now),
     };
-    let mut status = OK;
-    for f in files {
-        let path = match f {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("kld: {e}");
-                status = status.max(USAGE);
-                continue;
-            }
-        };
-        let bytes = match std::fs::read(&path) {
+    let outcomes = for_each_input(&a.inputs, |path| {
+        let bytes = match std::fs::read(path) {
             Ok(b) => b,
-            Err(e) => {
-                eprintln!("kld: {}", Error::io(&path, e));
-                status = status.max(USAGE);
-                continue;
-            }
+            Err(e) => return Outcome::io(Error::io(path, e), Some(path)),
         };
-        let (text, report) = match canonical::canonicalize(&path, &bytes, read, &write) {
+        let (text, report) = match canonical::canonicalize(path, &bytes, read, &write) {
             Ok(x) => x,
             Err(Error::Invalid(r)) => {
-                print_diags(&r, true);
-                eprintln!("{}: not written: the file has errors", path.display());
-                status = status.max(INVALID);
-                continue;
+                let mut stderr = diag_lines(&r, true);
+                stderr.push(format!(
+                    "{}: not written: the file has errors",
+                    path.display()
+                ));
+                return Outcome {
+                    stderr,
+                    stdout: None,
+                    json: None,
+                    status: INVALID,
+                    failed: true,
+                };
             }
-            Err(e) => {
-                eprintln!("kld: {e}");
-                status = status.max(USAGE);
-                continue;
-            }
+            Err(e) => return Outcome::io(e, Some(path)),
         };
-        if !a.quiet {
-            print_diags(&report, false);
-        }
+        let mut o = Outcome {
+            stderr: if a.quiet {
+                Vec::new()
+            } else {
+                diag_lines(&report, false)
+            },
+            stdout: None,
+            json: None,
+            status: OK,
+            failed: false,
+        };
         if a.check {
             if text.as_bytes() != bytes.as_slice() {
-                print_diff(&path, &String::from_utf8_lossy(&bytes), &text);
-                status = status.max(INVALID);
+                o.stdout = Some(diff_text(path, &String::from_utf8_lossy(&bytes), &text));
+                o.status = INVALID;
+                o.failed = true;
             }
-            continue;
+            return o;
         }
-        let target: Option<PathBuf> = if a.in_place {
-            Some(path.clone())
+        let target = if a.in_place {
+            Some(path.to_path_buf())
         } else if let Some(d) = &out_dir {
             Some(d.join(path.file_name().unwrap_or_default()))
         } else {
             a.output.clone()
         };
         match target {
-            None => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes())?;
-                out.flush()?;
-            }
+            None => o.stdout = Some(text),
+            Some(_) if a.in_place && text.as_bytes() == bytes.as_slice() => {}
             Some(t) => {
-                if a.in_place && text.as_bytes() == bytes.as_slice() {
-                    continue;
-                }
                 if let Err(e) = fsutil::write_atomic(&t, text.as_bytes()) {
-                    eprintln!("kld: {e}");
-                    status = status.max(USAGE);
+                    o.stderr.push(format!("kld: {e}"));
+                    o.status = USAGE;
+                    o.failed = true;
                 }
             }
         }
-    }
-    Ok(status)
+        o
+    });
+    Ok(outcomes.iter().map(|o| o.status).max().unwrap_or(OK))
 }
 
-fn print_diff(path: &Path, old: &str, new: &str) {
+fn diff_text(path: &Path, old: &str, new: &str) -> String {
     let diff = similar::TextDiff::from_lines(old, new);
     let shown = path.display().to_string();
-    let mut out = std::io::stdout().lock();
-    let _ = write!(
-        out,
-        "{}",
-        diff.unified_diff()
-            .context_radius(3)
-            .header(&shown, &format!("{shown} (canonical)"))
-    );
-    if !old.ends_with('\n') || !new.ends_with('\n') {
-        let _ = writeln!(out);
+    let mut s = diff
+        .unified_diff()
+        .context_radius(3)
+        .missing_newline_hint(true)
+        .header(&shown, &format!("{shown} (canonical)"))
+        .to_string();
+    if !s.ends_with('\n') {
+        s.push('\n');
     }
+    s
 }
 
 pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
@@ -233,7 +286,10 @@ pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
             println!("name:       {}", s.name);
             println!("version:    {}", s.version.as_deref().unwrap_or("-"));
             println!("questions:  {} ({} finished)", s.questions, s.finished);
-            println!("templates:  {} ({} default placeholder)", s.templates, s.default_templates);
+            println!(
+                "templates:  {} ({} default placeholder)",
+                s.templates, s.default_templates
+            );
             if s.scenarios > 0 {
                 println!("scenarios:  {}", s.scenarios);
             }
@@ -279,4 +335,3 @@ pub fn qid(texts: Vec<String>, md5: bool, sequence: bool, json: bool) -> anyhow:
     }
     Ok(OK)
 }
-

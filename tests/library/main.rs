@@ -1,0 +1,7 @@
+//! Library-level integration tests: the corpus, the generator, diagnostics.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod corpus;
+mod diagnostics;
