@@ -24,5 +24,7 @@ pub mod info;
 pub mod json;
 pub mod model;
 pub mod pyjson;
+pub mod rdf;
+pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};

@@ -235,6 +235,47 @@ impl Json {
     }
 }
 
+impl Json {
+    /// Compact JSON text that keeps key order and number lexical forms exactly
+    /// (used for `rdf:JSON` literals).
+    pub fn to_compact(&self) -> String {
+        let mut out = String::new();
+        self.write_compact(&mut out);
+        out
+    }
+
+    fn write_compact(&self, out: &mut String) {
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Number(n) => out.push_str(n.lexical()),
+            Json::String(s) => crate::pyjson::escape_into(out, s, false),
+            Json::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    x.write_compact(out);
+                }
+                out.push(']');
+            }
+            Json::Object(o) => {
+                out.push('{');
+                for (i, (k, x)) in o.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    crate::pyjson::escape_into(out, k, false);
+                    out.push(':');
+                    x.write_compact(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
 /// One step of a JSON path: an object key or an array index.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Seg {

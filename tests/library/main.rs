@@ -5,3 +5,4 @@ mod common;
 
 mod corpus;
 mod diagnostics;
+mod rdf;
