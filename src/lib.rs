@@ -25,6 +25,7 @@ pub mod json;
 pub mod model;
 pub mod pyjson;
 pub mod rdf;
+pub mod store;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};

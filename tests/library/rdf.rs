@@ -21,16 +21,44 @@ pub fn round_trip(cp: &Checkpoint, processor: Processor) -> String {
     write_checkpoint(&back, &WriteOptions::default())
 }
 
-#[test]
-fn both_processors_give_isomorphic_lossless_quads() {
+fn assert_same_quads_all_ways(p: &Path, cp: &Checkpoint) {
     let g = GraphName::DefaultGraph;
+    let a = rdf::lossless_quads(cp, &g, Processor::Oxigraph).unwrap();
+    let b = rdf::lossless_quads(cp, &g, Processor::JsonLdCrate).unwrap();
+    let c = rdf::lossless_quads(cp, &g, Processor::Direct).unwrap();
+    assert!(!a.is_empty());
+    assert_eq!(a.len(), b.len(), "{}", p.display());
+    assert_eq!(a.len(), c.len(), "{}", p.display());
+    assert!(
+        isomorphic(&a, &b),
+        "{}: JSON-LD processors disagree",
+        p.display()
+    );
+    assert!(
+        isomorphic(&a, &c),
+        "{}: direct emitter differs from JSON-LD expansion",
+        p.display()
+    );
+}
+
+#[test]
+fn json_ld_processors_and_direct_emitter_give_isomorphic_quads() {
     for p in corpus_files("loads") {
-        let cp = load(&p);
-        let a = rdf::lossless_quads(&cp, &g, Processor::Oxigraph).unwrap();
-        let b = rdf::lossless_quads(&cp, &g, Processor::JsonLdCrate).unwrap();
-        assert!(!a.is_empty());
-        assert_eq!(a.len(), b.len(), "{}", p.display());
-        assert!(isomorphic(&a, &b), "{}: processors disagree", p.display());
+        assert_same_quads_all_ways(&p, &load(&p));
+    }
+    let dir = generate(&[
+        "-n",
+        "3",
+        "-q",
+        "25",
+        "-s",
+        "9",
+        "--all-kinds",
+        "--edge-rate",
+        "0.5",
+    ]);
+    for p in jsonld_in(dir.path()) {
+        assert_same_quads_all_ways(&p, &load(&p));
     }
 }
 
@@ -39,7 +67,11 @@ fn quads_back_to_canonical_bytes_for_every_corpus_file() {
     for p in corpus_files("loads") {
         let cp = load(&p);
         let canon = write_checkpoint(&cp, &WriteOptions::default());
-        for proc_ in [Processor::Oxigraph, Processor::JsonLdCrate] {
+        for proc_ in [
+            Processor::Direct,
+            Processor::Oxigraph,
+            Processor::JsonLdCrate,
+        ] {
             assert_eq!(
                 round_trip(&cp, proc_),
                 canon,

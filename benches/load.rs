@@ -1,0 +1,84 @@
+//! Loading checkpoints into the Oxigraph store (run with `cargo bench --bench load`).
+//!
+//! 200 checkpoints x 50 questions from `../shared/tools/gen_checkpoints.py`,
+//! parsed in parallel and inserted while parsing, as `kld load`/`kld query` do.
+//! Target (issue #3, 2 cores): under 1.6 s. Also reports each stage alone.
+
+use karenina_ld::model::{read_checkpoint, ReadOptions};
+use karenina_ld::rdf::{self, Processor};
+use karenina_ld::store::CheckpointStore;
+use oxigraph::model::{GraphName, NamedNode};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn files() -> Vec<PathBuf> {
+    let dir = std::env::temp_dir().join("kld-bench").join("c200x50");
+    if !dir.exists() {
+        let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
+        let st = std::process::Command::new("python3")
+            .arg(gen)
+            .args(["-n", "200", "-q", "50", "-s", "1", "-o"])
+            .arg(&dir)
+            .status()
+            .expect("python3 runs the generator");
+        assert!(st.success());
+    }
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn main() {
+    let files = files();
+    let mb = files
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum::<u64>() as f64
+        / 1e6;
+    // Stage: parse + model + lossless quads, all cores, no store.
+    let g = GraphName::NamedNode(NamedNode::new("urn:bench:g").unwrap());
+    for processor in [
+        Processor::Direct,
+        Processor::Oxigraph,
+        Processor::JsonLdCrate,
+    ] {
+        let t = Instant::now();
+        let n: usize = files
+            .par_iter()
+            .map(|p| {
+                let b = std::fs::read(p).unwrap();
+                let cp = read_checkpoint(p, &b, ReadOptions::default()).unwrap();
+                rdf::lossless_quads(&cp, &g, processor).unwrap().len()
+            })
+            .sum();
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "to quads only ({processor:?}): {n} quads in {s:.2} s ({:.0} quads/s, {:.1} MB/s)",
+            n as f64 / s,
+            mb / s
+        );
+    }
+    for run in 0..3 {
+        let mut store = CheckpointStore::in_memory().unwrap();
+        let t = Instant::now();
+        let res = store.load_files(&files, Processor::Direct, &|_, _| {});
+        let s = t.elapsed().as_secs_f64();
+        assert!(res.iter().all(|(_, r)| r.is_ok()));
+        let quads = store.store().len().unwrap();
+        println!(
+            "load run {run}: {} files, {mb:.1} MB, {quads} quads in {s:.2} s ({:.0} quads/s, {:.1} MB/s; target < 1.6 s)",
+            files.len(),
+            quads as f64 / s,
+            mb / s
+        );
+    }
+}

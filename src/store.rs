@@ -1,0 +1,348 @@
+//! The Oxigraph store: one named graph per checkpoint, provenance, and the
+//! on-disk store directory.
+//!
+//! Graph names: the `file://` URL of the checkpoint's canonical absolute path,
+//! so re-loading the same file (by any relative path or symlink) replaces its
+//! graph. Provenance lives in the default graph:
+//! `<graph> a karenina:CheckpointGraph; karenina:source "path"; karenina:sha256
+//! "hex"; karenina:loadedAt "…"^^xsd:dateTime`.
+//!
+//! A store directory is plain RDF that any tool can read: `graphs/<hash>.nq`
+//! holds one graph as N-Quads, `index.tsv` lists graph, source, sha256, load
+//! time and file. Every file is written atomically; opening a directory parses
+//! the graph files in parallel into an in-memory store.
+
+use crate::error::{Error, Result};
+use crate::fsutil;
+use crate::model::{self, Checkpoint, ReadOptions};
+use crate::rdf::{self, Processor};
+use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
+use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
+use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use oxigraph::store::Store;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What the store knows about one loaded checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphInfo {
+    /// The graph IRI.
+    pub graph: String,
+    /// The source file (absolute).
+    pub source: String,
+    /// SHA-256 of the file's bytes (hex).
+    pub sha256: String,
+    /// Load time (UTC, RFC 3339).
+    pub loaded_at: String,
+    /// Number of quads in the graph.
+    pub quads: usize,
+}
+
+/// A checkpoint parsed and mapped to quads, not yet in the store.
+pub struct Prepared {
+    /// Provenance of the graph.
+    pub info: GraphInfo,
+    /// The quads, already in `info.graph`.
+    pub quads: Vec<Quad>,
+}
+
+/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL.
+pub fn graph_name_for(path: &Path) -> Result<String> {
+    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    rdf::file_url(&canon)
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn now_utc() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// Reads a checkpoint and maps it to quads in its graph (no store involved), so
+/// that a bad file never touches the store.
+pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
+    let graph = graph_name_for(path)?;
+    let g =
+        GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(|e| Error::Rdf(e.to_string()))?);
+    let quads = rdf::lossless_quads(&cp, &g, processor)?;
+    let source = std::fs::canonicalize(path)
+        .map_err(|e| Error::io(path, e))?
+        .display()
+        .to_string();
+    Ok(Prepared {
+        info: GraphInfo {
+            graph,
+            source,
+            sha256: sha256_hex(&bytes),
+            loaded_at: now_utc(),
+            quads: quads.len(),
+        },
+        quads,
+    })
+}
+
+/// An in-memory Oxigraph store of checkpoints, optionally backed by a directory.
+pub struct CheckpointStore {
+    store: Store,
+    dir: Option<PathBuf>,
+    index: BTreeMap<String, GraphInfo>,
+}
+
+fn rdf_err(e: impl std::fmt::Display) -> Error {
+    Error::Rdf(e.to_string())
+}
+
+fn file_for_graph(graph: &str) -> String {
+    format!("{}.nq", &sha256_hex(graph.as_bytes())[..20])
+}
+
+impl CheckpointStore {
+    /// An empty in-memory store.
+    pub fn in_memory() -> Result<Self> {
+        Ok(CheckpointStore {
+            store: Store::new().map_err(rdf_err)?,
+            dir: None,
+            index: BTreeMap::new(),
+        })
+    }
+
+    /// Opens (or creates) a store directory, loading its graphs in parallel.
+    pub fn open_dir(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
+        let mut s = CheckpointStore::in_memory()?;
+        s.dir = Some(dir.to_path_buf());
+        let index_path = dir.join("index.tsv");
+        let text = match std::fs::read_to_string(&index_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(Error::io(&index_path, e)),
+        };
+        let mut infos = Vec::new();
+        for (n, line) in text.lines().enumerate().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() != 6 {
+                return Err(Error::Rdf(format!(
+                    "{}:{}: expected 6 tab-separated fields",
+                    index_path.display(),
+                    n + 1
+                )));
+            }
+            infos.push(GraphInfo {
+                graph: f[0].into(),
+                source: f[1].into(),
+                sha256: f[2].into(),
+                loaded_at: f[3].into(),
+                quads: f[4].parse().map_err(rdf_err)?,
+            });
+        }
+        let parsed: Vec<Result<Vec<Quad>>> = infos
+            .par_iter()
+            .map(|i| {
+                let p = dir.join("graphs").join(file_for_graph(&i.graph));
+                let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+                RdfParser::from_format(RdfFormat::NQuads)
+                    .for_slice(&bytes)
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| Error::Rdf(format!("{}: {e}", p.display())))
+            })
+            .collect();
+        for (info, quads) in infos.into_iter().zip(parsed) {
+            s.insert(
+                Prepared {
+                    info,
+                    quads: quads?,
+                },
+                false,
+            )?;
+        }
+        Ok(s)
+    }
+
+    /// The underlying Oxigraph store (for SPARQL and export).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Loaded graphs, by graph IRI.
+    pub fn graphs(&self) -> impl Iterator<Item = &GraphInfo> {
+        self.index.values()
+    }
+
+    /// Replaces the graph of a prepared checkpoint (one transaction) and, for a
+    /// store directory, writes its N-Quads file and the index atomically.
+    pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
+        let g = NamedNode::new(p.info.graph.clone()).map_err(rdf_err)?;
+        let prov = provenance(&g, &p.info);
+        let old: Vec<Quad> = self
+            .store
+            .quads_for_pattern(
+                Some(g.as_ref().into()),
+                None,
+                None,
+                Some(GraphNameRef::DefaultGraph),
+            )
+            .collect::<std::result::Result<_, _>>()
+            .map_err(rdf_err)?;
+        let mut tx = self.store.start_transaction().map_err(rdf_err)?;
+        tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
+        for q in &old {
+            tx.remove(q);
+        }
+        tx.extend(p.quads.iter());
+        tx.extend(prov.iter());
+        tx.commit().map_err(rdf_err)?;
+        if persist {
+            if let Some(dir) = &self.dir {
+                let mut ser = RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new());
+                for q in &p.quads {
+                    ser.serialize_quad(q).map_err(rdf_err)?;
+                }
+                let bytes = ser.finish().map_err(rdf_err)?;
+                fsutil::write_atomic(
+                    &dir.join("graphs").join(file_for_graph(&p.info.graph)),
+                    &bytes,
+                )?;
+            }
+        }
+        self.index.insert(p.info.graph.clone(), p.info.clone());
+        Ok(p.info)
+    }
+
+    /// Writes the index of a store directory (atomically). No-op in memory.
+    pub fn save_index(&self) -> Result<()> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\n");
+        for i in self.index.values() {
+            s.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\n",
+                i.graph,
+                i.source.replace(['\t', '\n'], " "),
+                i.sha256,
+                i.loaded_at,
+                i.quads,
+                file_for_graph(&i.graph)
+            ));
+        }
+        fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
+    }
+
+    /// Loads checkpoint files: parsed in parallel, inserted as they arrive, each
+    /// all-or-nothing. `progress(done, total)` is called after each file.
+    pub fn load_files(
+        &mut self,
+        files: &[PathBuf],
+        processor: Processor,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<(PathBuf, Result<GraphInfo>)> {
+        let total = files.len();
+        let persist = self.dir.is_some();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Prepared>)>(8);
+        let mut results: Vec<Option<Result<GraphInfo>>> = (0..total).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                files
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, f)| {
+                        let _ = tx.send((i, prepare(f, processor)));
+                    });
+            });
+            for (done, (i, prepared)) in rx.into_iter().enumerate() {
+                results[i] = Some(prepared.and_then(|p| self.insert(p, persist)));
+                progress(done + 1, total);
+            }
+        });
+        if persist {
+            if let Err(e) = self.save_index() {
+                results.iter_mut().for_each(|r| {
+                    if matches!(r, Some(Ok(_))) {
+                        *r = Some(Err(Error::Rdf(format!("index not saved: {e}"))));
+                    }
+                });
+            }
+        }
+        files
+            .iter()
+            .cloned()
+            .zip(
+                results
+                    .into_iter()
+                    .map(|r| r.unwrap_or_else(|| Err(Error::Rdf("not processed".into())))),
+            )
+            .collect()
+    }
+
+    /// Finds a graph by IRI, by source path, or by a file path that maps to it.
+    pub fn resolve(&self, name: &str) -> Option<&GraphInfo> {
+        if let Some(i) = self.index.get(name) {
+            return Some(i);
+        }
+        if let Some(i) = self.index.values().find(|i| i.source == name) {
+            return Some(i);
+        }
+        let g = graph_name_for(Path::new(name)).ok()?;
+        self.index.get(&g)
+    }
+
+    /// The quads of one graph.
+    pub fn graph_quads(&self, graph: &str) -> Result<Vec<Quad>> {
+        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        self.store
+            .quads_for_pattern(None, None, None, Some(g.as_ref().into()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(rdf_err)
+    }
+
+    /// Rebuilds the checkpoint held in a graph.
+    pub fn extract(&self, graph: &str) -> Result<Checkpoint> {
+        let quads = self.graph_quads(graph)?;
+        if quads.is_empty() {
+            return Err(Error::Usage(format!("no graph {graph} in the store")));
+        }
+        rdf::checkpoint_from_quads(quads).map_err(|e| Error::Rdf(format!("graph {graph}: {e}")))
+    }
+}
+
+fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
+    let s = NamedOrBlankNode::NamedNode(g.clone());
+    let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
+    let d = GraphName::DefaultGraph;
+    vec![
+        Quad::new(
+            s.clone(),
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k(k::CHECKPOINT_GRAPH)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SOURCE),
+            Term::Literal(Literal::new_simple_literal(&info.source)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SHA256),
+            Term::Literal(Literal::new_simple_literal(&info.sha256)),
+            d.clone(),
+        ),
+        Quad::new(
+            s,
+            k(k::LOADED_AT),
+            Term::Literal(Literal::new_typed_literal(
+                &info.loaded_at,
+                NamedNode::new_unchecked(XSD_DATETIME),
+            )),
+            d,
+        ),
+    ]
+}
