@@ -19,11 +19,13 @@
 pub mod canonical;
 pub mod context;
 pub mod error;
+pub mod export;
 pub mod fsutil;
 pub mod info;
 pub mod json;
 pub mod model;
 pub mod pyjson;
+pub mod query;
 pub mod rdf;
 pub mod store;
 pub mod vocab;

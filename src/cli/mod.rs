@@ -1,6 +1,7 @@
 //! Argument definitions and dispatch.
 
 mod checkpoint;
+mod rdf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -27,6 +28,54 @@ pub enum ReportFormat {
     Text,
     /// One JSON document on stdout.
     Json,
+}
+
+/// Which JSON-LD processor maps checkpoints to quads.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ProcessorArg {
+    /// Quads straight from the model (fastest; tested isomorphic to the others).
+    Direct,
+    /// Oxigraph's JSON-LD parser on the lossless document.
+    Oxigraph,
+    /// The json-ld crate (reference implementation) on the lossless document.
+    JsonLd,
+}
+
+impl From<ProcessorArg> for karenina_ld::rdf::Processor {
+    fn from(p: ProcessorArg) -> Self {
+        match p {
+            ProcessorArg::Direct => Self::Direct,
+            ProcessorArg::Oxigraph => Self::Oxigraph,
+            ProcessorArg::JsonLd => Self::JsonLdCrate,
+        }
+    }
+}
+
+/// SPARQL result formats.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ResultFormatArg {
+    /// Aligned text table (default on a terminal).
+    Table,
+    /// SPARQL CSV.
+    Csv,
+    /// SPARQL TSV (default when piped).
+    Tsv,
+    /// SPARQL JSON.
+    Json,
+    /// SPARQL XML.
+    Xml,
+}
+
+impl From<ResultFormatArg> for karenina_ld::query::ResultFormat {
+    fn from(f: ResultFormatArg) -> Self {
+        match f {
+            ResultFormatArg::Table => Self::Table,
+            ResultFormatArg::Csv => Self::Csv,
+            ResultFormatArg::Tsv => Self::Tsv,
+            ResultFormatArg::Json => Self::Json,
+            ResultFormatArg::Xml => Self::Xml,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -84,6 +133,89 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
+    /// Load checkpoints into a store directory (one named graph each); prints GRAPH<TAB>FILE.
+    Load {
+        /// Store directory (created if missing): N-Quads per graph plus index.tsv.
+        #[arg(long)]
+        store: PathBuf,
+        /// Checkpoint files or directories.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// How checkpoints become quads.
+        #[arg(long, value_enum, default_value = "direct")]
+        processor: ProcessorArg,
+    },
+    /// Write a stored graph back as a canonical checkpoint.
+    Extract {
+        /// Store directory; without it GRAPH is a checkpoint file, round-tripped in memory.
+        #[arg(long)]
+        store: Option<PathBuf>,
+        /// Graph IRI or source file path.
+        graph: String,
+        /// Output file (atomic write); stdout if absent.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Drop deep-judgment settings, as Karenina's save() does by default.
+        #[arg(long)]
+        strip_deep_judgment: bool,
+        /// Drop members Karenina does not know.
+        #[arg(long)]
+        drop_unknown: bool,
+    },
+    /// Run SPARQL over checkpoints (loaded into memory) and/or a store.
+    Query {
+        /// Store directory to open.
+        #[arg(long)]
+        store: Option<PathBuf>,
+        /// Checkpoint files or directories to load, and/or one QUERY.rq file.
+        inputs: Vec<PathBuf>,
+        /// A query of the catalogue (see `kld queries`).
+        #[arg(long, short = 'n')]
+        named: Option<String>,
+        /// SPARQL text.
+        #[arg(long, short = 'e')]
+        expr: Option<String>,
+        /// Result format (default: table on a terminal, tsv otherwise).
+        #[arg(long, value_enum)]
+        format: Option<ResultFormatArg>,
+        /// Stop the query after this many seconds.
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// How checkpoints become quads.
+        #[arg(long, value_enum, default_value = "direct")]
+        processor: ProcessorArg,
+    },
+    /// List the query catalogue, or print one query.
+    Queries {
+        /// A query name.
+        name: Option<String>,
+    },
+    /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
+    Export {
+        /// Checkpoint files or directories.
+        inputs: Vec<PathBuf>,
+        /// Also export every graph of this store directory.
+        #[arg(long)]
+        store: Option<PathBuf>,
+        /// The plain JSON-LD reading of each file as written (what any JSON-LD processor gives).
+        #[arg(long)]
+        plain: bool,
+        /// Base IRI for --plain (default: the file's file:// URL).
+        #[arg(long, requires = "plain")]
+        base: Option<String>,
+        /// nt, nq, ttl, trig, rdfxml or jsonld (default: from -o's extension, else nq).
+        #[arg(long, short = 'f')]
+        format: Option<String>,
+        /// Output file (atomic write); stdout if absent.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+        /// Merge all graphs (needed for triple formats with several checkpoints).
+        #[arg(long)]
+        union: bool,
+        /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
+        #[arg(long)]
+        canonical: bool,
+    },
     /// Print the Karenina question ID of each text, one per line.
     Qid {
         /// Question texts (`-` reads one text per line from stdin).
@@ -132,6 +264,61 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             quiet,
         }),
         Command::Info { input, format } => checkpoint::info(&input, format),
+        Command::Load {
+            store,
+            inputs,
+            processor,
+        } => rdf::load(&store, &inputs, processor.into()),
+        Command::Extract {
+            store,
+            graph,
+            output,
+            strip_deep_judgment,
+            drop_unknown,
+        } => rdf::extract(rdf::ExtractArgs {
+            store,
+            graph,
+            output,
+            strip_deep_judgment,
+            drop_unknown,
+        }),
+        Command::Query {
+            store,
+            inputs,
+            named,
+            expr,
+            format,
+            timeout,
+            processor,
+        } => rdf::query(rdf::QueryArgs {
+            store,
+            inputs,
+            named,
+            expr,
+            format: format.map(Into::into),
+            timeout,
+            processor: processor.into(),
+        }),
+        Command::Queries { name } => rdf::queries(name.as_deref()),
+        Command::Export {
+            inputs,
+            store,
+            plain,
+            base,
+            format,
+            output,
+            union,
+            canonical,
+        } => rdf::export(rdf::ExportArgs {
+            inputs,
+            store,
+            plain,
+            base,
+            format,
+            output,
+            union,
+            canonical,
+        }),
         Command::Qid {
             texts,
             md5,

@@ -1,0 +1,344 @@
+//! `load`, `extract`, `query`, `queries`, `export`.
+
+use super::{INVALID, OK, USAGE};
+use anyhow::{bail, Context};
+use karenina_ld::canonical::{write_checkpoint, WriteOptions};
+use karenina_ld::export::{self, ExportFormat};
+use karenina_ld::query::{self, ResultFormat};
+use karenina_ld::rdf::{self, Processor};
+use karenina_ld::store::CheckpointStore;
+use karenina_ld::{fsutil, Error};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const CHECKPOINT_EXTS: &[&str] = &[".jsonld"];
+
+/// Expands inputs; prints I/O problems; returns files and whether any failed.
+fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let mut files = Vec::new();
+    let mut failed = false;
+    for r in fsutil::collect_inputs(inputs, CHECKPOINT_EXTS) {
+        match r {
+            Ok(p) => files.push(p),
+            Err(e) => {
+                eprintln!("kld: {e}");
+                failed = true;
+            }
+        }
+    }
+    (files, failed)
+}
+
+fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> {
+    Ok(match dir {
+        Some(d) => CheckpointStore::open_dir(d)
+            .with_context(|| format!("opening store {}", d.display()))?,
+        None => CheckpointStore::in_memory()?,
+    })
+}
+
+/// Loads files into the store, reporting each bad one; returns the worst status.
+fn load_into(
+    store: &mut CheckpointStore,
+    files: &[PathBuf],
+    processor: Processor,
+    print_graphs: bool,
+) -> u8 {
+    let bar = (std::io::stderr().is_terminal() && files.len() >= 20).then(|| {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} checkpoints {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let progress = |done: usize, _total: usize| {
+        if let Some(b) = &bar {
+            b.set_position(done as u64);
+        }
+    };
+    let results = store.load_files(files, processor, &progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut status = OK;
+    let mut out = std::io::stdout().lock();
+    for (file, r) in results {
+        match r {
+            Ok(info) => {
+                if print_graphs {
+                    let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+                }
+            }
+            Err(Error::Invalid(report)) => {
+                for d in report.errors() {
+                    eprintln!("{}", report.render(d));
+                }
+                eprintln!("{}: not loaded: the file has errors", file.display());
+                status = status.max(INVALID);
+            }
+            Err(e @ Error::Io { .. }) => {
+                eprintln!("kld: {e}");
+                status = status.max(USAGE);
+            }
+            Err(e) => {
+                eprintln!("{}: not loaded: {e}", file.display());
+                status = status.max(INVALID);
+            }
+        }
+    }
+    status
+}
+
+pub fn load(store_dir: &Path, inputs: &[PathBuf], processor: Processor) -> anyhow::Result<u8> {
+    let mut store = open_store(Some(store_dir))?;
+    let (files, io_failed) = files_of(inputs);
+    let status = load_into(&mut store, &files, processor, true);
+    Ok(if io_failed { status.max(USAGE) } else { status })
+}
+
+pub struct ExtractArgs {
+    pub store: Option<PathBuf>,
+    pub graph: String,
+    pub output: Option<PathBuf>,
+    pub strip_deep_judgment: bool,
+    pub drop_unknown: bool,
+}
+
+pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
+    let (store, graph) = match &a.store {
+        Some(dir) => {
+            let s = open_store(Some(dir))?;
+            let Some(g) = s.resolve(&a.graph).map(|i| i.graph.clone()) else {
+                bail!(
+                    "no graph {} in {} (see `kld query --store {} --named graphs`)",
+                    a.graph,
+                    dir.display(),
+                    dir.display()
+                );
+            };
+            (s, g)
+        }
+        None => {
+            // No store: the argument is a checkpoint file, round-tripped through
+            // an in-memory store.
+            let mut s = open_store(None)?;
+            let file = PathBuf::from(&a.graph);
+            let status = load_into(
+                &mut s,
+                std::slice::from_ref(&file),
+                Processor::Direct,
+                false,
+            );
+            if status != OK {
+                return Ok(status);
+            }
+            let g = s
+                .graphs()
+                .next()
+                .map(|i| i.graph.clone())
+                .context("nothing loaded")?;
+            (s, g)
+        }
+    };
+    let cp = store.extract(&graph)?;
+    let text = write_checkpoint(
+        &cp,
+        &WriteOptions {
+            strip_deep_judgment: a.strip_deep_judgment,
+            drop_unknown: a.drop_unknown,
+            date_modified: None,
+        },
+    );
+    match &a.output {
+        Some(o) => fsutil::write_atomic(o, text.as_bytes())?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(OK)
+}
+
+pub struct QueryArgs {
+    pub store: Option<PathBuf>,
+    pub inputs: Vec<PathBuf>,
+    pub named: Option<String>,
+    pub expr: Option<String>,
+    pub format: Option<ResultFormat>,
+    pub timeout: f64,
+    pub processor: Processor,
+}
+
+pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
+    let (rq, inputs): (Vec<PathBuf>, Vec<PathBuf>) = a
+        .inputs
+        .into_iter()
+        .partition(|p| p.extension().is_some_and(|e| e == "rq" || e == "sparql"));
+    let text = match (&a.named, &a.expr, rq.as_slice()) {
+        (Some(n), None, []) => match query::find(n) {
+            Some(q) => q.text.to_string(),
+            None => bail!("no query named {n:?}; `kld queries` lists them"),
+        },
+        (None, Some(e), []) => e.clone(),
+        (None, None, [f]) => {
+            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
+        }
+        (None, None, []) => bail!("give a query: --named NAME, -e SPARQL or a QUERY.rq file"),
+        _ => bail!("give exactly one of --named, -e and a QUERY.rq file"),
+    };
+    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let mut store = open_store(a.store.as_deref())?;
+    let (files, io_failed) = files_of(&inputs);
+    let mut status = load_into(&mut store, &files, a.processor, false);
+    if io_failed {
+        status = status.max(USAGE);
+    }
+    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() {
+        ResultFormat::Table
+    } else {
+        ResultFormat::Tsv
+    });
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match query::run(
+        store.store(),
+        &text,
+        Duration::from_secs_f64(a.timeout),
+        format,
+        &mut out,
+    ) {
+        Ok(_) => {
+            out.flush()?;
+            Ok(status)
+        }
+        Err(e) => {
+            drop(out);
+            eprintln!("kld: {e}");
+            Ok(INVALID.max(status))
+        }
+    }
+}
+
+pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
+    match name {
+        Some(n) => match query::find(n) {
+            Some(q) => print!("{}", q.text),
+            None => bail!("no query named {n:?}"),
+        },
+        None => {
+            let width = query::CATALOGUE
+                .iter()
+                .map(|q| q.name.len())
+                .max()
+                .unwrap_or(0);
+            for q in query::CATALOGUE {
+                println!("{:<width$}  {}", q.name, q.description());
+                println!("{:<width$}  returns {}", "", q.returns());
+            }
+        }
+    }
+    Ok(OK)
+}
+
+pub struct ExportArgs {
+    pub inputs: Vec<PathBuf>,
+    pub store: Option<PathBuf>,
+    pub plain: bool,
+    pub base: Option<String>,
+    pub format: Option<String>,
+    pub output: Option<PathBuf>,
+    pub union: bool,
+    pub canonical: bool,
+}
+
+pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
+    let format = match (&a.format, &a.output) {
+        (Some(f), _) => ExportFormat::parse(f)
+            .with_context(|| format!("unknown format {f:?} (nt, nq, ttl, trig, rdfxml, jsonld)"))?,
+        (None, Some(o)) => {
+            let ext = o.extension().and_then(|e| e.to_str()).unwrap_or("");
+            ExportFormat::parse(ext).with_context(|| {
+                format!("cannot tell the format from {}: pass --format", o.display())
+            })?
+        }
+        (None, None) => ExportFormat::NQuads,
+    };
+    if a.canonical && format != ExportFormat::NQuads {
+        bail!("--canonical writes RDFC-1.0 canonical N-Quads: use --format nq");
+    }
+    if a.plain && a.store.is_some() {
+        bail!("--plain reads files as written; a store holds the lossless reading");
+    }
+    let (files, io_failed) = files_of(&a.inputs);
+    let mut status = if io_failed { USAGE } else { OK };
+    let mut quads = Vec::new();
+    if let Some(dir) = &a.store {
+        let s = open_store(Some(dir))?;
+        for info in s.graphs() {
+            quads.extend(s.graph_quads(&info.graph)?);
+        }
+    }
+    for f in &files {
+        let r = if a.plain {
+            std::fs::read(f)
+                .map_err(|e| Error::io(f, e))
+                .and_then(|b| rdf::plain_quads(f, &b, a.base.as_deref(), Processor::JsonLdCrate))
+                .map(|qs| {
+                    if files.len() == 1 {
+                        qs
+                    } else {
+                        let g = rdf::file_url(f)
+                            .ok()
+                            .and_then(|u| oxigraph::model::NamedNode::new(u).ok());
+                        qs.into_iter()
+                            .map(|q| match &g {
+                                Some(g) => oxigraph::model::Quad::new(
+                                    q.subject,
+                                    q.predicate,
+                                    q.object,
+                                    g.clone(),
+                                ),
+                                None => q,
+                            })
+                            .collect()
+                    }
+                })
+        } else {
+            karenina_ld::store::prepare(f, Processor::Direct).map(|p| p.quads)
+        };
+        match r {
+            Ok(qs) => quads.extend(qs),
+            Err(Error::Invalid(report)) => {
+                for d in report.errors() {
+                    eprintln!("{}", report.render(d));
+                }
+                eprintln!("{}: not exported: the file has errors", f.display());
+                status = status.max(INVALID);
+            }
+            Err(e) => {
+                eprintln!("kld: {e}");
+                status = status.max(INVALID);
+            }
+        }
+    }
+    let mut buf = Vec::new();
+    if a.canonical {
+        buf = rdf::canonical_nquads(quads).into_bytes();
+    } else if let Err(e) = export::write(&quads, format, a.union, &mut buf) {
+        eprintln!("kld: {e}");
+        return Ok(USAGE);
+    }
+    match &a.output {
+        Some(o) => fsutil::write_atomic(o, &buf)?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&buf)?;
+            out.flush()?;
+        }
+    }
+    Ok(status)
+}

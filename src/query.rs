@@ -1,0 +1,356 @@
+//! The SPARQL query catalogue (`queries/*.rq`, embedded) and query execution.
+//!
+//! Read-only: UPDATE is refused. A timeout cancels a runaway query. Results are
+//! written in the standard SPARQL result formats (JSON, XML, CSV, TSV) by
+//! Oxigraph's serializers, or as an aligned text table for people.
+
+use crate::error::{Error, Result};
+use oxigraph::io::{RdfFormat, RdfSerializer};
+use oxigraph::model::Term;
+use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
+use oxigraph::sparql::{CancellationToken, QueryResults, SparqlEvaluator};
+use oxigraph::store::Store;
+use std::io::Write;
+use std::time::Duration;
+
+/// One query of the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct NamedQuery {
+    /// Name (the file stem).
+    pub name: &'static str,
+    /// The SPARQL text, opening with its description comment.
+    pub text: &'static str,
+}
+
+macro_rules! catalogue {
+    ($($name:literal),* $(,)?) => {
+        &[$(NamedQuery { name: $name, text: include_str!(concat!("../queries/", $name, ".rq")) }),*]
+    };
+}
+
+/// The embedded catalogue, by name.
+pub const CATALOGUE: &[NamedQuery] = catalogue![
+    "benchmark-stats",
+    "duplicate-ids",
+    "graphs",
+    "keywords",
+    "questions",
+    "questions-without-template",
+    "regex-traits",
+    "scenarios",
+    "shared-questions",
+    "templates",
+    "traits",
+    "unfinished",
+];
+
+impl NamedQuery {
+    /// What the query answers (the opening comment, without `Returns:`).
+    pub fn description(&self) -> String {
+        self.comment_lines()
+            .filter(|l| !l.starts_with("Returns:"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The variables it returns (the `Returns:` comment line).
+    pub fn returns(&self) -> &'static str {
+        self.comment_lines()
+            .find_map(|l| l.strip_prefix("Returns:"))
+            .map(str::trim)
+            .unwrap_or("")
+    }
+
+    fn comment_lines(&self) -> impl Iterator<Item = &'static str> {
+        self.text
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .map(|l| l.trim_start_matches('#').trim())
+    }
+}
+
+/// Finds a catalogue query by name.
+pub fn find(name: &str) -> Option<&'static NamedQuery> {
+    CATALOGUE.iter().find(|q| q.name == name)
+}
+
+/// How to write results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultFormat {
+    /// Aligned text table (solutions), or N-Triples lines (graphs).
+    Table,
+    /// SPARQL 1.1 Query Results CSV.
+    Csv,
+    /// SPARQL 1.1 Query Results TSV.
+    Tsv,
+    /// SPARQL 1.1 Query Results JSON.
+    Json,
+    /// SPARQL Query Results XML.
+    Xml,
+}
+
+/// Default time limit for a query.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs a read-only query and writes its results; returns the number of rows
+/// (solutions or triples; 1 for ASK).
+pub fn run(
+    store: &Store,
+    sparql: &str,
+    timeout: Duration,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    let token = CancellationToken::new();
+    let prepared = SparqlEvaluator::new()
+        .with_cancellation_token(token.clone())
+        .parse_query(sparql)
+        .map_err(|e| {
+            let update = oxigraph::sparql::SparqlEvaluator::new().parse_update(sparql).is_ok();
+            if update {
+                Error::Sparql("this is a SPARQL UPDATE; kld only runs read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE)".into())
+            } else {
+                Error::Sparql(e.to_string())
+            }
+        })?;
+    // A watchdog cancels the query when the time is up; it stops when we finish.
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            if done_rx.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                token.cancel();
+            }
+        })
+    };
+    let result = write_results(prepared.on_store(store).execute(), format, out);
+    let _ = done_tx.send(());
+    let _ = watchdog.join();
+    result.map_err(|e| match e {
+        Error::Sparql(m) if m.contains("cancel") => Error::Sparql(format!(
+            "query stopped after the {} s time limit (raise it with --timeout)",
+            timeout.as_secs_f64()
+        )),
+        e => e,
+    })
+}
+
+fn sparql_err(e: impl std::fmt::Display) -> Error {
+    Error::Sparql(e.to_string())
+}
+
+fn io_err(e: std::io::Error) -> Error {
+    Error::Sparql(format!("writing results: {e}"))
+}
+
+fn write_results(
+    results: std::result::Result<QueryResults<'_>, oxigraph::sparql::QueryEvaluationError>,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    let results = results.map_err(sparql_err)?;
+    let std_format = match format {
+        ResultFormat::Table => None,
+        ResultFormat::Csv => Some(QueryResultsFormat::Csv),
+        ResultFormat::Tsv => Some(QueryResultsFormat::Tsv),
+        ResultFormat::Json => Some(QueryResultsFormat::Json),
+        ResultFormat::Xml => Some(QueryResultsFormat::Xml),
+    };
+    match results {
+        QueryResults::Boolean(b) => {
+            match std_format {
+                Some(f) => {
+                    QueryResultsSerializer::from_format(f)
+                        .serialize_boolean_to_writer(&mut *out, b)
+                        .map_err(io_err)?;
+                }
+                None => writeln!(out, "{b}").map_err(io_err)?,
+            }
+            Ok(1)
+        }
+        QueryResults::Solutions(solutions) => {
+            let vars = solutions.variables().to_vec();
+            match std_format {
+                Some(f) => {
+                    let mut ser = QueryResultsSerializer::from_format(f)
+                        .serialize_solutions_to_writer(&mut *out, vars)
+                        .map_err(io_err)?;
+                    let mut n = 0;
+                    for s in solutions {
+                        let s = s.map_err(sparql_err)?;
+                        ser.serialize(s.iter()).map_err(io_err)?;
+                        n += 1;
+                    }
+                    ser.finish().map_err(io_err)?;
+                    Ok(n)
+                }
+                None => {
+                    let mut rows: Vec<Vec<String>> = Vec::new();
+                    for s in solutions {
+                        let s = s.map_err(sparql_err)?;
+                        rows.push(
+                            vars.iter()
+                                .map(|v| s.get(v).map(cell).unwrap_or_default())
+                                .collect(),
+                        );
+                    }
+                    let header: Vec<String> = vars.iter().map(|v| v.as_str().to_string()).collect();
+                    write_table(out, &header, &rows).map_err(io_err)?;
+                    Ok(rows.len())
+                }
+            }
+        }
+        QueryResults::Graph(triples) => {
+            let format = match format {
+                ResultFormat::Xml => RdfFormat::RdfXml,
+                ResultFormat::Json => RdfFormat::JsonLd {
+                    profile: oxigraph::io::JsonLdProfileSet::empty(),
+                },
+                _ => RdfFormat::NTriples,
+            };
+            let mut ser = RdfSerializer::from_format(format).for_writer(&mut *out);
+            let mut n = 0;
+            for t in triples {
+                ser.serialize_triple(&t.map_err(sparql_err)?)
+                    .map_err(io_err)?;
+                n += 1;
+            }
+            ser.finish().map_err(io_err)?;
+            Ok(n)
+        }
+    }
+}
+
+/// A term for the table: literal values bare, IRIs in `<>`, blank nodes `_:`;
+/// control characters shown visibly, long values cut.
+fn cell(t: &Term) -> String {
+    let s = match t {
+        Term::Literal(l) => l.value().to_string(),
+        Term::NamedNode(n) => format!("<{}>", n.as_str()),
+        other => other.to_string(),
+    };
+    let s: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' => '⏎',
+            '\t' => '⇥',
+            c if c.is_control() => '�',
+            c => c,
+        })
+        .collect();
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(79).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn write_table(
+    out: &mut dyn Write,
+    header: &[String],
+    rows: &[Vec<String>],
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c}{}", " ".repeat(widths[i] - c.chars().count())))
+            .collect();
+        writeln!(out, "{}", padded.join("  ").trim_end())
+    };
+    line(out, header)?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(out, &rule)?;
+    for r in rows {
+        line(out, r)?;
+    }
+    writeln!(
+        out,
+        "({} row{})",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_catalogue_query_parses_and_documents_itself() {
+        assert!(CATALOGUE.len() >= 10);
+        for q in CATALOGUE {
+            SparqlEvaluator::new()
+                .parse_query(q.text)
+                .unwrap_or_else(|e| panic!("{}: {e}", q.name));
+            assert!(!q.description().is_empty(), "{} has no description", q.name);
+            assert!(
+                q.returns().starts_with('?'),
+                "{} has no Returns: line",
+                q.name
+            );
+            // Every returned variable is projected by the query.
+            for v in q.returns().split_whitespace() {
+                assert!(q.text.contains(v), "{}: {v}", q.name);
+            }
+        }
+        let mut names: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/queries"))
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .trim_end_matches(".rq")
+                    .to_string()
+            })
+            .collect();
+        names.sort();
+        let embedded: Vec<_> = CATALOGUE.iter().map(|q| q.name.to_string()).collect();
+        assert_eq!(names, embedded, "every queries/*.rq is embedded");
+    }
+
+    #[test]
+    fn update_is_refused_and_timeouts_stop_queries() {
+        let store = Store::new().unwrap();
+        let mut out = Vec::new();
+        let e = run(
+            &store,
+            "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+            DEFAULT_TIMEOUT,
+            ResultFormat::Tsv,
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("read-only"), "{e}");
+        assert_eq!(store.len().unwrap(), 0);
+        // A cross product that would take far longer than the limit.
+        for i in 0..300 {
+            store
+                .insert(oxigraph::model::QuadRef::new(
+                    oxigraph::model::NamedNodeRef::new_unchecked("urn:s"),
+                    oxigraph::model::NamedNodeRef::new_unchecked("urn:p"),
+                    &oxigraph::model::Literal::from(i),
+                    oxigraph::model::GraphNameRef::DefaultGraph,
+                ))
+                .unwrap();
+        }
+        let slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?x . ?b ?p ?y . ?c ?p ?z . ?d ?p ?w }";
+        let t = std::time::Instant::now();
+        let e = run(
+            &store,
+            slow,
+            Duration::from_millis(300),
+            ResultFormat::Tsv,
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("time limit"), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(30));
+    }
+}
