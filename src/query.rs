@@ -286,7 +286,7 @@ mod tests {
     fn every_catalogue_query_parses_and_documents_itself() {
         assert!(CATALOGUE.len() >= 10);
         for q in CATALOGUE {
-            SparqlEvaluator::new()
+            let _prepared = SparqlEvaluator::new()
                 .parse_query(q.text)
                 .unwrap_or_else(|e| panic!("{}: {e}", q.name));
             assert!(!q.description().is_empty(), "{} has no description", q.name);

@@ -181,16 +181,19 @@ fn literal_json(l: &oxigraph::model::Literal) -> R<Json> {
             json::parse(v.as_bytes()).map_err(|e| format!("bad rdf:JSON literal: {}", e.message))?
         }
         XSD_BOOLEAN => Json::Bool(v == "true" || v == "1"),
-        XSD_INTEGER | XSD_DOUBLE => {
-            if json::parse(v.as_bytes())
-                .ok()
-                .and_then(|j| j.as_number().cloned())
-                .is_none()
-            {
-                return Err(format!("number literal {v:?} is not a JSON number"));
-            }
-            Json::Number(Number::from_lexical(v))
-        }
+        XSD_INTEGER => match json::parse(v.as_bytes())
+            .ok()
+            .and_then(|j| j.as_number().cloned())
+        {
+            Some(n) if n.is_integer() => Json::Number(n),
+            _ => return Err(format!("integer literal {v:?} is not a JSON integer")),
+        },
+        // Stores may rewrite a double's lexical form ("1.0" -> "1"): keep the
+        // value and its float-ness, which is all Python's json.dump looks at.
+        XSD_DOUBLE => match v.parse::<f64>() {
+            Ok(f) if f.is_finite() => Json::Number(Number::from_f64(f)),
+            _ => return Err(format!("double literal {v:?} is not a finite number")),
+        },
         _ => Json::String(v.to_string()),
     })
 }

@@ -1,21 +1,8 @@
-//! The `kld` command line: exit codes, batch behaviour, output formats.
+//! validate, canon, info, qid: exit codes, batch behaviour, output formats.
 
-mod common;
-
-use assert_cmd::Command;
-use common::*;
+use crate::common::*;
+use crate::{copy_to, kld};
 use predicates::prelude::*;
-use std::path::Path;
-
-fn kld() -> Command {
-    Command::cargo_bin("kld").unwrap()
-}
-
-fn copy_to(dir: &Path, src: &Path) -> std::path::PathBuf {
-    let dst = dir.join(src.file_name().unwrap());
-    std::fs::copy(src, &dst).unwrap();
-    dst
-}
 
 #[test]
 fn validate_accepts_every_loadable_corpus_file() {

@@ -1,0 +1,34 @@
+//! The `kld` command line, end to end.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod checkpoint;
+mod rdf;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The `kld` binary under test.
+pub fn kld() -> Command {
+    Command::cargo_bin("kld").unwrap()
+}
+
+/// Copies `src` into `dir`, returning the new path.
+pub fn copy_to(dir: &Path, src: &Path) -> PathBuf {
+    let dst = dir.join(src.file_name().unwrap());
+    std::fs::copy(src, &dst).unwrap();
+    dst
+}
+
+/// stdout of a successful run.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
