@@ -24,6 +24,7 @@ pub mod fsutil;
 pub mod info;
 pub mod json;
 pub mod model;
+pub mod preset;
 pub mod pyjson;
 pub mod query;
 pub mod rdf;

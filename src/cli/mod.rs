@@ -1,6 +1,7 @@
 //! Argument definitions and dispatch.
 
 mod checkpoint;
+mod preset;
 mod rdf;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -216,6 +217,9 @@ pub enum Command {
         #[arg(long)]
         canonical: bool,
     },
+    /// Karenina verification presets.
+    #[command(subcommand)]
+    Preset(PresetCommand),
     /// Print the Karenina question ID of each text, one per line.
     Qid {
         /// Question texts (`-` reads one text per line from stdin).
@@ -230,6 +234,65 @@ pub enum Command {
         /// Print a JSON array (safe for texts with newlines).
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// `kld preset …`
+#[derive(Subcommand, Debug)]
+pub enum PresetCommand {
+    /// List presets (name, file, description, updated_at), sorted by name.
+    List {
+        /// Presets directory (default: $KARENINA_PRESETS_DIR, else ./presets).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Show one preset with its config's defaults filled in.
+    Show {
+        /// Preset name (file stem) or path.
+        name: String,
+        /// Presets directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Validate preset files against Karenina's VerificationConfig.
+    Validate {
+        /// Preset files or directories (*.json).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Report format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
+    },
+    /// Save a config as a preset, in Karenina's save_preset byte format.
+    Save {
+        /// Preset name (the file name is derived from it).
+        #[arg(long)]
+        name: String,
+        /// Description (at most 500 characters).
+        #[arg(long)]
+        description: Option<String>,
+        /// A VerificationConfig JSON file (bare, or a preset whose `config` to use).
+        #[arg(long)]
+        config: PathBuf,
+        /// Presets directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Overwrite an existing preset file.
+        #[arg(long)]
+        force: bool,
+        /// Write API keys (they are dropped with a warning by default).
+        #[arg(long)]
+        include_secrets: bool,
+    },
+    /// Field-by-field differences of two presets' configs (exit 1 when they differ).
+    Diff {
+        /// First preset (name or path).
+        a: String,
+        /// Second preset (name or path).
+        b: String,
+        /// Presets directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -319,6 +382,27 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             union,
             canonical,
         }),
+        Command::Preset(p) => match p {
+            PresetCommand::List { dir } => preset::list(dir.as_deref()),
+            PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),
+            PresetCommand::Validate { files, format } => preset::validate(&files, format),
+            PresetCommand::Save {
+                name,
+                description,
+                config,
+                dir,
+                force,
+                include_secrets,
+            } => preset::save(preset::SaveArgs {
+                name,
+                description,
+                config,
+                dir,
+                force,
+                include_secrets,
+            }),
+            PresetCommand::Diff { a, b, dir } => preset::diff(&a, &b, dir.as_deref()),
+        },
         Command::Qid {
             texts,
             md5,

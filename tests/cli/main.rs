@@ -4,6 +4,7 @@
 mod common;
 
 mod checkpoint;
+mod preset;
 mod rdf;
 
 use assert_cmd::Command;

@@ -5,4 +5,5 @@ mod common;
 
 mod corpus;
 mod diagnostics;
+mod preset;
 mod rdf;

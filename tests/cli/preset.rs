@@ -1,0 +1,123 @@
+//! `kld preset`.
+
+use crate::common::*;
+use crate::{kld, stdout_of};
+use predicates::prelude::*;
+
+const SAVED: &str = "presets/karenina-output__preset__my-test-config.json";
+
+#[test]
+fn save_refuses_to_overwrite_without_force_and_uses_the_env_dir() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = corpus().join(SAVED);
+    let out = stdout_of(
+        kld()
+            .args(["preset", "save", "--name", "Quick Test", "--config"])
+            .arg(&cfg)
+            .env("KARENINA_PRESETS_DIR", d.path()),
+    );
+    let target = d.path().join("quick-test.json");
+    assert_eq!(out.trim(), target.display().to_string());
+    let first = std::fs::read(&target).unwrap();
+    kld()
+        .args(["preset", "save", "--name", "Quick Test", "--config"])
+        .arg(&cfg)
+        .env("KARENINA_PRESETS_DIR", d.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read(&target).unwrap(), first);
+    kld()
+        .args([
+            "preset",
+            "save",
+            "--force",
+            "--name",
+            "Quick Test",
+            "--config",
+        ])
+        .arg(&cfg)
+        .env("KARENINA_PRESETS_DIR", d.path())
+        .assert()
+        .success();
+    // The saved preset has no API key and validates; --dir beats the env var.
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(!text.contains("endpoint_api_key"));
+    kld()
+        .args(["preset", "validate"])
+        .arg(&target)
+        .assert()
+        .success();
+    let other = tempfile::tempdir().unwrap();
+    kld()
+        .args(["preset", "save", "--name", "Quick Test", "--config"])
+        .arg(&cfg)
+        .arg("--dir")
+        .arg(other.path())
+        .env("KARENINA_PRESETS_DIR", d.path())
+        .assert()
+        .success();
+    assert!(other.path().join("quick-test.json").exists());
+}
+
+#[test]
+fn list_show_validate_and_diff() {
+    let d = tempfile::tempdir().unwrap();
+    for p in corpus_files("presets") {
+        std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let out = stdout_of(kld().args(["preset", "list", "--dir"]).arg(d.path()));
+    let names: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert!(names.contains(&"My Test Config!"));
+    let out = stdout_of(
+        kld()
+            .args([
+                "preset",
+                "show",
+                "skills__karenina-verification__assets__preset-minimal",
+                "--dir",
+            ])
+            .arg(d.path()),
+    );
+    assert!(out.contains("\"rubric_enabled\": false"));
+    kld()
+        .args(["preset", "validate"])
+        .arg(d.path())
+        .assert()
+        .success();
+    let bad = d.path().join("bad.json");
+    std::fs::write(&bad, "{\"config\": {\"parsing_models\": [], \"bogus\": 1}}").unwrap();
+    kld()
+        .args(["preset", "validate"])
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("bad.json:1:").and(predicate::str::contains("KLD-E101")));
+    let a = d
+        .path()
+        .join("skills__karenina-verification__assets__preset-full.json");
+    kld()
+        .args(["preset", "diff"])
+        .arg(&a)
+        .arg(&a)
+        .assert()
+        .success()
+        .stdout("");
+    let m = d
+        .path()
+        .join("skills__karenina-verification__assets__preset-minimal.json");
+    kld()
+        .args(["preset", "diff"])
+        .arg(&a)
+        .arg(&m)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(" -> "));
+}
