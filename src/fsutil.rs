@@ -13,6 +13,16 @@ use std::path::{Path, PathBuf};
 /// Writes `data` to `path` atomically (temp file in the same directory, fsync,
 /// rename). An existing file keeps its permissions.
 pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| f.write_all(data))
+}
+
+/// Like [`write_atomic`], with the content written by `fill`. If `fill`, the
+/// fsync or the rename fails, the temporary file is removed and `path` is left
+/// exactly as it was.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -22,7 +32,7 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io(path, e))?;
-    tmp.write_all(data).map_err(|e| Error::io(path, e))?;
+    fill(tmp.as_file_mut()).map_err(|e| Error::io(path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
@@ -98,6 +108,24 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_failure_mid_write_leaves_the_original_and_no_temp_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.jsonld");
+        std::fs::write(&p, b"original bytes").unwrap();
+        let r = write_atomic_with(&p, |f| {
+            f.write_all(b"half of the new")?;
+            Err(std::io::Error::other("injected: disk full"))
+        });
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains("injected: disk full") && e.contains("a.jsonld"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), b"original bytes");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }
 
     #[test]

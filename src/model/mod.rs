@@ -154,6 +154,17 @@ fn normalize(cp: &mut Checkpoint, opts: ReadOptions, diags: &mut Vec<Diagnostic>
             ));
         }
     }
+    let remote = context::remote_references(&cp.context);
+    if !remote.is_empty() {
+        diags.push(Diagnostic::warning(
+            "KLD-W029",
+            JsonPath::root().key("@context"),
+            format!(
+                "the @context references {}: never fetched (Karenina ignores the context; the lossless reading uses the canonical one, and the plain reading refuses it)",
+                remote.join(", ")
+            ),
+        ));
+    }
     for (i, item) in cp.items.iter_mut().enumerate() {
         let Some(kw) = item.keywords.take() else {
             continue;

@@ -4,6 +4,7 @@
 mod common;
 
 mod checkpoint;
+mod hostile;
 mod preset;
 mod rdf;
 

@@ -362,6 +362,12 @@ fn legacy_and_structure_warnings() {
         1,
     );
     expect(&legacy_ctx, "KLD-W002", "/@context", "\"@context\"");
+    let importing = v.replacen(
+        &format!("\"@context\": {CTX}"),
+        "\"@context\": {\"@import\": \"https://example.org/ctx.jsonld\", \"@vocab\": \"https://schema.org/\"}",
+        1,
+    );
+    expect(&importing, "KLD-W029", "/@context", "\"@context\"");
     let unprefixed = fill(
         "",
         &rating(

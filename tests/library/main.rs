@@ -6,4 +6,5 @@ mod common;
 mod corpus;
 mod diagnostics;
 mod preset;
+mod properties;
 mod rdf;
