@@ -9,36 +9,17 @@ use karenina_ld::rdf::{self, Processor};
 use karenina_ld::store::CheckpointStore;
 use oxigraph::model::{GraphName, NamedNode};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn files() -> Vec<PathBuf> {
-    let dir = std::env::temp_dir().join("kld-bench").join("c200x50");
-    if !dir.exists() {
-        let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
-        let st = std::process::Command::new("python3")
-            .arg(gen)
-            .args(["-n", "200", "-q", "50", "-s", "1", "-o"])
-            .arg(&dir)
-            .status()
-            .expect("python3 runs the generator");
-        assert!(st.success());
-    }
-    let mut v: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
-        .collect();
-    v.sort();
-    v
-}
-
 fn main() {
-    let files = files();
+    let dir = common::generate(&["-n", "200", "-q", "50", "-s", "1"]);
+    let files = common::jsonld_in(dir.path());
     let mb = files
         .iter()
         .map(|p| std::fs::metadata(p).unwrap().len())

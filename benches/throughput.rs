@@ -11,29 +11,14 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn generate(dir: &Path, n: usize, q: usize, extra: &[&str]) -> Vec<(PathBuf, Vec<u8>)> {
-    if !dir.exists() {
-        let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
-        let st = std::process::Command::new("python3")
-            .arg(gen)
-            .args(["-n", &n.to_string(), "-q", &q.to_string(), "-s", "1", "-o"])
-            .arg(dir)
-            .args(extra)
-            .status()
-            .expect("python3 runs the generator");
-        assert!(st.success(), "generator failed");
-    }
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
-        .collect();
-    files.sort();
-    files
+fn read_all(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    common::jsonld_in(dir)
         .into_iter()
         .map(|p| {
             let b = std::fs::read(&p).unwrap();
@@ -66,23 +51,20 @@ fn canon(p: &Path, b: &[u8]) -> usize {
 }
 
 fn main() {
-    let base = std::env::temp_dir().join("kld-bench");
-    let sets = [
-        ("200 x 50 questions", base.join("c200x50"), 200, 50, vec![]),
+    let sets: [(&str, &[&str]); 2] = [
+        ("200 x 50 questions", &["-n", "200", "-q", "50", "-s", "1"]),
         (
             "1 x 2000 questions, all kinds",
-            base.join("c1x2000"),
-            1,
-            2000,
-            vec!["--all-kinds"],
+            &["-n", "1", "-q", "2000", "-s", "1", "--all-kinds"],
         ),
     ];
     println!(
         "{:<32} {:>10} {:>14} {:>14}",
         "data set", "MB", "validate MB/s", "canon MB/s"
     );
-    for (name, dir, n, q, extra) in sets {
-        let files = generate(&dir, n, q, &extra);
+    for (name, args) in sets {
+        let dir = common::generate(args);
+        let files = read_all(dir.path());
         let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
         let v1 = best_of(3, || {
             for (p, b) in &files {

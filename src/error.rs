@@ -101,6 +101,33 @@ pub fn locate(src: &str, diags: &mut [Diagnostic]) {
     }
 }
 
+impl Diagnostic {
+    /// The located error for a JSON parse failure of `src`.
+    pub fn from_parse_failure(f: json::ParseFailure, src: &str) -> Self {
+        let (line, column) = json::line_col(src, f.offset);
+        let mut d = Diagnostic::error(f.code, json::path_at_offset(src, f.offset), f.message);
+        d.location = Some(Location {
+            offset: f.offset,
+            line,
+            column,
+        });
+        d
+    }
+}
+
+/// Locates the diagnostics about `bytes` (only when some lack a location) and
+/// returns them as a report in document order.
+pub fn report(file: &Path, bytes: &[u8], mut diags: Vec<Diagnostic>) -> Report {
+    if diags.iter().any(|d| d.location.is_none()) {
+        locate(&String::from_utf8_lossy(bytes), &mut diags);
+    }
+    diags.sort_by_key(|d| d.location.map(|l| l.offset).unwrap_or(0));
+    Report {
+        file: file.to_path_buf(),
+        diagnostics: diags,
+    }
+}
+
 /// The diagnostics of one file, ready to print.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {

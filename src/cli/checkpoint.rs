@@ -153,15 +153,35 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// Arguments of `kld canon`.
+#[derive(clap::Args, Debug)]
 pub struct CanonArgs {
+    /// Checkpoint files or directories.
+    #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
+    /// Do not write; print a diff and exit 1 when a file is not canonical.
+    #[arg(long, conflicts_with_all = ["in_place", "output"])]
     pub check: bool,
+    /// Rewrite each file in place (atomically).
+    #[arg(long, short = 'i', conflicts_with = "output")]
     pub in_place: bool,
+    /// Output file (one input) or directory (several inputs).
+    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Convert the 2025-08 `Dataset` format and JSON-string metric arrays.
+    #[arg(long)]
     pub upgrade: bool,
+    /// Drop deep-judgment settings from LLM traits, as Karenina's save() does by default.
+    #[arg(long)]
     pub strip_deep_judgment: bool,
+    /// Drop members Karenina does not know, as Karenina does (kept by default).
+    #[arg(long)]
     pub drop_unknown: bool,
+    /// Set dateModified to now (local time, Karenina's format).
+    #[arg(long)]
     pub touch: bool,
+    /// Do not print warnings.
+    #[arg(long, short = 'q')]
     pub quiet: bool,
 }
 

@@ -97,35 +97,7 @@ pub enum Command {
         upgrade: bool,
     },
     /// Rewrite checkpoints as the exact bytes Karenina's save() writes.
-    Canon {
-        /// Checkpoint files or directories.
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        /// Do not write; print a diff and exit 1 when a file is not canonical.
-        #[arg(long, conflicts_with_all = ["in_place", "output"])]
-        check: bool,
-        /// Rewrite each file in place (atomically).
-        #[arg(long, short = 'i', conflicts_with = "output")]
-        in_place: bool,
-        /// Output file (one input) or directory (several inputs).
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
-        /// Convert the 2025-08 `Dataset` format and JSON-string metric arrays.
-        #[arg(long)]
-        upgrade: bool,
-        /// Drop deep-judgment settings from LLM traits, as Karenina's save() does by default.
-        #[arg(long)]
-        strip_deep_judgment: bool,
-        /// Drop members Karenina does not know, as Karenina does (kept by default).
-        #[arg(long)]
-        drop_unknown: bool,
-        /// Set dateModified to now (local time, Karenina's format).
-        #[arg(long)]
-        touch: bool,
-        /// Do not print warnings.
-        #[arg(long, short = 'q')]
-        quiet: bool,
-    },
+    Canon(checkpoint::CanonArgs),
     /// Summarize a checkpoint: questions, templates, traits by kind and scope, keywords.
     Info {
         /// Checkpoint file.
@@ -147,76 +119,16 @@ pub enum Command {
         processor: ProcessorArg,
     },
     /// Write a stored graph back as a canonical checkpoint.
-    Extract {
-        /// Store directory; without it GRAPH is a checkpoint file, round-tripped in memory.
-        #[arg(long)]
-        store: Option<PathBuf>,
-        /// Graph IRI or source file path.
-        graph: String,
-        /// Output file (atomic write); stdout if absent.
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
-        /// Drop deep-judgment settings, as Karenina's save() does by default.
-        #[arg(long)]
-        strip_deep_judgment: bool,
-        /// Drop members Karenina does not know.
-        #[arg(long)]
-        drop_unknown: bool,
-    },
+    Extract(rdf::ExtractArgs),
     /// Run SPARQL over checkpoints (loaded into memory) and/or a store.
-    Query {
-        /// Store directory to open.
-        #[arg(long)]
-        store: Option<PathBuf>,
-        /// Checkpoint files or directories to load, and/or one QUERY.rq file.
-        inputs: Vec<PathBuf>,
-        /// A query of the catalogue (see `kld queries`).
-        #[arg(long, short = 'n')]
-        named: Option<String>,
-        /// SPARQL text.
-        #[arg(long, short = 'e')]
-        expr: Option<String>,
-        /// Result format (default: table on a terminal, tsv otherwise).
-        #[arg(long, value_enum)]
-        format: Option<ResultFormatArg>,
-        /// Stop the query after this many seconds.
-        #[arg(long, default_value_t = 60.0)]
-        timeout: f64,
-        /// How checkpoints become quads.
-        #[arg(long, value_enum, default_value = "direct")]
-        processor: ProcessorArg,
-    },
+    Query(rdf::QueryArgs),
     /// List the query catalogue, or print one query.
     Queries {
         /// A query name.
         name: Option<String>,
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
-    Export {
-        /// Checkpoint files or directories.
-        inputs: Vec<PathBuf>,
-        /// Also export every graph of this store directory.
-        #[arg(long)]
-        store: Option<PathBuf>,
-        /// The plain JSON-LD reading of each file as written (what any JSON-LD processor gives).
-        #[arg(long)]
-        plain: bool,
-        /// Base IRI for --plain (default: the file's file:// URL).
-        #[arg(long, requires = "plain")]
-        base: Option<String>,
-        /// nt, nq, ttl, trig, rdfxml or jsonld (default: from -o's extension, else nq).
-        #[arg(long, short = 'f')]
-        format: Option<String>,
-        /// Output file (atomic write); stdout if absent.
-        #[arg(long, short = 'o')]
-        output: Option<PathBuf>,
-        /// Merge all graphs (needed for triple formats with several checkpoints).
-        #[arg(long)]
-        union: bool,
-        /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
-        #[arg(long)]
-        canonical: bool,
-    },
+    Export(rdf::ExportArgs),
     /// Karenina verification presets.
     #[command(subcommand)]
     Preset(PresetCommand),
@@ -264,26 +176,7 @@ pub enum PresetCommand {
         format: ReportFormat,
     },
     /// Save a config as a preset, in Karenina's save_preset byte format.
-    Save {
-        /// Preset name (the file name is derived from it).
-        #[arg(long)]
-        name: String,
-        /// Description (at most 500 characters).
-        #[arg(long)]
-        description: Option<String>,
-        /// A VerificationConfig JSON file (bare, or a preset whose `config` to use).
-        #[arg(long)]
-        config: PathBuf,
-        /// Presets directory.
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Overwrite an existing preset file.
-        #[arg(long)]
-        force: bool,
-        /// Write API keys (they are dropped with a warning by default).
-        #[arg(long)]
-        include_secrets: bool,
-    },
+    Save(preset::SaveArgs),
     /// Field-by-field differences of two presets' configs (exit 1 when they differ).
     Diff {
         /// First preset (name or path).
@@ -305,102 +198,22 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             deny_warnings,
             upgrade,
         } => checkpoint::validate(&inputs, format, deny_warnings, upgrade),
-        Command::Canon {
-            inputs,
-            check,
-            in_place,
-            output,
-            upgrade,
-            strip_deep_judgment,
-            drop_unknown,
-            touch,
-            quiet,
-        } => checkpoint::canon(checkpoint::CanonArgs {
-            inputs,
-            check,
-            in_place,
-            output,
-            upgrade,
-            strip_deep_judgment,
-            drop_unknown,
-            touch,
-            quiet,
-        }),
+        Command::Canon(a) => checkpoint::canon(a),
         Command::Info { input, format } => checkpoint::info(&input, format),
         Command::Load {
             store,
             inputs,
             processor,
         } => rdf::load(&store, &inputs, processor.into()),
-        Command::Extract {
-            store,
-            graph,
-            output,
-            strip_deep_judgment,
-            drop_unknown,
-        } => rdf::extract(rdf::ExtractArgs {
-            store,
-            graph,
-            output,
-            strip_deep_judgment,
-            drop_unknown,
-        }),
-        Command::Query {
-            store,
-            inputs,
-            named,
-            expr,
-            format,
-            timeout,
-            processor,
-        } => rdf::query(rdf::QueryArgs {
-            store,
-            inputs,
-            named,
-            expr,
-            format: format.map(Into::into),
-            timeout,
-            processor: processor.into(),
-        }),
+        Command::Extract(a) => rdf::extract(a),
+        Command::Query(a) => rdf::query(a),
         Command::Queries { name } => rdf::queries(name.as_deref()),
-        Command::Export {
-            inputs,
-            store,
-            plain,
-            base,
-            format,
-            output,
-            union,
-            canonical,
-        } => rdf::export(rdf::ExportArgs {
-            inputs,
-            store,
-            plain,
-            base,
-            format,
-            output,
-            union,
-            canonical,
-        }),
+        Command::Export(a) => rdf::export(a),
         Command::Preset(p) => match p {
             PresetCommand::List { dir } => preset::list(dir.as_deref()),
             PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),
             PresetCommand::Validate { files, format } => preset::validate(&files, format),
-            PresetCommand::Save {
-                name,
-                description,
-                config,
-                dir,
-                force,
-                include_secrets,
-            } => preset::save(preset::SaveArgs {
-                name,
-                description,
-                config,
-                dir,
-                force,
-                include_secrets,
-            }),
+            PresetCommand::Save(a) => preset::save(a),
             PresetCommand::Diff { a, b, dir } => preset::diff(&a, &b, dir.as_deref()),
         },
         Command::Qid {

@@ -141,12 +141,26 @@ pub fn validate(files: &[PathBuf], format: ReportFormat) -> anyhow::Result<u8> {
     Ok(status)
 }
 
+/// Arguments of `kld preset save`.
+#[derive(clap::Args, Debug)]
 pub struct SaveArgs {
+    /// Preset name (the file name is derived from it).
+    #[arg(long)]
     pub name: String,
+    /// Description (at most 500 characters).
+    #[arg(long)]
     pub description: Option<String>,
+    /// A VerificationConfig JSON file (bare, or a preset whose `config` to use).
+    #[arg(long)]
     pub config: PathBuf,
+    /// Presets directory.
+    #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Overwrite an existing preset file.
+    #[arg(long)]
     pub force: bool,
+    /// Write API keys (they are dropped with a warning by default).
+    #[arg(long)]
     pub include_secrets: bool,
 }
 

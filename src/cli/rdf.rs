@@ -1,6 +1,6 @@
 //! `load`, `extract`, `query`, `queries`, `export`.
 
-use super::{INVALID, OK, USAGE};
+use super::{ProcessorArg, ResultFormatArg, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::export::{self, ExportFormat};
@@ -98,11 +98,22 @@ pub fn load(store_dir: &Path, inputs: &[PathBuf], processor: Processor) -> anyho
     Ok(if io_failed { status.max(USAGE) } else { status })
 }
 
+/// Arguments of `kld extract`.
+#[derive(clap::Args, Debug)]
 pub struct ExtractArgs {
+    /// Store directory; without it GRAPH is a checkpoint file, round-tripped in memory.
+    #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Graph IRI or source file path.
     pub graph: String,
+    /// Output file (atomic write); stdout if absent.
+    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Drop deep-judgment settings, as Karenina's save() does by default.
+    #[arg(long)]
     pub strip_deep_judgment: bool,
+    /// Drop members Karenina does not know.
+    #[arg(long)]
     pub drop_unknown: bool,
 }
 
@@ -162,14 +173,29 @@ pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
     Ok(OK)
 }
 
+/// Arguments of `kld query`.
+#[derive(clap::Args, Debug)]
 pub struct QueryArgs {
+    /// Store directory to open.
+    #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Checkpoint files or directories to load, and/or one QUERY.rq file.
     pub inputs: Vec<PathBuf>,
+    /// A query of the catalogue (see `kld queries`).
+    #[arg(long, short = 'n')]
     pub named: Option<String>,
+    /// SPARQL text.
+    #[arg(long, short = 'e')]
     pub expr: Option<String>,
-    pub format: Option<ResultFormat>,
+    /// Result format (default: table on a terminal, tsv otherwise).
+    #[arg(long, value_enum)]
+    pub format: Option<ResultFormatArg>,
+    /// Stop the query after this many seconds.
+    #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
-    pub processor: Processor,
+    /// How checkpoints become quads.
+    #[arg(long, value_enum, default_value = "direct")]
+    pub processor: ProcessorArg,
 }
 
 pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
@@ -194,15 +220,18 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     }
     let mut store = open_store(a.store.as_deref())?;
     let (files, io_failed) = files_of(&inputs);
-    let mut status = load_into(&mut store, &files, a.processor, false);
+    let mut status = load_into(&mut store, &files, a.processor.into(), false);
     if io_failed {
         status = status.max(USAGE);
     }
-    let format = a.format.unwrap_or(if std::io::stdout().is_terminal() {
-        ResultFormat::Table
-    } else {
-        ResultFormat::Tsv
-    });
+    let format = a
+        .format
+        .map(Into::into)
+        .unwrap_or(if std::io::stdout().is_terminal() {
+            ResultFormat::Table
+        } else {
+            ResultFormat::Tsv
+        });
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match query::run(
         store.store(),
@@ -244,14 +273,31 @@ pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
     Ok(OK)
 }
 
+/// Arguments of `kld export`.
+#[derive(clap::Args, Debug)]
 pub struct ExportArgs {
+    /// Checkpoint files or directories.
     pub inputs: Vec<PathBuf>,
+    /// Also export every graph of this store directory.
+    #[arg(long)]
     pub store: Option<PathBuf>,
+    /// The plain JSON-LD reading of each file as written (what any JSON-LD processor gives).
+    #[arg(long)]
     pub plain: bool,
+    /// Base IRI for --plain (default: the file's file:// URL).
+    #[arg(long, requires = "plain")]
     pub base: Option<String>,
+    /// nt, nq, ttl, trig, rdfxml or jsonld (default: from -o's extension, else nq).
+    #[arg(long, short = 'f')]
     pub format: Option<String>,
+    /// Output file (atomic write); stdout if absent.
+    #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Merge all graphs (needed for triple formats with several checkpoints).
+    #[arg(long)]
     pub union: bool,
+    /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
+    #[arg(long)]
     pub canonical: bool,
 }
 

@@ -55,15 +55,10 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
     let mut diags = Vec::new();
     let checkpoint = match json::parse(bytes) {
         Err(f) => {
-            let text = String::from_utf8_lossy(bytes);
-            let (line, column) = json::line_col(&text, f.offset);
-            let mut d = Diagnostic::error(f.code, json::path_at_offset(&text, f.offset), f.message);
-            d.location = Some(error::Location {
-                offset: f.offset,
-                line,
-                column,
-            });
-            diags.push(d);
+            diags.push(Diagnostic::from_parse_failure(
+                f,
+                &String::from_utf8_lossy(bytes),
+            ));
             None
         }
         Ok(mut v) => {
@@ -80,16 +75,9 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
             })
         }
     };
-    if diags.iter().any(|d| d.location.is_none()) {
-        error::locate(&String::from_utf8_lossy(bytes), &mut diags);
-    }
-    diags.sort_by_key(|d| d.location.map(|l| l.offset).unwrap_or(0));
     Analysis {
         checkpoint,
-        report: Report {
-            file: file.to_path_buf(),
-            diagnostics: diags,
-        },
+        report: error::report(file, bytes, diags),
     }
 }
 

@@ -395,17 +395,12 @@ fn config(v: Json, p: &JsonPath, cx: &mut Cx) -> Option<Object> {
 /// member but looks like one, e.g. input for `preset save`).
 pub fn read(file: &Path, bytes: &[u8], bare_config_ok: bool) -> (Option<Preset>, Report) {
     let mut cx = Cx { diags: Vec::new() };
-    let text = String::from_utf8_lossy(bytes);
     let preset = match json::parse(bytes) {
         Err(f) => {
-            let (line, column) = json::line_col(&text, f.offset);
-            let mut d = Diagnostic::error(f.code, json::path_at_offset(&text, f.offset), f.message);
-            d.location = Some(error::Location {
-                offset: f.offset,
-                line,
-                column,
-            });
-            cx.diags.push(d);
+            cx.diags.push(Diagnostic::from_parse_failure(
+                f,
+                &String::from_utf8_lossy(bytes),
+            ));
             None
         }
         Ok(Json::Object(mut o)) => {
@@ -468,17 +463,9 @@ pub fn read(file: &Path, bytes: &[u8], bare_config_ok: bool) -> (Option<Preset>,
             None
         }
     };
-    let mut diags = cx.diags;
-    error::locate(&text, &mut diags);
-    diags.sort_by_key(|d| d.location.map(|l| l.offset).unwrap_or(0));
-    let has_errors = diags.iter().any(Diagnostic::is_error);
-    (
-        preset.filter(|_| !has_errors),
-        Report {
-            file: file.to_path_buf(),
-            diagnostics: diags,
-        },
-    )
+    let report = error::report(file, bytes, cx.diags);
+    let has_errors = report.has_errors();
+    (preset.filter(|_| !has_errors), report)
 }
 
 /// `sanitize_preset_name`: lowercase, spaces → `-`, keep `[a-z0-9-]`, collapse and
