@@ -11,8 +11,9 @@
 //! - array members carry `karenina:position` (0-based), so order survives `@set`;
 //! - free-form values (objects, arrays) are `rdf:JSON` literals whose lexical
 //!   form is the exact JSON text (key order, nulls, number forms); scalars are
-//!   plain typed literals (`xsd:string`, `xsd:boolean`, and `xsd:integer` /
-//!   `xsd:double` with the number's lexical form as written);
+//!   plain typed literals (`xsd:string`, `xsd:boolean`, `xsd:integer`,
+//!   `xsd:double`) in the canonical lexical form RDF stores keep: int versus
+//!   float is the datatype, which is all Python's `json.dump` distinguishes;
 //! - keywords are `schema:keywords` literals plus a `karenina:keywordList` JSON
 //!   literal (order and duplicates); a present-but-empty list is named by
 //!   `karenina:emptyList`; members Karenina does not know are one
@@ -57,7 +58,23 @@ fn json_literal<E: Emit>(e: &mut E, n: &mut E::Node, key: Key, j: &Json) {
 }
 
 fn double<E: Emit>(e: &mut E, n: &mut E::Node, key: Key, v: f64) {
-    e.typed(n, key, &crate::pyjson::float_repr(v), XSD_DOUBLE);
+    e.typed(n, key, &double_lexical(v), XSD_DOUBLE);
+}
+
+/// The lexical form RDF stores keep for a double (Oxigraph re-renders numeric
+/// literals on insert): using it from the start makes a store's export equal to
+/// a file's. The value and its float-ness (the datatype) are what the canonical
+/// writer needs.
+pub fn double_lexical(v: f64) -> String {
+    Literal::from(v).value().to_string()
+}
+
+/// The canonical lexical form of an integer (`-0` → `0`); big integers as written.
+pub fn integer_lexical(lexical: &str) -> String {
+    lexical
+        .parse::<i64>()
+        .map(|i| i.to_string())
+        .unwrap_or_else(|_| lexical.to_string())
 }
 
 /// A free-form value: scalars as typed literals, structures as JSON literals.
@@ -65,8 +82,10 @@ fn value<E: Emit>(e: &mut E, n: &mut E::Node, key: Key, j: &Json) {
     match j {
         Json::String(s) => e.string(n, key, s),
         Json::Bool(b) => e.boolean(n, key, *b),
-        Json::Number(x) if x.is_integer() => e.typed(n, key, x.lexical(), XSD_INTEGER),
-        Json::Number(x) => e.typed(n, key, x.lexical(), XSD_DOUBLE),
+        Json::Number(x) if x.is_integer() => {
+            e.typed(n, key, &integer_lexical(x.lexical()), XSD_INTEGER)
+        }
+        Json::Number(x) => e.typed(n, key, &double_lexical(x.as_f64()), XSD_DOUBLE),
         Json::Null | Json::Array(_) | Json::Object(_) => json_literal(e, n, key, j),
     }
 }

@@ -304,3 +304,57 @@ fn bad_usage_exits_2() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn upgrade_stores_json_string_metric_arrays_natively() {
+    let d = tempfile::tempdir().unwrap();
+    let mut j: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(corpus().join("loads/karenina-output__probe_default.jsonld")).unwrap(),
+    )
+    .unwrap();
+    // Find the question-level metric trait and store its arrays as JSON strings,
+    // as Karenina did in 2025-10/11.
+    let mut changed = 0;
+    for it in j["dataFeedElement"].as_array_mut().unwrap() {
+        for r in it["item"]["rating"].as_array_mut().into_iter().flatten() {
+            if r["additionalType"]
+                .as_str()
+                .unwrap()
+                .ends_with("MetricRubricTrait")
+            {
+                for p in r["additionalProperty"].as_array_mut().unwrap() {
+                    if matches!(p["name"].as_str(), Some("metrics" | "tp_instructions")) {
+                        p["value"] = serde_json::Value::String(p["value"].to_string());
+                        changed += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(changed, 2);
+    let f = d.path().join("old.jsonld");
+    std::fs::write(&f, serde_json::to_string_pretty(&j).unwrap()).unwrap();
+    kld()
+        .arg("validate")
+        .arg(&f)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("KLD-W025"));
+    let plain = kld().args(["canon", "-q"]).arg(&f).output().unwrap().stdout;
+    assert!(
+        String::from_utf8_lossy(&plain).contains("\"value\": \"[\\\""),
+        "without --upgrade the strings stay"
+    );
+    let upgraded = kld()
+        .args(["canon", "-q", "--upgrade"])
+        .arg(&f)
+        .output()
+        .unwrap()
+        .stdout;
+    let original =
+        std::fs::read(corpus().join("loads/karenina-output__probe_default.jsonld")).unwrap();
+    assert!(
+        upgraded == original,
+        "--upgrade restores the native arrays Karenina writes today"
+    );
+}

@@ -609,3 +609,40 @@ fn a_context_on_a_local_listener_sees_no_connection() {
         other => panic!("the listener saw a connection: {other:?}"),
     }
 }
+
+#[test]
+fn every_processor_gives_the_same_query_rows() {
+    let files = corpus_files("loads");
+    let mut outs = Vec::new();
+    for p in ["direct", "oxigraph", "json-ld"] {
+        outs.push(stdout_of(
+            kld()
+                .args(["query", "--format", "tsv", "-n", "traits", "--processor", p])
+                .args(&files),
+        ));
+    }
+    assert!(outs[0].lines().count() > 20);
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], outs[2]);
+}
+
+#[test]
+fn export_from_a_store_directory() {
+    let store = tempfile::tempdir().unwrap();
+    let f = corpus().join("loads/karenina-output__probe_default.jsonld");
+    stdout_of(kld().arg("load").arg("--store").arg(store.path()).arg(&f));
+    let from_store = stdout_of(
+        kld()
+            .args(["export", "-f", "nq", "--store"])
+            .arg(store.path()),
+    );
+    let from_file = stdout_of(kld().args(["export", "-f", "nq"]).arg(&f));
+    let a = parse_all(from_store.as_bytes(), RdfFormat::NQuads);
+    let b = parse_all(from_file.as_bytes(), RdfFormat::NQuads);
+    assert!(karenina_ld::rdf::isomorphic(&a, &b));
+    kld()
+        .args(["export", "--plain", "--store"])
+        .arg(store.path())
+        .assert()
+        .code(2);
+}
