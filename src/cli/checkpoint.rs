@@ -205,6 +205,8 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
             std::fs::create_dir_all(o).with_context(|| format!("creating {}", o.display()))?;
             Some(o.clone())
         }
+        // One input and an existing directory: write into it.
+        (Some(o), false) if o.is_dir() => Some(o.clone()),
         _ => None,
     };
     let read = ReadOptions { upgrade: a.upgrade };
