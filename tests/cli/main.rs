@@ -6,6 +6,7 @@ mod common;
 mod checkpoint;
 mod hostile;
 mod preset;
+mod queries;
 mod rdf;
 
 use assert_cmd::Command;

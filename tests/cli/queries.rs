@@ -1,0 +1,279 @@
+//! The SPARQL catalogue and `kld query`: rows checked against values computed
+//! from the raw JSON files with serde_json.
+
+use crate::common::*;
+use crate::rdf::raw;
+use crate::{kld, stdout_of};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// SPARQL JSON results of a catalogue query over `files`, as rows of var → value.
+fn query_rows(files: &[PathBuf], name: &str) -> Vec<serde_json::Map<String, Value>> {
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "json", "--named", name])
+            .args(files),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, x)| (k.clone(), x["value"].clone()))
+                .collect()
+        })
+        .collect()
+}
+
+fn items(p: &Path) -> Vec<Value> {
+    raw(p)["dataFeedElement"].as_array().unwrap().clone()
+}
+
+#[test]
+fn catalogue_questions_templates_and_ids() {
+    let f = corpus().join("loads/karenina-output__probe_default.jsonld");
+    let rows = query_rows(std::slice::from_ref(&f), "questions");
+    let its = items(&f);
+    assert_eq!(rows.len(), its.len());
+    for (r, it) in rows.iter().zip(&its) {
+        assert_eq!(r["qid"], it["@id"]);
+        assert_eq!(r["question"], it["item"]["text"]);
+        assert_eq!(r["answer"], it["item"]["acceptedAnswer"]["text"]);
+    }
+    let rows = query_rows(std::slice::from_ref(&f), "templates");
+    assert_eq!(rows.len(), its.len());
+    assert_eq!(rows[0]["template"], its[0]["item"]["hasPart"]["text"]);
+}
+
+#[test]
+fn catalogue_traits_and_regex_traits_match_the_files() {
+    for f in corpus_files("loads") {
+        let j = raw(&f);
+        let mut ratings: Vec<Value> = j["rating"].as_array().cloned().unwrap_or_default();
+        for it in j["dataFeedElement"].as_array().unwrap() {
+            ratings.extend(it["item"]["rating"].as_array().cloned().unwrap_or_default());
+        }
+        let rows = query_rows(std::slice::from_ref(&f), "traits");
+        assert_eq!(rows.len(), ratings.len(), "{}", f.display());
+        let names: Vec<_> = rows
+            .iter()
+            .map(|r| r["trait"].as_str().unwrap().to_string())
+            .collect();
+        let expected: Vec<_> = ratings
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, expected, "{}: trait order", f.display());
+        let regex = ratings
+            .iter()
+            .filter(|r| {
+                r["additionalType"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("RegexTrait")
+            })
+            .count();
+        assert_eq!(
+            query_rows(std::slice::from_ref(&f), "regex-traits").len(),
+            regex,
+            "{}",
+            f.display()
+        );
+    }
+    let probe = corpus().join("loads/karenina-output__probe_default.jsonld");
+    let rows = query_rows(std::slice::from_ref(&probe), "traits");
+    let kind = |name: &str| {
+        rows.iter().find(|r| r["trait"] == name).unwrap()["kind"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(kind("clarity"), "boolean");
+    assert_eq!(kind("quality"), "score");
+    assert_eq!(kind("tone"), "literal");
+    assert_eq!(kind("structured"), "template");
+    let rx = query_rows(std::slice::from_ref(&probe), "regex-traits");
+    assert_eq!(rx[0]["pattern"], "\\[\\d+\\]");
+    assert_eq!(rx[0]["case_sensitive"], "false");
+}
+
+#[test]
+fn catalogue_unfinished_keywords_and_templates_without_code() {
+    let files = corpus_files("loads");
+    let mut unfinished = 0;
+    let mut placeholder = 0;
+    let mut kw: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in &files {
+        for it in items(f) {
+            let q = &it["item"];
+            let finished = q["additionalProperty"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == "finished" && p["value"] == Value::Bool(true));
+            unfinished += usize::from(!finished);
+            let t = q["hasPart"]["text"].as_str().unwrap();
+            placeholder +=
+                usize::from(t.trim().is_empty() || t.contains("Default template: returns False"));
+            let mut ks: Vec<String> = q["keywords"]
+                .as_array()
+                .or(it["keywords"].as_array())
+                .into_iter()
+                .flatten()
+                .map(|k| k.as_str().unwrap().to_string())
+                .collect();
+            ks.sort();
+            ks.dedup();
+            for k in ks {
+                *kw.entry(k).or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(query_rows(&files, "unfinished").len(), unfinished);
+    assert_eq!(
+        query_rows(&files, "questions-without-template").len(),
+        placeholder
+    );
+    let rows = query_rows(&files, "keywords");
+    let got: std::collections::BTreeMap<String, usize> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["keyword"].as_str().unwrap().to_string(),
+                r["questions"].as_str().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, kw);
+    assert!(!kw.is_empty());
+}
+
+#[test]
+fn catalogue_stats_shared_questions_duplicates_and_scenarios() {
+    let probe = corpus().join("loads/karenina-output__probe_default.jsonld");
+    let rows = query_rows(std::slice::from_ref(&probe), "benchmark-stats");
+    assert_eq!(rows.len(), 1);
+    let info: Value = serde_json::from_str(&stdout_of(
+        kld().args(["info", "--format", "json"]).arg(&probe),
+    ))
+    .unwrap();
+    assert_eq!(
+        rows[0]["questions"].as_str().unwrap(),
+        info["questions"].to_string()
+    );
+    assert_eq!(
+        rows[0]["finished"].as_str().unwrap(),
+        info["finished"].to_string()
+    );
+    assert_eq!(rows[0]["global_traits"], "8");
+    // Same questions, one answer changed in a copy: exactly one shared row.
+    let d = tempfile::tempdir().unwrap();
+    let a = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let mut j = raw(&a);
+    let old = j["dataFeedElement"][1]["item"]["acceptedAnswer"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    j["dataFeedElement"][1]["item"]["acceptedAnswer"]["text"] = Value::String(format!("not {old}"));
+    let b = d.path().join("changed.jsonld");
+    std::fs::write(&b, serde_json::to_string_pretty(&j).unwrap()).unwrap();
+    let rows = query_rows(&[a.clone(), b], "shared-questions");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["question"], j["dataFeedElement"][1]["item"]["text"]);
+    // The lossy file holds one ID twice.
+    let rows = query_rows(&[data("lossy/lossy.jsonld")], "duplicate-ids");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["count"], "2");
+    let rows = query_rows(
+        &[corpus().join("loads/karenina-output__scenario_probe.jsonld")],
+        "scenarios",
+    );
+    assert_eq!(
+        (rows[0]["nodes"].as_str(), rows[0]["edges"].as_str()),
+        (Some("3"), Some("4"))
+    );
+    let rows = query_rows(&[a, probe], "graphs");
+    assert_eq!(rows.len(), 2);
+}
+
+#[test]
+fn query_sources_formats_and_refusals() {
+    let f = corpus().join("loads/karenina-output__dyn.jsonld");
+    let d = tempfile::tempdir().unwrap();
+    let rq = d.path().join("q.rq");
+    std::fs::write(&rq, "SELECT ?n WHERE { GRAPH ?g { ?f a <https://schema.org/DataFeed> ; <https://schema.org/name> ?n } }").unwrap();
+    let out = stdout_of(kld().args(["query", "--format", "csv"]).arg(&f).arg(&rq));
+    assert_eq!(out.replace("\r\n", "\n"), "n\ndyn\n");
+    let out = stdout_of(
+        kld()
+            .args([
+                "query",
+                "--format",
+                "table",
+                "-e",
+                "ASK { GRAPH ?g { ?s ?p ?o } }",
+            ])
+            .arg(&f),
+    );
+    assert_eq!(out, "true\n");
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "xml", "-n", "graphs"])
+            .arg(&f),
+    );
+    assert!(out.contains("<sparql"));
+    kld()
+        .args(["query", "-e", "DELETE WHERE { ?s ?p ?o }"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("read-only"));
+    kld().args(["query", "-n", "nope"]).arg(&f).assert().code(2);
+    kld()
+        .args(["query", "-e", "SELECT * {"])
+        .arg(&f)
+        .assert()
+        .code(1);
+    let out = stdout_of(kld().arg("queries"));
+    assert_eq!(
+        out.lines().filter(|l| !l.starts_with(' ')).count(),
+        karenina_ld::query::CATALOGUE.len()
+    );
+    assert!(stdout_of(kld().args(["queries", "traits"])).starts_with("# Every rubric trait"));
+}
+
+#[test]
+fn query_goes_on_past_a_bad_file_and_says_so() {
+    let good = corpus().join("loads/karenina-output__dyn.jsonld");
+    let bad = corpus().join("rejects/example_benchmark@439a051e.jsonld");
+    let out = kld()
+        .args(["query", "--format", "tsv", "-n", "graphs"])
+        .arg(&good)
+        .arg(&bad)
+        .assert()
+        .code(1);
+    let o = out.get_output();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("KLD-E015"));
+}
+
+#[test]
+fn every_processor_gives_the_same_query_rows() {
+    let files = corpus_files("loads");
+    let mut outs = Vec::new();
+    for p in ["direct", "oxigraph", "json-ld"] {
+        outs.push(stdout_of(
+            kld()
+                .args(["query", "--format", "tsv", "-n", "traits", "--processor", p])
+                .args(&files),
+        ));
+    }
+    assert!(outs[0].lines().count() > 20);
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], outs[2]);
+}
