@@ -40,12 +40,35 @@ pub struct GraphInfo {
     pub quads: usize,
 }
 
-/// A checkpoint parsed and mapped to quads, not yet in the store.
+/// A checkpoint read and ready for the store, not yet in it.
 pub struct Prepared {
     /// Provenance of the graph.
     pub info: GraphInfo,
-    /// The quads, already in `info.graph`.
-    pub quads: Vec<Quad>,
+    content: Content,
+}
+
+/// Small files arrive as quads (mapped on a worker thread, so the inserting
+/// thread only inserts); big ones as the model, streamed into the store at
+/// insert time so their quads never all exist at once.
+enum Content {
+    Quads(Vec<Quad>),
+    Model(Box<Checkpoint>),
+}
+
+/// Files at least this large are streamed into the store (see [`Content`]).
+const STREAM_THRESHOLD: usize = 32 << 20;
+
+impl Prepared {
+    /// The quads, in `info.graph`.
+    pub fn into_quads(self) -> Vec<Quad> {
+        match self.content {
+            Content::Quads(q) => q,
+            Content::Model(cp) => {
+                let g = GraphName::NamedNode(NamedNode::new_unchecked(self.info.graph.clone()));
+                rdf::lossless::direct_quads(&cp, &g)
+            }
+        }
+    }
 }
 
 /// The graph IRI for a checkpoint file: its canonical path as a `file://` URL.
@@ -70,24 +93,30 @@ fn now_utc() -> String {
 pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
+    let sha256 = sha256_hex(&bytes);
+    let big = bytes.len() >= STREAM_THRESHOLD;
+    drop(bytes);
     let graph = graph_name_for(path)?;
-    let g =
-        GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(|e| Error::Rdf(e.to_string()))?);
-    let quads = rdf::lossless_quads(&cp, &g, processor)?;
     let source = std::fs::canonicalize(path)
         .map_err(|e| Error::io(path, e))?
         .display()
         .to_string();
-    Ok(Prepared {
-        info: GraphInfo {
-            graph,
-            source,
-            sha256: sha256_hex(&bytes),
-            loaded_at: now_utc(),
-            quads: quads.len(),
-        },
-        quads,
-    })
+    let mut info = GraphInfo {
+        graph: graph.clone(),
+        source,
+        sha256,
+        loaded_at: now_utc(),
+        quads: 0,
+    };
+    let content = if big && processor == Processor::Direct {
+        Content::Model(Box::new(cp))
+    } else {
+        let g = GraphName::NamedNode(NamedNode::new(graph).map_err(|e| Error::Rdf(e.to_string()))?);
+        let quads = rdf::lossless_quads(&cp, &g, processor)?;
+        info.quads = quads.len();
+        Content::Quads(quads)
+    };
+    Ok(Prepared { info, content })
 }
 
 /// An in-memory Oxigraph store of checkpoints, optionally backed by a directory.
@@ -159,7 +188,7 @@ impl CheckpointStore {
             s.insert(
                 Prepared {
                     info,
-                    quads: quads?,
+                    content: Content::Quads(quads?),
                 },
                 false,
             )?;
@@ -180,8 +209,8 @@ impl CheckpointStore {
     /// Replaces the graph of a prepared checkpoint (one transaction) and, for a
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
-        let g = NamedNode::new(p.info.graph.clone()).map_err(rdf_err)?;
-        let prov = provenance(&g, &p.info);
+        let mut info = p.info;
+        let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
         let old: Vec<Quad> = self
             .store
             .quads_for_pattern(
@@ -192,29 +221,54 @@ impl CheckpointStore {
             )
             .collect::<std::result::Result<_, _>>()
             .map_err(rdf_err)?;
+        let mut nq = (persist && self.dir.is_some())
+            .then(|| RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new()));
+        let mut write_err = None;
         let mut tx = self.store.start_transaction().map_err(rdf_err)?;
         tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
         for q in &old {
             tx.remove(q);
         }
-        tx.extend(p.quads.iter());
-        tx.extend(prov.iter());
-        tx.commit().map_err(rdf_err)?;
-        if persist {
-            if let Some(dir) = &self.dir {
-                let mut ser = RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new());
-                for q in &p.quads {
-                    ser.serialize_quad(q).map_err(rdf_err)?;
+        let mut count = 0usize;
+        match &p.content {
+            Content::Quads(quads) => {
+                tx.extend(quads.iter());
+                count = quads.len();
+                if let Some(w) = &mut nq {
+                    for q in quads {
+                        if let Err(e) = w.serialize_quad(q) {
+                            write_err.get_or_insert(e);
+                        }
+                    }
                 }
-                let bytes = ser.finish().map_err(rdf_err)?;
-                fsutil::write_atomic(
-                    &dir.join("graphs").join(file_for_graph(&p.info.graph)),
-                    &bytes,
-                )?;
+            }
+            Content::Model(cp) => {
+                rdf::lossless::direct_quads_into(cp, &GraphName::NamedNode(g.clone()), |q| {
+                    tx.insert(&q);
+                    count += 1;
+                    if let Some(w) = &mut nq {
+                        if let Err(e) = w.serialize_quad(&q) {
+                            write_err.get_or_insert(e);
+                        }
+                    }
+                })
             }
         }
-        self.index.insert(p.info.graph.clone(), p.info.clone());
-        Ok(p.info)
+        info.quads = count;
+        tx.extend(provenance(&g, &info).iter());
+        if let Some(e) = write_err {
+            return Err(rdf_err(e));
+        }
+        tx.commit().map_err(rdf_err)?;
+        if let (Some(w), Some(dir)) = (nq, &self.dir) {
+            let bytes = w.finish().map_err(rdf_err)?;
+            fsutil::write_atomic(
+                &dir.join("graphs").join(file_for_graph(&info.graph)),
+                &bytes,
+            )?;
+        }
+        self.index.insert(info.graph.clone(), info.clone());
+        Ok(info)
     }
 
     /// Writes the index of a store directory (atomically). No-op in memory.

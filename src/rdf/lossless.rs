@@ -359,22 +359,21 @@ pub fn document(cp: &Checkpoint) -> Json {
 }
 
 /// Emits the quads of the lossless reading directly (same graph as expanding
-/// [`document`], up to blank node labels).
-pub struct QuadEmitter {
+/// [`document`], up to blank node labels) into a sink.
+pub struct QuadEmitter<F: FnMut(Quad)> {
     graph: GraphName,
-    /// The quads emitted so far.
-    pub quads: Vec<Quad>,
+    sink: F,
     preds: std::collections::HashMap<Key, NamedNode>,
     types: std::collections::HashMap<String, NamedNode>,
     rdf_type: NamedNode,
 }
 
-impl QuadEmitter {
-    /// An emitter writing into `graph`.
-    pub fn new(graph: GraphName) -> Self {
+impl<F: FnMut(Quad)> QuadEmitter<F> {
+    /// An emitter writing into `graph`, handing each quad to `sink`.
+    pub fn new(graph: GraphName, sink: F) -> Self {
         QuadEmitter {
             graph,
-            quads: Vec::with_capacity(4096),
+            sink,
             preds: Default::default(),
             types: Default::default(),
             rdf_type: NamedNode::new_unchecked(vocab::RDF_TYPE),
@@ -388,14 +387,19 @@ impl QuadEmitter {
             .clone()
     }
 
-    fn push(&mut self, s: &BlankNode, key: Key, o: Term) {
-        let p = self.pred(key);
-        self.quads.push(Quad::new(
+    fn emit_quad(&mut self, s: &BlankNode, p: NamedNode, o: Term) {
+        let q = Quad::new(
             NamedOrBlankNode::BlankNode(s.clone()),
             p,
             o,
             self.graph.clone(),
-        ));
+        );
+        (self.sink)(q);
+    }
+
+    fn push(&mut self, s: &BlankNode, key: Key, o: Term) {
+        let p = self.pred(key);
+        self.emit_quad(s, p, o);
     }
 }
 
@@ -413,7 +417,7 @@ pub fn expand_term(key: &str) -> String {
     })
 }
 
-impl Emit for QuadEmitter {
+impl<F: FnMut(Quad)> Emit for QuadEmitter<F> {
     type Node = BlankNode;
     fn node(&mut self, ty: Option<&str>) -> BlankNode {
         let b = BlankNode::default();
@@ -424,12 +428,7 @@ impl Emit for QuadEmitter {
                 .or_insert_with(|| NamedNode::new_unchecked(expand_term(t)))
                 .clone();
             let p = self.rdf_type.clone();
-            self.quads.push(Quad::new(
-                NamedOrBlankNode::BlankNode(b.clone()),
-                p,
-                Term::NamedNode(iri),
-                self.graph.clone(),
-            ));
+            self.emit_quad(&b, p, Term::NamedNode(iri));
         }
         b
     }
@@ -454,7 +453,12 @@ impl Emit for QuadEmitter {
 
 /// The quads of the lossless reading, emitted directly into `graph`.
 pub fn direct_quads(cp: &Checkpoint, graph: &GraphName) -> Vec<Quad> {
-    let mut e = QuadEmitter::new(graph.clone());
-    emit(&mut e, cp);
-    e.quads
+    let mut quads = Vec::with_capacity(4096);
+    emit(&mut QuadEmitter::new(graph.clone(), |q| quads.push(q)), cp);
+    quads
+}
+
+/// Streams the quads of the lossless reading into `sink` without collecting them.
+pub fn direct_quads_into(cp: &Checkpoint, graph: &GraphName, sink: impl FnMut(Quad)) {
+    emit(&mut QuadEmitter::new(graph.clone(), sink), cp);
 }
