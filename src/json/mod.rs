@@ -197,42 +197,6 @@ impl Json {
             _ => None,
         }
     }
-
-    /// Converts to a `serde_json::Value` (keeps order and lexical numbers).
-    pub fn to_serde(&self) -> serde_json::Value {
-        match self {
-            Json::Null => serde_json::Value::Null,
-            Json::Bool(b) => serde_json::Value::Bool(*b),
-            Json::Number(n) => serde_json::Value::Number(
-                n.lexical()
-                    .parse()
-                    .unwrap_or_else(|_| serde_json::Number::from(0)),
-            ),
-            Json::String(s) => serde_json::Value::String(s.clone()),
-            Json::Array(a) => serde_json::Value::Array(a.iter().map(Json::to_serde).collect()),
-            Json::Object(o) => serde_json::Value::Object(
-                o.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_serde()))
-                    .collect(),
-            ),
-        }
-    }
-
-    /// Converts from a `serde_json::Value` (order and lexical numbers as held there).
-    pub fn from_serde(v: &serde_json::Value) -> Json {
-        match v {
-            serde_json::Value::Null => Json::Null,
-            serde_json::Value::Bool(b) => Json::Bool(*b),
-            serde_json::Value::Number(n) => Json::Number(Number::from_lexical(&n.to_string())),
-            serde_json::Value::String(s) => Json::String(s.clone()),
-            serde_json::Value::Array(a) => Json::Array(a.iter().map(Json::from_serde).collect()),
-            serde_json::Value::Object(o) => Json::Object(Object(
-                o.iter()
-                    .map(|(k, v)| (k.clone(), Json::from_serde(v)))
-                    .collect(),
-            )),
-        }
-    }
 }
 
 impl Json {

@@ -114,6 +114,42 @@ fn failure_from_serde(text: &str, e: &serde_json::Error) -> ParseFailure {
     }
 }
 
+/// RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
         d.deserialize_any(JsonVisitor)
@@ -178,6 +214,11 @@ impl<'de> Visitor<'de> for JsonVisitor {
         };
         if first == NUMBER_TOKEN {
             let lexical: String = map.next_value()?;
+            // A document may spell this key itself: only a real JSON number
+            // lexical form (what serde_json hands over) is accepted.
+            if !is_json_number(&lexical) || map.next_key::<String>()?.is_some() {
+                return Err(de::Error::custom(format!("reserved key {NUMBER_TOKEN:?}")));
+            }
             let n = Number::from_lexical(&lexical);
             if !n.is_integer() && !n.as_f64().is_finite() {
                 return Err(de::Error::custom("number out of range"));
@@ -252,6 +293,20 @@ mod tests {
         let e = parse(b"{\"a\": [1, 2").unwrap_err();
         assert_eq!(e.code, "KLD-E004");
         assert!(e.message.contains("truncated"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_private_number_key_cannot_smuggle_text() {
+        let e = parse(br#"{"a": {"$serde_json::private::Number": "1, \"x\": 2"}}"#).unwrap_err();
+        assert!(e.message.contains("reserved key"), "{}", e.message);
+        let e = parse(br#"{"$serde_json::private::Number": "12", "b": 1}"#).unwrap_err();
+        assert!(e.message.contains("reserved key"), "{}", e.message);
+        for ok in ["0", "-0", "12", "1.5", "1e5", "-2.5E-3"] {
+            assert!(is_json_number(ok), "{ok}");
+        }
+        for bad in ["", "-", "01", "1.", ".5", "1e", "abc", "1 "] {
+            assert!(!is_json_number(bad), "{bad}");
+        }
     }
 
     #[test]
