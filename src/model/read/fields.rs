@@ -41,6 +41,15 @@ impl Cx {
     pub(super) fn leave(&mut self) {
         self.path.pop();
     }
+    /// `key` (a member of the current object) has the wrong JSON type.
+    pub(super) fn type_error(&mut self, key: &str, expected: &str, found: &Json) {
+        let p = self.at(key);
+        self.error(
+            "KLD-E012",
+            p,
+            format!("`{key}` must be {expected}, found {}", found.kind()),
+        );
+    }
     pub(super) fn error_count(&self) -> usize {
         self.diags.iter().filter(|d| d.is_error()).count()
     }
@@ -101,12 +110,7 @@ pub(super) fn req_str(f: &mut Fields, key: &str, cx: &mut Cx, what: &str) -> Opt
         }
         Some(Json::String(s)) => Some(s),
         Some(other) => {
-            let p = cx.at(key);
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`{key}` must be a string, found {}", other.kind()),
-            );
+            cx.type_error(key, "a string", &other);
             None
         }
     }
@@ -117,12 +121,7 @@ pub(super) fn opt_str(f: &mut Fields, key: &str, cx: &mut Cx) -> Option<String> 
         None | Some(Json::Null) => None,
         Some(Json::String(s)) => Some(s),
         Some(other) => {
-            let p = cx.at(key);
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`{key}` must be a string or null, found {}", other.kind()),
-            );
+            cx.type_error(key, "a string or null", &other);
             None
         }
     }
@@ -152,12 +151,7 @@ pub(super) fn float_of(v: Json, key: &str, cx: &mut Cx) -> Option<f64> {
             }
         },
         other => {
-            let p = cx.at(key);
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`{key}` must be a number, found {}", other.kind()),
-            );
+            cx.type_error(key, "a number", &other);
             None
         }
     }
@@ -229,12 +223,7 @@ pub(super) fn list_of<T>(
             ok.then_some(out)
         }
         Some(other) => {
-            let p = cx.at(key);
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`{key}` must be an array, found {}", other.kind()),
-            );
+            cx.type_error(key, "an array", &other);
             None
         }
     }

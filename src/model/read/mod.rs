@@ -61,12 +61,7 @@ pub(crate) fn read_checkpoint(v: Json, cx: &mut Cx) -> Option<Checkpoint> {
             None
         }
         Some(other) => {
-            let p = cx.at("@context");
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`@context` must be a JSON object, found {}", other.kind()),
-            );
+            cx.type_error("@context", "a JSON object", &other);
             None
         }
     };
@@ -200,15 +195,7 @@ fn read_creator(v: Option<Json>, cx: &mut Cx) -> Option<Creator> {
             }))
         }
         Some(other) => {
-            let p = cx.at("creator");
-            cx.error(
-                "KLD-E012",
-                p,
-                format!(
-                    "`creator` must be a string or a Person object, found {}",
-                    other.kind()
-                ),
-            );
+            cx.type_error("creator", "a string or a Person object", &other);
             None
         }
     }
@@ -437,12 +424,7 @@ fn read_rating(v: Json, cx: &mut Cx) -> Option<Rating> {
             }
         }
         Some(other) => {
-            let p = cx.at("additionalType");
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`additionalType` must be a string, found {}", other.kind()),
-            );
+            cx.type_error("additionalType", "a string", &other);
             None
         }
     };

@@ -10,12 +10,7 @@ fn object_or_default(f: &mut Fields, key: &str, cx: &mut Cx) -> Json {
         None => Json::Object(Object::new()),
         Some(Json::Object(o)) => Json::Object(o),
         Some(other) => {
-            let p = cx.at(key);
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`{key}` must be an object, found {}", other.kind()),
-            );
+            cx.type_error(key, "an object", &other);
             Json::Null
         }
     }
@@ -54,12 +49,7 @@ pub(super) fn read_scenario(v: Json, cx: &mut Cx) -> Option<Scenario> {
             None
         }
         Some(other) => {
-            let p = cx.at("nodes");
-            cx.error(
-                "KLD-E012",
-                p,
-                format!("`nodes` must be an object, found {}", other.kind()),
-            );
+            cx.type_error("nodes", "an object", &other);
             None
         }
     };
