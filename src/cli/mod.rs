@@ -106,7 +106,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
-    /// Load checkpoints into a store directory (one named graph each); prints GRAPH<TAB>FILE.
+    /// Load checkpoints into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
     Load {
         /// Store directory (created if missing): N-Quads per graph plus index.tsv.
         #[arg(long)]
