@@ -73,7 +73,9 @@ impl Diagnostic {
     }
 }
 
-/// Fills in line:column for every diagnostic that has none, with one scan of `src`.
+/// Fills in line:column for every diagnostic that has none: one scan of `src`
+/// for the paths (a missing member is reported at its nearest present
+/// ancestor), one forward pass for the lines.
 pub fn locate(src: &str, diags: &mut [Diagnostic]) {
     let todo: Vec<usize> = (0..diags.len())
         .filter(|&i| diags[i].location.is_none())
@@ -81,20 +83,43 @@ pub fn locate(src: &str, diags: &mut [Diagnostic]) {
     if todo.is_empty() {
         return;
     }
-    let paths: Vec<JsonPath> = todo.iter().map(|&i| diags[i].path.clone()).collect();
-    let offsets = json::locate_paths(src, &paths);
-    for (k, &i) in todo.iter().enumerate() {
-        // A missing member is reported at its parent object: walk up until found.
-        let mut off = offsets[k];
+    let mut wanted: Vec<JsonPath> = Vec::new();
+    for &i in &todo {
         let mut p = diags[i].path.clone();
-        while off.is_none() && !p.0.is_empty() {
-            p.0.pop();
-            off = json::locate_paths(src, std::slice::from_ref(&p))[0];
+        loop {
+            wanted.push(p.clone());
+            if p.0.pop().is_none() {
+                break;
+            }
         }
-        let off = off.unwrap_or(0);
-        let (line, column) = json::line_col(src, off);
+    }
+    wanted.sort();
+    wanted.dedup();
+    let offsets = json::locate_paths(src, &wanted);
+    let found: std::collections::HashMap<&JsonPath, usize> = wanted
+        .iter()
+        .zip(offsets)
+        .filter_map(|(p, o)| o.map(|o| (p, o)))
+        .collect();
+    let mut at: Vec<(usize, usize)> = todo
+        .iter()
+        .map(|&i| {
+            let mut p = diags[i].path.clone();
+            loop {
+                if let Some(&o) = found.get(&p) {
+                    break (i, o);
+                }
+                if p.0.pop().is_none() {
+                    break (i, 0);
+                }
+            }
+        })
+        .collect();
+    at.sort_by_key(|&(_, o)| o);
+    let offs: Vec<usize> = at.iter().map(|&(_, o)| o).collect();
+    for (&(i, offset), (line, column)) in at.iter().zip(json::line_cols(src, &offs)) {
         diags[i].location = Some(Location {
-            offset: off,
+            offset,
             line,
             column,
         });

@@ -10,12 +10,26 @@ use std::collections::HashMap;
 
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let offset = floor_char_boundary(src, offset.min(src.len()));
-    let before = &src[..offset];
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let col = before[line_start..].chars().count() + 1;
-    (line, col)
+    line_cols(src, &[offset])[0]
+}
+
+/// Line and column of each offset in `sorted` (ascending), in one forward scan.
+pub fn line_cols(src: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
+    let (mut pos, mut line, mut line_start) = (0usize, 1usize, 0usize);
+    sorted
+        .iter()
+        .map(|&offset| {
+            let offset = floor_char_boundary(src, offset.min(src.len())).max(pos);
+            for (i, b) in src.as_bytes()[pos..offset].iter().enumerate() {
+                if *b == b'\n' {
+                    line += 1;
+                    line_start = pos + i + 1;
+                }
+            }
+            pos = offset;
+            (line, src[line_start..offset].chars().count() + 1)
+        })
+        .collect()
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -186,6 +200,24 @@ mod tests {
         let src = "{\"a\": [1, {\"b\": tru";
         let p = path_at_offset(src, src.len());
         assert_eq!(p.to_string(), "/a/1/b");
+    }
+
+    #[test]
+    fn one_pass_line_cols_match_counting_from_the_start() {
+        let src = "{\n  \"é\": [1,\n 2],\n\n  \"🧬x\": 3}";
+        let offs: Vec<usize> = (0..=src.len())
+            .filter(|&o| src.is_char_boundary(o))
+            .collect();
+        let naive = |o: usize| {
+            let before = &src[..o];
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            (line, before[start..].chars().count() + 1)
+        };
+        let got = line_cols(src, &offs);
+        for (o, lc) in offs.iter().zip(got) {
+            assert_eq!(lc, naive(*o), "offset {o}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 mod locate;
 mod parse;
 
-pub use locate::{line_col, locate_paths, path_at_offset};
+pub use locate::{line_col, line_cols, locate_paths, path_at_offset};
 pub use parse::{parse, ParseFailure, MAX_DEPTH};
 
 use std::fmt;
