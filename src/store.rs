@@ -78,10 +78,7 @@ pub fn graph_name_for(path: &Path) -> Result<String> {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 fn now_utc() -> String {
@@ -96,11 +93,9 @@ pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
     let sha256 = sha256_hex(&bytes);
     let big = bytes.len() >= STREAM_THRESHOLD;
     drop(bytes);
-    let graph = graph_name_for(path)?;
-    let source = std::fs::canonicalize(path)
-        .map_err(|e| Error::io(path, e))?
-        .display()
-        .to_string();
+    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    let graph = rdf::file_url(&canon)?;
+    let source = canon.display().to_string();
     let mut info = GraphInfo {
         graph: graph.clone(),
         source,

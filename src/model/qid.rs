@@ -11,12 +11,7 @@ use std::collections::HashSet;
 
 /// Lowercase hex MD5 of the UTF-8 bytes of `text` (Karenina's `Question.id`).
 pub fn md5_hex(text: &str) -> String {
-    let digest = Md5::digest(text.as_bytes());
-    let mut s = String::with_capacity(32);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    format!("{:x}", Md5::digest(text.as_bytes()))
 }
 
 /// The readable prefix: `lower()`, `' '` → `-`, drop `?` `.` `,`, first 50 code points.
