@@ -337,7 +337,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
                     if files.len() == 1 {
                         qs
                     } else {
-                        let g = rdf::file_url(f)
+                        let g = karenina_ld::store::graph_name_for(f)
                             .ok()
                             .and_then(|u| oxigraph::model::NamedNode::new(u).ok());
                         qs.into_iter()
