@@ -16,8 +16,10 @@
 
 #![warn(missing_docs)]
 
+pub mod c14n;
 pub mod canonical;
 pub mod context;
+pub mod diff;
 pub mod error;
 pub mod export;
 pub mod fsutil;
@@ -28,6 +30,9 @@ pub mod preset;
 pub mod pyjson;
 pub mod query;
 pub mod rdf;
+pub mod remote;
+pub mod results;
+pub mod serve;
 pub mod store;
 pub mod vocab;
 

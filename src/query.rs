@@ -87,6 +87,8 @@ pub enum ResultFormat {
     Json,
     /// SPARQL Query Results XML.
     Xml,
+    /// An RDF serialization, for CONSTRUCT and DESCRIBE.
+    Rdf(crate::export::ExportFormat),
 }
 
 /// Default time limit for a query.
@@ -155,6 +157,15 @@ fn write_results(
         ResultFormat::Tsv => Some(QueryResultsFormat::Tsv),
         ResultFormat::Json => Some(QueryResultsFormat::Json),
         ResultFormat::Xml => Some(QueryResultsFormat::Xml),
+        ResultFormat::Rdf(_) => {
+            if !matches!(results, QueryResults::Graph(_)) {
+                return Err(Error::Usage(
+                    "SELECT and ASK answer in table, csv, tsv, json or xml, not an RDF format"
+                        .into(),
+                ));
+            }
+            None
+        }
     };
     match results {
         QueryResults::Boolean(b) => {
@@ -201,6 +212,14 @@ fn write_results(
             }
         }
         QueryResults::Graph(triples) => {
+            if let ResultFormat::Rdf(f) = format {
+                let quads = triples
+                    .map(|t| t.map(|t| t.in_graph(oxigraph::model::GraphName::DefaultGraph)))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(sparql_err)?;
+                crate::export::write(&quads, f, false, out)?;
+                return Ok(quads.len());
+            }
             let format = match format {
                 ResultFormat::Xml => RdfFormat::RdfXml,
                 ResultFormat::Json => RdfFormat::JsonLd {

@@ -1,8 +1,11 @@
 //! Argument definitions and dispatch.
 
 mod checkpoint;
+mod git;
 mod preset;
 mod rdf;
+mod remote;
+mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -129,6 +132,14 @@ pub enum Command {
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
     Export(rdf::ExportArgs),
+    /// Serve the loaded checkpoints: SPARQL endpoint, Graph Store reads, a browser page.
+    Serve(serve::ServeArgs),
+    /// Push checkpoint graphs into an existing SPARQL server (Graph Store Protocol).
+    Push(remote::PushArgs),
+    /// Semantic diff of two checkpoints (exit 1 when they differ).
+    Diff(git::DiffArgs),
+    /// RDFC-1.0 (SHA-256) hash of each checkpoint's graph.
+    Hash(git::HashArgs),
     /// Karenina verification presets.
     #[command(subcommand)]
     Preset(PresetCommand),
@@ -209,6 +220,10 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Query(a) => rdf::query(a),
         Command::Queries { name } => rdf::queries(name.as_deref()),
         Command::Export(a) => rdf::export(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Push(a) => remote::push(a),
+        Command::Diff(a) => git::diff(a),
+        Command::Hash(a) => git::hash(a),
         Command::Preset(p) => match p {
             PresetCommand::List { dir } => preset::list(dir.as_deref()),
             PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),

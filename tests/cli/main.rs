@@ -4,10 +4,15 @@
 mod common;
 
 mod checkpoint;
+mod git;
 mod hostile;
+mod identity;
 mod preset;
 mod queries;
 mod rdf;
+mod remote;
+mod results;
+mod serve;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

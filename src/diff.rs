@@ -1,0 +1,1 @@
+//! Semantic diff of two checkpoints. (Issue 10; being built.)

@@ -1,0 +1,1 @@
+//! `kld diff`, `kld hash`, pre-commit hooks (issue 10).

@@ -1,0 +1,1 @@
+//! `kld push`, `--endpoint` against real SPARQL servers (issue 13).

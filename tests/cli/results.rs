@@ -1,0 +1,1 @@
+//! Verification-results exports through every command (issue 12).

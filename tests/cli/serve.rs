@@ -1,0 +1,1 @@
+//! `kld serve` over HTTP (issue 8).
