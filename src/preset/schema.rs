@@ -168,7 +168,7 @@ pub const MODEL: &[Field] = &[
     ("extra_kwargs", Ty::OptObj, "null"),
     ("agent_middleware", Ty::OptObj, "null"),
     ("max_context_tokens", Ty::OptInt, "null"),
-    ("agent_timeout", Ty::OptFloat, "null"),
+    ("agent_timeout", Ty::OptInt, "null"),
     ("request_timeout", Ty::OptFloat, "null"),
     ("retry_policy", Ty::OptObj, "null"),
 ];

@@ -29,6 +29,57 @@ fn float(v: f64) -> Json {
     Json::Number(Number::from_f64(v))
 }
 
+/// Pydantic v2 lax-mode `int` (how Karenina validates a preset): an integer; a
+/// float with no fractional part that fits in 64 bits (`300.0` -> 300); a bool
+/// (-> 0/1); a string holding an integer, optionally with a `.0…` tail and
+/// surrounding spaces (`" 7 "`, `"300.0"`). Checked against pydantic 2.13:
+/// `300.5`, `1e20` and `"1e2"` are refused.
+fn lax_int(v: &Json) -> Result<Number, String> {
+    match v {
+        Json::Number(n) if n.is_integer() => Ok(n.clone()),
+        Json::Number(n) => {
+            let x = n.as_f64();
+            if x.fract() != 0.0 {
+                Err(format!("a number with a fractional part ({n})"))
+            } else if x.abs() >= 9.223_372_036_854_776e18 {
+                Err(format!("a number too large for an integer ({n})"))
+            } else {
+                Ok(Number::from_i64(x as i64))
+            }
+        }
+        Json::Bool(b) => Ok(Number::from_i64(i64::from(*b))),
+        Json::String(s) => {
+            let t = s.trim();
+            let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+            let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+            let ok = !int.is_empty()
+                && int.bytes().all(|b| b.is_ascii_digit())
+                && frac.bytes().all(|b| b == b'0');
+            let neg = t.starts_with('-');
+            match (ok, int.parse::<i64>()) {
+                (true, Ok(n)) => Ok(Number::from_i64(if neg { -n } else { n })),
+                _ => Err(format!("a string that is not an integer ({s:?})")),
+            }
+        }
+        other => Err(other.kind().to_string()),
+    }
+}
+
+/// Pydantic v2 lax-mode `float`: a number, a bool (-> 0.0/1.0), or a string
+/// holding a finite number (`"300"` -> 300.0, `"1e2"` -> 100.0). Written the way
+/// Python's `json.dump` writes a float (`300.0`).
+fn lax_float(v: &Json) -> Result<f64, String> {
+    match v {
+        Json::Number(n) => Ok(n.as_f64()),
+        Json::Bool(b) => Ok(f64::from(u8::from(*b))),
+        Json::String(s) => match s.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("a string that is not a finite number ({s:?})")),
+        },
+        other => Err(other.kind().to_string()),
+    }
+}
+
 /// Checks one value against its type; returns it normalized (floats as floats).
 fn check(ty: Ty, v: Json, p: &JsonPath, cx: &mut Cx) -> Option<Json> {
     let kind = v.kind();
@@ -53,10 +104,20 @@ fn check(ty: Ty, v: Json, p: &JsonPath, cx: &mut Cx) -> Option<Json> {
         ) => Some(Json::Null),
         (Ty::Any, v) => Some(v),
         (Ty::Bool, Json::Bool(b)) => Some(Json::Bool(b)),
-        (Ty::Int(_) | Ty::OptInt, Json::Number(n)) if n.as_f64().fract() == 0.0 => {
-            let x = n.as_f64();
+        (Ty::Int(_) | Ty::OptInt, v @ (Json::Number(_) | Json::Bool(_) | Json::String(_))) => {
+            let n = match lax_int(&v) {
+                Ok(n) => n,
+                Err(why) => {
+                    cx.err(
+                        "KLD-E102",
+                        p.clone(),
+                        format!("expected an integer, found {why}"),
+                    );
+                    return None;
+                }
+            };
             let min = if let Ty::Int(m) = ty { m } else { i64::MIN };
-            if x < min as f64 {
+            if n.as_f64() < min as f64 {
                 cx.err(
                     "KLD-E103",
                     p.clone(),
@@ -64,13 +125,21 @@ fn check(ty: Ty, v: Json, p: &JsonPath, cx: &mut Cx) -> Option<Json> {
                 );
                 return None;
             }
-            Some(Json::Number(if n.is_integer() {
-                n
-            } else {
-                Number::from_i64(x as i64)
-            }))
+            Some(Json::Number(n))
         }
-        (Ty::Float | Ty::OptFloat, Json::Number(n)) => Some(float(n.as_f64())),
+        (Ty::Float | Ty::OptFloat, v @ (Json::Number(_) | Json::Bool(_) | Json::String(_))) => {
+            match lax_float(&v) {
+                Ok(x) => Some(float(x)),
+                Err(why) => {
+                    cx.err(
+                        "KLD-E102",
+                        p.clone(),
+                        format!("expected a number, found {why}"),
+                    );
+                    None
+                }
+            }
+        }
         (Ty::Str | Ty::OptStr | Ty::Secret, Json::String(s)) => Some(Json::String(s)),
         (Ty::Enum(allowed), Json::String(s)) => {
             if allowed.contains(&s.as_str()) {

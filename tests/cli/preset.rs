@@ -121,3 +121,52 @@ fn list_show_validate_and_diff() {
         .code(1)
         .stdout(predicate::str::contains(" -> "));
 }
+
+#[test]
+fn save_writes_integer_fields_as_integers() {
+    // The reported case: an answering model with `"agent_timeout": 300` must be
+    // saved as `300` (Karenina's `int | None`), not `300.0`; a float field given
+    // an integer is written as a float.
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(corpus().join(SAVED)).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["config"]["answering_models"][0]["agent_timeout"] = serde_json::json!(300);
+    v["config"]["answering_models"][0]["request_timeout"] = serde_json::json!(30);
+    let cfg = d.path().join("cfg.json");
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    kld()
+        .args([
+            "preset",
+            "save",
+            "--name",
+            "ints",
+            "--include-secrets",
+            "--dir",
+        ])
+        .arg(d.path())
+        .arg("--config")
+        .arg(&cfg)
+        .assert()
+        .success();
+    let saved = std::fs::read_to_string(d.path().join("ints.json")).unwrap();
+    assert!(saved.contains("\"agent_timeout\": 300,"), "{saved}");
+    assert!(saved.contains("\"request_timeout\": 30.0,"), "{saved}");
+    // A fractional value for an integer field is refused, located.
+    v["config"]["answering_models"][0]["agent_timeout"] = serde_json::json!(300.5);
+    std::fs::write(&cfg, v.to_string()).unwrap();
+    kld()
+        .args(["preset", "save", "--name", "frac", "--dir"])
+        .arg(d.path())
+        .arg("--config")
+        .arg(&cfg)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("KLD-E102")
+                .and(predicate::str::contains(
+                    "/config/answering_models/0/agent_timeout",
+                ))
+                .and(predicate::str::contains("fractional part")),
+        );
+    assert!(!d.path().join("frac.json").exists());
+}

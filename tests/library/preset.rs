@@ -331,3 +331,177 @@ fn diff_lists_changed_fields() {
     assert_eq!(d[0].0, "/replicate_count");
     assert!(preset::diff(&a.clone().unwrap().config, &a.unwrap().config).is_empty());
 }
+
+/// Karenina's declared type of every numeric field, restated from its source
+/// (`VerificationConfig`, `ModelConfig`; spec §7.5, §7.6) independently of
+/// kld's schema table: (field, is ModelConfig, int?, optional?, lower bound).
+const NUMERIC_FIELDS: &[(&str, bool, bool, bool, Option<i64>)] = &[
+    ("replicate_count", false, true, false, Some(1)),
+    ("embedding_check_threshold", false, false, false, None),
+    ("async_max_workers", false, true, false, Some(1)),
+    ("max_concurrent_requests", false, true, true, None),
+    ("batch_timeout_seconds", false, false, true, None),
+    (
+        "deep_judgment_max_excerpts_per_attribute",
+        false,
+        true,
+        false,
+        Some(0),
+    ),
+    (
+        "deep_judgment_fuzzy_match_threshold",
+        false,
+        false,
+        false,
+        None,
+    ),
+    (
+        "deep_judgment_excerpt_retry_attempts",
+        false,
+        true,
+        false,
+        Some(0),
+    ),
+    (
+        "deep_judgment_rubric_max_excerpts_default",
+        false,
+        true,
+        false,
+        Some(0),
+    ),
+    (
+        "deep_judgment_rubric_fuzzy_match_threshold_default",
+        false,
+        false,
+        false,
+        None,
+    ),
+    (
+        "deep_judgment_rubric_excerpt_retry_attempts_default",
+        false,
+        true,
+        false,
+        Some(0),
+    ),
+    ("agentic_parsing_max_turns", false, true, false, Some(1)),
+    ("agentic_parsing_timeout", false, false, false, None),
+    ("request_timeout", false, false, false, None),
+    ("scenario_turn_limit", false, true, false, Some(1)),
+    ("max_requeue_count", false, true, false, Some(0)),
+    ("temperature", true, false, false, None),
+    ("max_tokens", true, true, false, Some(1)),
+    ("max_retries", true, true, false, Some(0)),
+    ("mcp_http_timeout", true, false, true, None),
+    ("mcp_sse_read_timeout", true, false, true, None),
+    ("max_context_tokens", true, true, true, None),
+    ("agent_timeout", true, true, true, None),
+    ("request_timeout", true, false, true, None),
+];
+
+/// Saves Karenina's own preset with one numeric field set to `value` (JSON
+/// text); returns the text `save` wrote for that field, or the error codes.
+fn save_with(field: &str, in_model: bool, value: &str) -> Result<String, Vec<String>> {
+    let text = std::fs::read_to_string(corpus().join(KARENINA_SAVED)).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let value: serde_json::Value = serde_json::from_str(value).unwrap();
+    let target = if in_model {
+        &mut v["config"]["parsing_models"][0]
+    } else {
+        &mut v["config"]
+    };
+    target[field] = value;
+    match save(&v.to_string(), "T", None, true) {
+        Ok(saved) => {
+            let out: serde_json::Value = serde_json::from_str(&saved.bytes).unwrap();
+            let written = if in_model {
+                &out["config"]["parsing_models"][0][field]
+            } else {
+                &out["config"][field]
+            };
+            // serde_json (arbitrary_precision) keeps the number's text as written.
+            Ok(written.to_string())
+        }
+        Err(report) => Err(report
+            .errors()
+            .map(|d| format!("{} {}", d.code, d.path))
+            .collect()),
+    }
+}
+
+#[test]
+fn every_numeric_field_is_typed_and_written_like_karenina() {
+    // The table covers every numeric field kld knows (and no other).
+    use karenina_ld::preset::schema::{Ty, MODEL, VERIFICATION};
+    let numeric = |t: &Ty| matches!(t, Ty::Int(_) | Ty::OptInt | Ty::Float | Ty::OptFloat);
+    let mut known: Vec<(String, bool)> = VERIFICATION
+        .iter()
+        .filter(|f| numeric(&f.1))
+        .map(|f| (f.0.to_string(), false))
+        .chain(
+            MODEL
+                .iter()
+                .filter(|f| numeric(&f.1))
+                .map(|f| (f.0.to_string(), true)),
+        )
+        .collect();
+    let mut listed: Vec<(String, bool)> = NUMERIC_FIELDS
+        .iter()
+        .map(|f| (f.0.to_string(), f.1))
+        .collect();
+    known.sort();
+    listed.sort();
+    assert_eq!(known, listed);
+
+    for &(field, in_model, int, optional, min) in NUMERIC_FIELDS {
+        let path = if in_model {
+            format!("/config/parsing_models/0/{field}")
+        } else {
+            format!("/config/{field}")
+        };
+        let refused = Err(vec![format!("KLD-E102 {path}")]);
+        // (input, what pydantic + json.dump give for an int field, for a float field)
+        let cases: &[(
+            &str,
+            Result<String, Vec<String>>,
+            Result<String, Vec<String>>,
+        )] = &[
+            ("3", Ok("3".into()), Ok("3.0".into())),
+            ("3.0", Ok("3".into()), Ok("3.0".into())),
+            ("2.5", refused.clone(), Ok("2.5".into())),
+            ("true", Ok("1".into()), Ok("1.0".into())),
+            ("\"3\"", Ok("3".into()), Ok("3.0".into())),
+            ("\"3.00\"", Ok("3".into()), Ok("3.0".into())),
+            ("\"1e2\"", refused.clone(), Ok("100.0".into())),
+            ("1e20", refused.clone(), Ok("1e+20".into())),
+            ("[3]", refused.clone(), refused.clone()),
+            (
+                "null",
+                if optional {
+                    Ok("null".into())
+                } else {
+                    refused.clone()
+                },
+                if optional {
+                    Ok("null".into())
+                } else {
+                    refused.clone()
+                },
+            ),
+        ];
+        for (input, as_int, as_float) in cases {
+            let want = if int { as_int } else { as_float };
+            assert_eq!(
+                &save_with(field, in_model, input),
+                want,
+                "{field} = {input}"
+            );
+        }
+        if let Some(m) = min {
+            assert_eq!(
+                save_with(field, in_model, &(m - 1).to_string()),
+                Err(vec![format!("KLD-E103 {path}")]),
+                "{field} below its bound"
+            );
+        }
+    }
+}
