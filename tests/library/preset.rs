@@ -398,9 +398,12 @@ const NUMERIC_FIELDS: &[(&str, bool, bool, bool, Option<i64>)] = &[
     ("request_timeout", true, false, true, None),
 ];
 
+/// What saving gives: the written value's text, or `CODE /path` of each error.
+type Saved = Result<String, Vec<String>>;
+
 /// Saves Karenina's own preset with one numeric field set to `value` (JSON
 /// text); returns the text `save` wrote for that field, or the error codes.
-fn save_with(field: &str, in_model: bool, value: &str) -> Result<String, Vec<String>> {
+fn save_with(field: &str, in_model: bool, value: &str) -> Saved {
     let text = std::fs::read_to_string(corpus().join(KARENINA_SAVED)).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let value: serde_json::Value = serde_json::from_str(value).unwrap();
@@ -460,11 +463,7 @@ fn every_numeric_field_is_typed_and_written_like_karenina() {
         };
         let refused = Err(vec![format!("KLD-E102 {path}")]);
         // (input, what pydantic + json.dump give for an int field, for a float field)
-        let cases: &[(
-            &str,
-            Result<String, Vec<String>>,
-            Result<String, Vec<String>>,
-        )] = &[
+        let cases: &[(&str, Saved, Saved)] = &[
             ("3", Ok("3".into()), Ok("3.0".into())),
             ("3.0", Ok("3".into()), Ok("3.0".into())),
             ("2.5", refused.clone(), Ok("2.5".into())),
