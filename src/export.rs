@@ -23,8 +23,10 @@ pub enum ExportFormat {
     TriG,
     /// RDF/XML (`rdfxml`, `.rdf`).
     RdfXml,
-    /// JSON-LD (`jsonld`).
+    /// JSON-LD compacted with Karenina's canonical context (`jsonld`).
     JsonLd,
+    /// JSON-LD in expanded form, as Oxigraph writes it (`jsonld --expanded`).
+    JsonLdExpanded,
 }
 
 impl ExportFormat {
@@ -44,7 +46,10 @@ impl ExportFormat {
 
     /// True for formats that hold named graphs.
     pub fn has_graphs(self) -> bool {
-        matches!(self, Self::NQuads | Self::TriG | Self::JsonLd)
+        matches!(
+            self,
+            Self::NQuads | Self::TriG | Self::JsonLd | Self::JsonLdExpanded
+        )
     }
 
     /// The Oxigraph format.
@@ -55,7 +60,7 @@ impl ExportFormat {
             Self::Turtle => RdfFormat::Turtle,
             Self::TriG => RdfFormat::TriG,
             Self::RdfXml => RdfFormat::RdfXml,
-            Self::JsonLd => RdfFormat::JsonLd {
+            Self::JsonLd | Self::JsonLdExpanded => RdfFormat::JsonLd {
                 profile: JsonLdProfileSet::empty(),
             },
         }
@@ -66,6 +71,11 @@ impl ExportFormat {
 /// graph unless `union` (graph names are then dropped).
 pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Write) -> Result<()> {
     let io = |e: std::io::Error| Error::Rdf(format!("writing RDF: {e}"));
+    if format == ExportFormat::JsonLd {
+        let text = crate::rdf::compact::compacted(quads)?;
+        out.write_all(text.as_bytes()).map_err(io)?;
+        return out.write_all(b"\n").map_err(io);
+    }
     let mut ser = RdfSerializer::from_format(format.rdf_format());
     if !matches!(format, ExportFormat::NTriples | ExportFormat::NQuads) {
         for (p, iri) in [

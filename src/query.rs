@@ -91,8 +91,84 @@ pub enum ResultFormat {
     Rdf(crate::export::ExportFormat),
 }
 
+/// The form of a query, which decides the result formats that fit it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryForm {
+    /// `SELECT`: solutions.
+    Select,
+    /// `ASK`: a boolean.
+    Ask,
+    /// `CONSTRUCT`: a graph.
+    Construct,
+    /// `DESCRIBE`: a graph.
+    Describe,
+}
+
+impl QueryForm {
+    /// True for CONSTRUCT and DESCRIBE, whose answer is RDF.
+    pub fn is_graph(self) -> bool {
+        matches!(self, Self::Construct | Self::Describe)
+    }
+}
+
+/// Parses `sparql` and tells its form; an UPDATE or a syntax error is an
+/// [`Error::Sparql`] with the parser's message and position.
+pub fn form(sparql: &str) -> Result<QueryForm> {
+    match spargebra::SparqlParser::new().parse_query(sparql) {
+        Ok(spargebra::Query::Select { .. }) => Ok(QueryForm::Select),
+        Ok(spargebra::Query::Ask { .. }) => Ok(QueryForm::Ask),
+        Ok(spargebra::Query::Construct { .. }) => Ok(QueryForm::Construct),
+        Ok(spargebra::Query::Describe { .. }) => Ok(QueryForm::Describe),
+        Err(e) => Err(syntax_error(sparql, e)),
+    }
+}
+
+fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
+    if SparqlEvaluator::new().parse_update(sparql).is_ok() {
+        Error::Sparql(
+            "this is a SPARQL UPDATE; kld only runs read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE)"
+                .into(),
+        )
+    } else {
+        Error::Sparql(e.to_string())
+    }
+}
+
+/// The result formats that fit solutions (SELECT, ASK).
+pub const SOLUTION_FORMATS: &str = "table, csv, tsv, json or xml";
+/// The result formats that fit graphs (CONSTRUCT, DESCRIBE).
+pub const GRAPH_FORMATS: &str = "ttl, nt, nq, trig, rdfxml or jsonld (or table)";
+
 /// Default time limit for a query.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The dataset a query sees and how long it may run.
+///
+/// By default the default graph is the union of every graph in the store (the
+/// provenance and each checkpoint's graph), so `DESCRIBE <iri>` and patterns
+/// without `GRAPH` see all benchmarks, while `GRAPH ?g { … }` still matches one
+/// checkpoint at a time. A query's own `FROM` / `FROM NAMED` clauses win; the
+/// SPARQL Protocol's `default-graph-uri` / `named-graph-uri` go in
+/// `default_graphs` / `named_graphs`.
+#[derive(Clone, Debug)]
+pub struct QueryOptions {
+    /// Stop the query after this long.
+    pub timeout: Duration,
+    /// Graph IRIs whose union is the default graph (empty: all graphs).
+    pub default_graphs: Vec<String>,
+    /// Graph IRIs available to `GRAPH` (empty: all named graphs).
+    pub named_graphs: Vec<String>,
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        QueryOptions {
+            timeout: DEFAULT_TIMEOUT,
+            default_graphs: Vec::new(),
+            named_graphs: Vec::new(),
+        }
+    }
+}
 
 /// Runs a read-only query and writes its results; returns the number of rows
 /// (solutions or triples; 1 for ASK).
@@ -103,18 +179,54 @@ pub fn run(
     format: ResultFormat,
     out: &mut dyn Write,
 ) -> Result<usize> {
+    let opts = QueryOptions {
+        timeout,
+        ..QueryOptions::default()
+    };
+    run_with(store, sparql, &opts, format, out)
+}
+
+fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
+    oxigraph::model::NamedNode::new(iri)
+        .map_err(|e| Error::Usage(format!("graph {iri:?} is not an IRI: {e}")))
+}
+
+/// [`run`] with a dataset of its own (see [`QueryOptions`]).
+pub fn run_with(
+    store: &Store,
+    sparql: &str,
+    opts: &QueryOptions,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    let timeout = opts.timeout;
     let token = CancellationToken::new();
-    let prepared = SparqlEvaluator::new()
+    let mut prepared = SparqlEvaluator::new()
         .with_cancellation_token(token.clone())
         .parse_query(sparql)
-        .map_err(|e| {
-            let update = oxigraph::sparql::SparqlEvaluator::new().parse_update(sparql).is_ok();
-            if update {
-                Error::Sparql("this is a SPARQL UPDATE; kld only runs read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE)".into())
-            } else {
-                Error::Sparql(e.to_string())
-            }
-        })?;
+        .map_err(|e| syntax_error(sparql, e))?;
+    let dataset = prepared.dataset_mut();
+    if !opts.named_graphs.is_empty() {
+        let named = opts
+            .named_graphs
+            .iter()
+            .map(|g| graph_iri(g).map(Into::into))
+            .collect::<Result<Vec<_>>>()?;
+        dataset.set_available_named_graphs(named);
+    }
+    if !opts.default_graphs.is_empty() {
+        let default = opts
+            .default_graphs
+            .iter()
+            .map(|g| graph_iri(g).map(Into::into))
+            .collect::<Result<Vec<_>>>()?;
+        dataset.set_default_graph(default);
+    } else if dataset.default_graph_graphs()
+        == Some(&[oxigraph::model::GraphName::DefaultGraph][..])
+    {
+        // No FROM clause and none asked for: the union of all graphs.
+        dataset.set_default_graph_as_union();
+    }
     // A watchdog cancels the query when the time is up; it stops when we finish.
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let watchdog = {
@@ -159,10 +271,9 @@ fn write_results(
         ResultFormat::Xml => Some(QueryResultsFormat::Xml),
         ResultFormat::Rdf(_) => {
             if !matches!(results, QueryResults::Graph(_)) {
-                return Err(Error::Usage(
-                    "SELECT and ASK answer in table, csv, tsv, json or xml, not an RDF format"
-                        .into(),
-                ));
+                return Err(Error::Usage(format!(
+                    "SELECT and ASK answer in {SOLUTION_FORMATS}, not an RDF format"
+                )));
             }
             None
         }
@@ -220,14 +331,13 @@ fn write_results(
                 crate::export::write(&quads, f, false, out)?;
                 return Ok(quads.len());
             }
-            let format = match format {
-                ResultFormat::Xml => RdfFormat::RdfXml,
-                ResultFormat::Json => RdfFormat::JsonLd {
-                    profile: oxigraph::io::JsonLdProfileSet::empty(),
-                },
-                _ => RdfFormat::NTriples,
-            };
-            let mut ser = RdfSerializer::from_format(format).for_writer(&mut *out);
+            if format != ResultFormat::Table {
+                return Err(Error::Usage(format!(
+                    "CONSTRUCT and DESCRIBE answer in {GRAPH_FORMATS}, not a SPARQL results format"
+                )));
+            }
+            // The table of a graph: N-Triples lines.
+            let mut ser = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(&mut *out);
             let mut n = 0;
             for t in triples {
                 ser.serialize_triple(&t.map_err(sparql_err)?)

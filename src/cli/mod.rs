@@ -68,16 +68,35 @@ pub enum ResultFormatArg {
     Json,
     /// SPARQL XML.
     Xml,
+    /// Turtle (CONSTRUCT / DESCRIBE).
+    Ttl,
+    /// N-Triples (CONSTRUCT / DESCRIBE; the default when piped).
+    Nt,
+    /// N-Quads (CONSTRUCT / DESCRIBE).
+    Nq,
+    /// TriG (CONSTRUCT / DESCRIBE).
+    Trig,
+    /// RDF/XML (CONSTRUCT / DESCRIBE).
+    Rdfxml,
+    /// JSON-LD compacted with Karenina's context (CONSTRUCT / DESCRIBE).
+    Jsonld,
 }
 
 impl From<ResultFormatArg> for karenina_ld::query::ResultFormat {
     fn from(f: ResultFormatArg) -> Self {
+        use karenina_ld::export::ExportFormat as E;
         match f {
             ResultFormatArg::Table => Self::Table,
             ResultFormatArg::Csv => Self::Csv,
             ResultFormatArg::Tsv => Self::Tsv,
             ResultFormatArg::Json => Self::Json,
             ResultFormatArg::Xml => Self::Xml,
+            ResultFormatArg::Ttl => Self::Rdf(E::Turtle),
+            ResultFormatArg::Nt => Self::Rdf(E::NTriples),
+            ResultFormatArg::Nq => Self::Rdf(E::NQuads),
+            ResultFormatArg::Trig => Self::Rdf(E::TriG),
+            ResultFormatArg::Rdfxml => Self::Rdf(E::RdfXml),
+            ResultFormatArg::Jsonld => Self::Rdf(E::JsonLd),
         }
     }
 }

@@ -218,20 +218,37 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
     }
+    // A format that does not fit the query's form is a usage error, found
+    // before anything is loaded. (Syntax errors are reported by the run.)
+    let form = query::form(&text).ok();
+    let graph_answer = form.is_some_and(|f| f.is_graph());
+    let format: Option<ResultFormat> = a.format.map(Into::into);
+    match (form, format) {
+        (Some(f), Some(ResultFormat::Rdf(_))) if !f.is_graph() => bail!(
+            "{f:?} answers in {}; RDF formats are for CONSTRUCT and DESCRIBE",
+            query::SOLUTION_FORMATS
+        ),
+        (
+            Some(f),
+            Some(ResultFormat::Csv | ResultFormat::Tsv | ResultFormat::Json | ResultFormat::Xml),
+        ) if f.is_graph() => {
+            bail!("{f:?} answers in {}", query::GRAPH_FORMATS)
+        }
+        _ => {}
+    }
     let mut store = open_store(a.store.as_deref())?;
     let (files, io_failed) = files_of(&inputs);
     let mut status = load_into(&mut store, &files, a.processor.into(), false);
     if io_failed {
         status = status.max(USAGE);
     }
-    let format = a
-        .format
-        .map(Into::into)
-        .unwrap_or(if std::io::stdout().is_terminal() {
-            ResultFormat::Table
-        } else {
-            ResultFormat::Tsv
-        });
+    let format = format.unwrap_or(if std::io::stdout().is_terminal() {
+        ResultFormat::Table
+    } else if graph_answer {
+        ResultFormat::Rdf(ExportFormat::NTriples)
+    } else {
+        ResultFormat::Tsv
+    });
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match query::run(
         store.store(),
@@ -296,6 +313,9 @@ pub struct ExportArgs {
     /// Merge all graphs (needed for triple formats with several checkpoints).
     #[arg(long)]
     pub union: bool,
+    /// With jsonld: the expanded form as Oxigraph writes it, not compacted with Karenina's context.
+    #[arg(long)]
+    pub expanded: bool,
     /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
     #[arg(long)]
     pub canonical: bool,
@@ -312,6 +332,11 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
             })?
         }
         (None, None) => ExportFormat::NQuads,
+    };
+    let format = match (a.expanded, format) {
+        (false, f) => f,
+        (true, ExportFormat::JsonLd) => ExportFormat::JsonLdExpanded,
+        (true, _) => bail!("--expanded is for JSON-LD: use --format jsonld"),
     };
     if a.canonical && format != ExportFormat::NQuads {
         bail!("--canonical writes RDFC-1.0 canonical N-Quads: use --format nq");

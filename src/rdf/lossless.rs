@@ -5,9 +5,11 @@
 //! JSON-LD document from the typed model that uses only standard JSON-LD 1.1 and
 //! Karenina's canonical `@context`, and let a JSON-LD processor turn it into
 //! quads:
-//! - every node is a blank node; the `@id` it had is the string `karenina:id`
-//!   (IDs with tabs, quotes or `<` are not IRIs, and a 32-hex ID would resolve
-//!   against the file's location);
+//! - the `DataFeed` and each `DataFeedItem` whose `@id` is a valid absolute IRI,
+//!   unique in the file, is that IRI ([`super::identity`]); every other node is
+//!   a blank node (IDs with tabs, quotes or `<` are not IRIs, and a 32-hex ID
+//!   would resolve against the file's location); every ID is also kept exactly
+//!   as the string `karenina:id`;
 //! - array members carry `karenina:position` (0-based), so order survives `@set`;
 //! - free-form values (objects, arrays) are `rdf:JSON` literals whose lexical
 //!   form is the exact JSON text (key order, nulls, number forms); scalars are
@@ -32,6 +34,7 @@ use crate::json::{Json, Object};
 use crate::model::*;
 use crate::vocab::{self, RDF_JSON, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use std::collections::HashSet;
 
 /// A member name in the lossless document: a term of the canonical context
 /// (`name`, `rating`…) or a compact `karenina:` IRI.
@@ -41,8 +44,13 @@ pub type Key = &'static str;
 pub trait Emit {
     /// A node under construction.
     type Node;
-    /// Starts a node with an optional `@type` (a term or compact IRI).
-    fn node(&mut self, ty: Option<&str>) -> Self::Node;
+    /// Starts a node with an optional `@type` (a term or compact IRI), named
+    /// by `iri` or blank.
+    fn node_iri(&mut self, ty: Option<&str>, iri: Option<&str>) -> Self::Node;
+    /// Starts a blank node with an optional `@type`.
+    fn node(&mut self, ty: Option<&str>) -> Self::Node {
+        self.node_iri(ty, None)
+    }
     /// A string value.
     fn string(&mut self, n: &mut Self::Node, key: Key, v: &str);
     /// A typed literal.
@@ -137,7 +145,11 @@ fn list<E: Emit, T>(
 
 /// Walks a checkpoint; returns the root node.
 pub fn emit<E: Emit>(e: &mut E, cp: &Checkpoint) -> E::Node {
-    let mut n = e.node(Some("DataFeed"));
+    let iris = super::identity::iri_ids(cp);
+    fn iri_of<'a>(iris: &HashSet<&str>, id: &'a Option<String>) -> Option<&'a str> {
+        id.as_deref().filter(|i| iris.contains(i))
+    }
+    let mut n = e.node_iri(Some("DataFeed"), iri_of(&iris, &cp.id));
     id(e, &mut n, &cp.id);
     e.string(&mut n, "name", &cp.name);
     opt_str(e, &mut n, "description", &cp.description);
@@ -158,7 +170,7 @@ pub fn emit<E: Emit>(e: &mut E, cp: &Checkpoint) -> E::Node {
     e.string(&mut n, "dateModified", &cp.date_modified);
     list(e, &mut n, "rating", &cp.rating, rating);
     for (i, it) in cp.items.iter().enumerate() {
-        let c = item(e, i, it);
+        let c = item(e, i, it, iri_of(&iris, &it.id));
         e.child(&mut n, "dataFeedElement", c);
     }
     list(e, &mut n, "hasPart", &cp.scenarios, scenario);
@@ -173,8 +185,8 @@ pub fn emit<E: Emit>(e: &mut E, cp: &Checkpoint) -> E::Node {
     n
 }
 
-fn item<E: Emit>(e: &mut E, i: usize, it: &Item) -> E::Node {
-    let mut n = e.node(Some("DataFeedItem"));
+fn item<E: Emit>(e: &mut E, i: usize, it: &Item, iri: Option<&str>) -> E::Node {
+    let mut n = e.node_iri(Some("DataFeedItem"), iri);
     id(e, &mut n, &it.id);
     pos(e, &mut n, i);
     e.string(&mut n, "dateCreated", &it.date_created);
@@ -325,8 +337,11 @@ impl DocEmitter {
 
 impl Emit for DocEmitter {
     type Node = Object;
-    fn node(&mut self, ty: Option<&str>) -> Object {
+    fn node_iri(&mut self, ty: Option<&str>, iri: Option<&str>) -> Object {
         let mut o = Object::new();
+        if let Some(i) = iri {
+            o.push("@id", Json::String(i.into()));
+        }
         if let Some(t) = ty {
             o.push("@type", Json::String(t.into()));
         }
@@ -387,17 +402,12 @@ impl<F: FnMut(Quad)> QuadEmitter<F> {
             .clone()
     }
 
-    fn emit_quad(&mut self, s: &BlankNode, p: NamedNode, o: Term) {
-        let q = Quad::new(
-            NamedOrBlankNode::BlankNode(s.clone()),
-            p,
-            o,
-            self.graph.clone(),
-        );
+    fn emit_quad(&mut self, s: &NamedOrBlankNode, p: NamedNode, o: Term) {
+        let q = Quad::new(s.clone(), p, o, self.graph.clone());
         (self.sink)(q);
     }
 
-    fn push(&mut self, s: &BlankNode, key: Key, o: Term) {
+    fn push(&mut self, s: &NamedOrBlankNode, key: Key, o: Term) {
         let p = self.pred(key);
         self.emit_quad(s, p, o);
     }
@@ -418,9 +428,12 @@ pub fn expand_term(key: &str) -> String {
 }
 
 impl<F: FnMut(Quad)> Emit for QuadEmitter<F> {
-    type Node = BlankNode;
-    fn node(&mut self, ty: Option<&str>) -> BlankNode {
-        let b = BlankNode::default();
+    type Node = NamedOrBlankNode;
+    fn node_iri(&mut self, ty: Option<&str>, iri: Option<&str>) -> NamedOrBlankNode {
+        let b = match iri {
+            Some(i) => NamedOrBlankNode::NamedNode(NamedNode::new_unchecked(i)),
+            None => NamedOrBlankNode::BlankNode(BlankNode::default()),
+        };
         if let Some(t) = ty {
             let iri = self
                 .types
@@ -432,10 +445,10 @@ impl<F: FnMut(Quad)> Emit for QuadEmitter<F> {
         }
         b
     }
-    fn string(&mut self, n: &mut BlankNode, key: Key, v: &str) {
+    fn string(&mut self, n: &mut NamedOrBlankNode, key: Key, v: &str) {
         self.push(n, key, Term::Literal(Literal::new_simple_literal(v)));
     }
-    fn typed(&mut self, n: &mut BlankNode, key: Key, lexical: &str, datatype: &str) {
+    fn typed(&mut self, n: &mut NamedOrBlankNode, key: Key, lexical: &str, datatype: &str) {
         let dt = NamedNode::new_unchecked(datatype);
         self.push(
             n,
@@ -443,11 +456,11 @@ impl<F: FnMut(Quad)> Emit for QuadEmitter<F> {
             Term::Literal(Literal::new_typed_literal(lexical, dt)),
         );
     }
-    fn boolean(&mut self, n: &mut BlankNode, key: Key, v: bool) {
+    fn boolean(&mut self, n: &mut NamedOrBlankNode, key: Key, v: bool) {
         self.push(n, key, Term::Literal(Literal::from(v)));
     }
-    fn child(&mut self, n: &mut BlankNode, key: Key, child: BlankNode) {
-        self.push(n, key, Term::BlankNode(child));
+    fn child(&mut self, n: &mut NamedOrBlankNode, key: Key, child: NamedOrBlankNode) {
+        self.push(n, key, child.into());
     }
 }
 

@@ -8,7 +8,9 @@
 //! mapping walk; tests assert all three are isomorphic for every corpus file.
 //! Nothing here reads files, touches the network or sees the store.
 
+pub mod compact;
 pub mod extract;
+pub mod identity;
 pub mod lossless;
 
 use crate::error::{Error, Result};

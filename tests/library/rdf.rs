@@ -106,3 +106,89 @@ fn generated_hostile_checkpoints_round_trip() {
         );
     }
 }
+
+/// Every `@id` string anywhere in a raw JSON document, counted.
+fn raw_id_counts(v: &serde_json::Value, counts: &mut std::collections::HashMap<String, usize>) {
+    match v {
+        serde_json::Value::Object(o) => {
+            if let Some(serde_json::Value::String(id)) = o.get("@id") {
+                *counts.entry(id.clone()).or_default() += 1;
+            }
+            o.iter()
+                .filter(|(k, _)| *k != "@context")
+                .for_each(|(_, x)| raw_id_counts(x, counts));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| raw_id_counts(x, counts)),
+        _ => {}
+    }
+}
+
+#[test]
+fn iri_nodes_are_exactly_the_valid_unique_feed_and_item_ids() {
+    let generated = generate(&["-n", "4", "-q", "30", "-s", "21", "--edge-rate", "0.1"]);
+    let mut files = corpus_files("loads");
+    files.extend(jsonld_in(generated.path()));
+    files.push(data("lossy/lossy.jsonld"));
+    let mut total_iris = 0;
+    let mut total_blank_items = 0;
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        // The expectation, from the raw file: the root and the items whose @id
+        // is an absolute IRI that Oxigraph accepts and occurs once in the file.
+        let raw: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let mut counts = std::collections::HashMap::new();
+        raw_id_counts(&raw, &mut counts);
+        let candidates = std::iter::once(&raw["@id"]).chain(
+            raw["dataFeedElement"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|it| &it["@id"]),
+        );
+        let mut expected: Vec<String> = candidates
+            .filter_map(|v| v.as_str())
+            .filter(|id| counts[*id] == 1 && NamedNode::new(*id).is_ok())
+            .map(str::to_string)
+            .collect();
+        expected.sort();
+        // What the graph holds: IRI subjects, all typed DataFeed or DataFeedItem.
+        let cp = load(p);
+        let quads = rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct).unwrap();
+        let mut got: Vec<String> = quads
+            .iter()
+            .filter_map(|q| match &q.subject {
+                oxigraph::model::NamedOrBlankNode::NamedNode(n) => Some(n.as_str().to_string()),
+                _ => None,
+            })
+            .collect();
+        got.sort();
+        got.dedup();
+        assert_eq!(got, expected, "{}", p.display());
+        for iri in &got {
+            let ty = quads
+                .iter()
+                .find(|q| {
+                    q.subject.to_string() == format!("<{iri}>")
+                        && q.predicate.as_str().ends_with("#type")
+                })
+                .map(|q| q.object.to_string())
+                .unwrap();
+            assert!(
+                ty.ends_with("/DataFeed>") || ty.ends_with("/DataFeedItem>"),
+                "{ty}"
+            );
+        }
+        total_iris += got.len();
+        total_blank_items += cp.items.len() + 1 - got.len();
+        // The way back is unchanged: byte-identical to canon.
+        assert_eq!(
+            round_trip(&cp, Processor::Direct),
+            write_checkpoint(&cp, &WriteOptions::default()),
+            "{}",
+            p.display()
+        );
+    }
+    // Both kinds occur (relative, duplicated and hostile IDs stay blank).
+    assert!(total_iris > 100, "{total_iris}");
+    assert!(total_blank_items > 10, "{total_blank_items}");
+}
