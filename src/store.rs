@@ -266,6 +266,41 @@ impl CheckpointStore {
         Ok(info)
     }
 
+    /// Removes a graph and its provenance (one transaction); for a store
+    /// directory, its N-Quads file and index entry too. False when absent.
+    pub fn remove(&mut self, graph: &str) -> Result<bool> {
+        if self.index.remove(graph).is_none() {
+            return Ok(false);
+        }
+        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let prov: Vec<Quad> = self
+            .store
+            .quads_for_pattern(
+                Some(g.as_ref().into()),
+                None,
+                None,
+                Some(GraphNameRef::DefaultGraph),
+            )
+            .collect::<std::result::Result<_, _>>()
+            .map_err(rdf_err)?;
+        let mut tx = self.store.start_transaction().map_err(rdf_err)?;
+        tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
+        for q in &prov {
+            tx.remove(q);
+        }
+        tx.commit().map_err(rdf_err)?;
+        if let Some(dir) = &self.dir {
+            let f = dir.join("graphs").join(file_for_graph(graph));
+            match std::fs::remove_file(&f) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&f, e)),
+            }
+            self.save_index()?;
+        }
+        Ok(true)
+    }
+
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };

@@ -15,7 +15,7 @@ use std::time::Duration;
 const CHECKPOINT_EXTS: &[&str] = &[".jsonld"];
 
 /// Expands inputs; prints I/O problems; returns files and whether any failed.
-fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
     let mut failed = false;
     for r in fsutil::collect_inputs(inputs, CHECKPOINT_EXTS) {
@@ -30,7 +30,7 @@ fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     (files, failed)
 }
 
-fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> {
+pub(super) fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> {
     Ok(match dir {
         Some(d) => CheckpointStore::open_dir(d)
             .with_context(|| format!("opening store {}", d.display()))?,
@@ -39,7 +39,7 @@ fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> {
 }
 
 /// Loads files into the store, reporting each bad one; returns the worst status.
-fn load_into(
+pub(super) fn load_into(
     store: &mut CheckpointStore,
     files: &[PathBuf],
     processor: Processor,

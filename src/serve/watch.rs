@@ -1,0 +1,116 @@
+//! `kld serve --watch`: re-read checkpoints that change on disk.
+//!
+//! Editors write a file in bursts (temp file, rename, touch), so events are
+//! debounced (notify-debouncer-full) and each changed path handled once. A
+//! created or changed checkpoint is read and mapped off the store, then its
+//! graph replaced in one transaction: a concurrent query sees the old graph or
+//! the new one, never half. A file that no longer validates keeps its old graph;
+//! the error is recorded on the [`State`] (shown by `/errors` and the page) and
+//! logged. A deleted file's graph is removed.
+
+use super::State;
+use crate::error::Error;
+use crate::rdf::Processor;
+use crate::store;
+use notify_debouncer_full::notify::RecursiveMode;
+use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A running watcher; dropping it stops watching.
+pub struct Watcher {
+    _debouncer: Debouncer<notify_debouncer_full::notify::RecommendedWatcher, RecommendedCache>,
+}
+
+/// Receives one log line per change (the CLI prints them).
+pub type Log = Arc<dyn Fn(String) + Send + Sync>;
+
+/// How long a burst of events may last before it is handled.
+pub const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// Watches `roots` (files or directories, recursively) for checkpoint changes.
+pub fn spawn(
+    state: Arc<State>,
+    roots: &[PathBuf],
+    processor: Processor,
+    log: Log,
+) -> crate::error::Result<Watcher> {
+    let handler_state = state.clone();
+    let handler_log = log.clone();
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |res: DebounceEventResult| match res {
+        Ok(events) => {
+            let paths: BTreeSet<PathBuf> = events
+                .iter()
+                .flat_map(|e| e.paths.iter().cloned())
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
+                .collect();
+            for p in paths {
+                handle(&handler_state, &p, processor, &handler_log);
+            }
+        }
+        Err(errors) => {
+            for e in errors {
+                handler_log(format!("watch: {e}"));
+            }
+        }
+    })
+    .map_err(|e| Error::Usage(format!("cannot watch files: {e}")))?;
+    for r in roots {
+        let r = std::fs::canonicalize(r).map_err(|e| Error::io(r, e))?;
+        debouncer
+            .watch(&r, RecursiveMode::Recursive)
+            .map_err(|e| Error::Usage(format!("cannot watch {}: {e}", r.display())))?;
+    }
+    Ok(Watcher {
+        _debouncer: debouncer,
+    })
+}
+
+/// Re-reads one changed path: replace, keep-with-error, or remove its graph.
+pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
+    let shown = path.display().to_string();
+    if !path.exists() {
+        let removed = state.with_store_mut(|s| {
+            let graph = s
+                .graphs()
+                .find(|g| Path::new(&g.source) == path)
+                .map(|g| g.graph.clone());
+            graph.map(|g| s.remove(&g))
+        });
+        state.set_error(&shown, None);
+        match removed {
+            Some(Ok(true)) => log(format!("watch: {shown} deleted: graph removed")),
+            Some(Err(e)) => log(format!("watch: {shown}: {e}")),
+            _ => {}
+        }
+        return;
+    }
+    match store::prepare(path, processor) {
+        Ok(prepared) => match state.with_store_mut(|s| s.insert(prepared, true)) {
+            Ok(info) => {
+                state.set_error(&shown, None);
+                log(format!("watch: {shown} reloaded into {}", info.graph));
+            }
+            Err(e) => {
+                state.set_error(&shown, Some(e.to_string()));
+                log(format!("watch: {shown}: {e}"));
+            }
+        },
+        Err(e) => {
+            let message = match &e {
+                Error::Invalid(report) => report
+                    .errors()
+                    .map(|d| report.render(d))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => format!("{shown}: {other}"),
+            };
+            log(format!(
+                "watch: {shown} not reloaded (its previous graph is kept):\n{message}"
+            ));
+            state.set_error(&shown, Some(message));
+        }
+    }
+}

@@ -1,0 +1,54 @@
+"""Drives the page of `kld serve` in headless Chromium (selenium + chromedriver):
+reads the benchmarks table, opens the first benchmark, filters its questions
+by a keyword, picks the `traits` query from the catalogue, runs it, reads the
+result rows, saves a screenshot. Prints what it saw as one JSON line."""
+import json
+import shutil
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+base, screenshot = sys.argv[1], sys.argv[2]
+opts = webdriver.ChromeOptions()
+for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1800"]:
+    opts.add_argument(a)
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    opts.binary_location = chromium
+service = Service(executable_path=shutil.which("chromedriver"))
+driver = webdriver.Chrome(service=service, options=opts)
+wait = WebDriverWait(driver, 30)
+seen = {}
+try:
+    driver.get(base + "/")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#benchmarks-table tbody tr"))
+    rows = driver.find_elements(By.CSS_SELECTOR, "#benchmarks-table tbody tr")
+    seen["benchmarks"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    # Open the first benchmark (the listing is sorted by source, like /checkpoints).
+    first = rows[0]
+    seen["opened"] = first.find_elements(By.TAG_NAME, "td")[0].text
+    first.click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#questions-table tbody tr"))
+    seen["all_rows"] = len(driver.find_elements(By.CSS_SELECTOR, "#questions-table tbody tr"))
+    kw = Select(driver.find_element(By.ID, "f-keyword"))
+    options = [o.get_attribute("value") for o in kw.options if o.get_attribute("value")]
+    seen["keyword"] = options[0]
+    kw.select_by_value(options[0])
+    seen["filtered_rows"] = len(driver.find_elements(By.CSS_SELECTOR, "#questions-table tbody tr"))
+    # A question's detail opens.
+    driver.find_element(By.CSS_SELECTOR, "#questions-table tbody tr").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "question-detail")))
+    # The SPARQL editor: pick `traits` from the catalogue and run it.
+    Select(driver.find_element(By.ID, "catalogue")).select_by_value("traits")
+    driver.find_element(By.ID, "run").click()
+    wait.until(lambda d: "rows in" in d.find_element(By.ID, "status").text)
+    seen["traits_rows"] = len(driver.find_elements(By.CSS_SELECTOR, "#results tbody tr"))
+    seen["status"] = driver.find_element(By.ID, "status").text
+    driver.save_screenshot(screenshot)
+finally:
+    driver.quit()
+print(json.dumps(seen))
