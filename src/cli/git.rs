@@ -1,17 +1,137 @@
-//! `kld diff`, `kld hash`.
+//! `kld diff`, `kld hash`: checkpoints under git.
+
+use super::{ReportFormat, INVALID, OK, USAGE};
+use karenina_ld::diff::{self, Style};
+use karenina_ld::model::{self, ReadOptions};
+use karenina_ld::rdf::{self, Processor};
+use karenina_ld::{c14n, fsutil, Error};
+use oxigraph::model::GraphName;
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `kld diff`.
 #[derive(clap::Args, Debug)]
-pub struct DiffArgs {}
+pub struct DiffArgs {
+    /// The checkpoint before.
+    pub a: PathBuf,
+    /// The checkpoint after.
+    pub b: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReportFormat,
+    /// Colour the text output: auto (on a terminal), always, never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub color: String,
+}
 
 /// Arguments of `kld hash`.
 #[derive(clap::Args, Debug)]
-pub struct HashArgs {}
-
-pub fn diff(_a: DiffArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("kld diff is not built yet")
+pub struct HashArgs {
+    /// Checkpoint files or directories.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Hash the plain JSON-LD reading (base IRI `PLAIN_BASE`) instead of the lossless graph.
+    #[arg(long)]
+    pub plain: bool,
 }
 
-pub fn hash(_a: HashArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("kld hash is not built yet")
+/// The base IRI of the plain reading when hashing: fixed, so that a file's
+/// hash does not depend on where it lies.
+pub const PLAIN_BASE: &str = "https://karenina-ld.invalid/";
+
+fn read(p: &Path) -> Result<model::Checkpoint, u8> {
+    let bytes = match std::fs::read(p) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("kld: {}: {e}", p.display());
+            return Err(USAGE);
+        }
+    };
+    model::read_checkpoint(p, &bytes, ReadOptions::default()).map_err(|e| {
+        match &e {
+            Error::Invalid(report) => {
+                for d in report.errors() {
+                    eprintln!("{}", report.render(d));
+                }
+            }
+            other => eprintln!("kld: {other}"),
+        }
+        USAGE
+    })
+}
+
+pub fn diff(a: DiffArgs) -> anyhow::Result<u8> {
+    let (ca, cb) = match (read(&a.a), read(&a.b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        _ => return Ok(USAGE),
+    };
+    let d = diff::diff(&ca, &cb);
+    let mut out = std::io::stdout().lock();
+    match a.format {
+        ReportFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &d)?;
+            writeln!(out)?;
+        }
+        ReportFormat::Text => {
+            let color = match a.color.as_str() {
+                "always" => true,
+                "never" => false,
+                _ => std::io::stdout().is_terminal(),
+            };
+            out.write_all(d.render(Style { color }).as_bytes())?;
+        }
+    }
+    Ok(if d.is_empty() { OK } else { INVALID })
+}
+
+/// The hash of one file: lossless graph (default graph, so the file's
+/// location does not matter) or plain reading.
+fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
+    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    let quads = if plain {
+        rdf::plain_quads(p, &bytes, Some(PLAIN_BASE), Processor::Oxigraph)?
+    } else {
+        let cp = model::read_checkpoint(p, &bytes, ReadOptions::default())?;
+        rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?
+    };
+    c14n::hash(&quads)
+}
+
+pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
+    let mut status = OK;
+    let mut files = Vec::new();
+    for r in fsutil::collect_inputs(&a.inputs, &[".jsonld"]) {
+        match r {
+            Ok(p) => files.push(p),
+            Err(e) => {
+                eprintln!("kld: {e}");
+                status = USAGE;
+            }
+        }
+    }
+    let hashes: Vec<Result<String, Error>> =
+        files.par_iter().map(|p| hash_file(p, a.plain)).collect();
+    let mut out = std::io::stdout().lock();
+    for (p, h) in files.iter().zip(hashes) {
+        match h {
+            Ok(h) => writeln!(out, "{h}  {}", p.display())?,
+            Err(Error::Invalid(report)) => {
+                for d in report.errors() {
+                    eprintln!("{}", report.render(d));
+                }
+                eprintln!("{}: not hashed: the file has errors", p.display());
+                status = status.max(INVALID);
+            }
+            Err(e @ Error::Io { .. }) => {
+                eprintln!("kld: {e}");
+                status = status.max(USAGE);
+            }
+            Err(e) => {
+                eprintln!("{}: not hashed: {e}", p.display());
+                status = status.max(INVALID);
+            }
+        }
+    }
+    Ok(status)
 }

@@ -398,7 +398,15 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
     }
     let mut buf = Vec::new();
     if a.canonical {
-        buf = rdf::canonical_nquads(quads).into_bytes();
+        // RDFC-1.0 by sophia_c14n, which refuses datasets too tangled to
+        // canonicalize instead of running for hours.
+        match karenina_ld::c14n::canonical_nquads(&quads) {
+            Ok(text) => buf = text.into_bytes(),
+            Err(e) => {
+                eprintln!("kld: {e}");
+                return Ok(INVALID);
+            }
+        }
     } else if let Err(e) = export::write(&quads, format, a.union, &mut buf) {
         eprintln!("kld: {e}");
         return Ok(USAGE);
