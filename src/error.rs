@@ -254,6 +254,9 @@ pub enum Error {
     /// A usage problem detected by the library (bad argument value etc.).
     #[error("{0}")]
     Usage(String),
+    /// A remote SPARQL server refused or failed a request (status and message).
+    #[error("{0}")]
+    Remote(String),
 }
 
 impl Error {

@@ -257,6 +257,16 @@ fn io_err(e: std::io::Error) -> Error {
     Error::Sparql(format!("writing results: {e}"))
 }
 
+/// Writes results obtained elsewhere (a remote server's, parsed) exactly as a
+/// local query's; returns the number of rows.
+pub fn write_results_of(
+    results: QueryResults<'_>,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    write_results(Ok(results), format, out)
+}
+
 fn write_results(
     results: std::result::Result<QueryResults<'_>, oxigraph::sparql::QueryEvaluationError>,
     format: ResultFormat,

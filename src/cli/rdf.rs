@@ -104,6 +104,9 @@ pub struct ExtractArgs {
     /// Store directory; without it GRAPH is a checkpoint file, round-tripped in memory.
     #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Fetch GRAPH from an existing SPARQL server (checked against what was pushed).
+    #[command(flatten)]
+    pub server: super::remote::ServerArgs,
     /// Graph IRI or source file path.
     pub graph: String,
     /// Output file (atomic write); stdout if absent.
@@ -117,7 +120,40 @@ pub struct ExtractArgs {
     pub drop_unknown: bool,
 }
 
+fn write_extracted(cp: &karenina_ld::model::Checkpoint, a: &ExtractArgs) -> anyhow::Result<u8> {
+    let text = write_checkpoint(
+        cp,
+        &WriteOptions {
+            strip_deep_judgment: a.strip_deep_judgment,
+            drop_unknown: a.drop_unknown,
+            date_modified: None,
+        },
+    );
+    match &a.output {
+        Some(o) => fsutil::write_atomic(o, text.as_bytes())?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(OK)
+}
+
 pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
+    if a.server.given() {
+        if a.store.is_some() {
+            bail!("give either --store or a server, not both");
+        }
+        let client = a.server.client()?;
+        return match karenina_ld::remote::fetch::fetch_checkpoint(&client, &a.graph) {
+            Ok(cp) => write_extracted(&cp, &a),
+            Err(e) => {
+                eprintln!("kld: {e}");
+                Ok(INVALID)
+            }
+        };
+    }
     let (store, graph) = match &a.store {
         Some(dir) => {
             let s = open_store(Some(dir))?;
@@ -154,23 +190,7 @@ pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
         }
     };
     let cp = store.extract(&graph)?;
-    let text = write_checkpoint(
-        &cp,
-        &WriteOptions {
-            strip_deep_judgment: a.strip_deep_judgment,
-            drop_unknown: a.drop_unknown,
-            date_modified: None,
-        },
-    );
-    match &a.output {
-        Some(o) => fsutil::write_atomic(o, text.as_bytes())?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-        }
-    }
-    Ok(OK)
+    write_extracted(&cp, &a)
 }
 
 /// Arguments of `kld query`.
@@ -196,6 +216,9 @@ pub struct QueryArgs {
     /// How checkpoints become quads.
     #[arg(long, value_enum, default_value = "direct")]
     pub processor: ProcessorArg,
+    /// Run the query on an existing SPARQL server instead of a local store.
+    #[command(flatten)]
+    pub server: super::remote::ServerArgs,
 }
 
 pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
@@ -235,6 +258,31 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
             bail!("{f:?} answers in {}", query::GRAPH_FORMATS)
         }
         _ => {}
+    }
+    if a.server.given() {
+        if a.store.is_some() || !inputs.is_empty() {
+            bail!("with a server, the query runs on the server's graphs: give no files and no --store");
+        }
+        let client = a.server.client()?;
+        let format = format.unwrap_or(if std::io::stdout().is_terminal() {
+            ResultFormat::Table
+        } else if graph_answer {
+            ResultFormat::Rdf(ExportFormat::NTriples)
+        } else {
+            ResultFormat::Tsv
+        });
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        return match karenina_ld::remote::run_query(&client, &text, format, &mut out) {
+            Ok(_) => {
+                out.flush()?;
+                Ok(OK)
+            }
+            Err(e) => {
+                drop(out);
+                eprintln!("kld: {e}");
+                Ok(INVALID)
+            }
+        };
     }
     let mut store = open_store(a.store.as_deref())?;
     let (files, io_failed) = files_of(&inputs);

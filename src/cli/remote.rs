@@ -1,9 +1,238 @@
-//! `kld push`.
+//! `kld push` and the server arguments shared with `query` / `extract`.
+
+use super::rdf::files_of;
+use super::{INVALID, OK, USAGE};
+use anyhow::{bail, Context};
+use karenina_ld::remote::push::{self, Reason};
+use karenina_ld::remote::{self, Auth, AuthKind, Endpoints, RemoteClient};
+use karenina_ld::Error;
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Which SPARQL server to use (`--endpoint` / `--graph-store`, or `--server`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ServerArgs {
+    /// SPARQL 1.1 Protocol query URL of an existing server.
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// Graph Store Protocol URL of that server (`?graph=IRI` is appended).
+    #[arg(long)]
+    pub graph_store: Option<String>,
+    /// A known server: KIND BASE_URL, KIND one of oxigraph, virtuoso, fuseki, qlever.
+    #[arg(long, num_args = 2, value_names = ["KIND", "BASE_URL"], conflicts_with_all = ["endpoint", "graph_store"])]
+    pub server: Option<Vec<String>>,
+    /// User name for the server.
+    #[arg(long)]
+    pub user: Option<String>,
+    /// Environment variable holding the password (never a flag value, never printed).
+    #[arg(long, requires = "user")]
+    pub password_env: Option<String>,
+    /// basic or digest (default: digest for --server virtuoso, else basic).
+    #[arg(long, value_parser = ["basic", "digest"], requires = "user")]
+    pub auth: Option<String>,
+}
+
+impl ServerArgs {
+    /// True when a server was named.
+    pub fn given(&self) -> bool {
+        self.endpoint.is_some() || self.server.is_some()
+    }
+
+    /// The client for the named server.
+    pub fn client(&self) -> anyhow::Result<RemoteClient> {
+        let endpoints = match (&self.server, &self.endpoint) {
+            (Some(s), _) => remote::server(&s[0], &s[1])?,
+            (None, Some(q)) => Endpoints {
+                query: q.clone(),
+                graph_store: self.graph_store.clone(),
+            },
+            (None, None) => {
+                bail!("name a server: --endpoint URL [--graph-store URL] or --server KIND BASE_URL")
+            }
+        };
+        let auth = match &self.user {
+            None => None,
+            Some(user) => {
+                let var = self.password_env.as_deref().unwrap_or("KLD_PASSWORD");
+                let password = std::env::var(var).with_context(|| {
+                    format!("the password must be in the environment variable {var}")
+                })?;
+                let virtuoso = self.server.as_ref().is_some_and(|s| s[0] == "virtuoso");
+                let kind = match self.auth.as_deref() {
+                    Some("digest") => AuthKind::Digest,
+                    Some(_) => AuthKind::Basic,
+                    None if virtuoso => AuthKind::Digest,
+                    None => AuthKind::Basic,
+                };
+                Some(Auth {
+                    kind,
+                    user: user.clone(),
+                    password,
+                })
+            }
+        };
+        Ok(RemoteClient::new(endpoints, auth)?)
+    }
+}
 
 /// Arguments of `kld push`.
 #[derive(clap::Args, Debug)]
-pub struct PushArgs {}
+pub struct PushArgs {
+    /// Checkpoint files or directories.
+    pub inputs: Vec<PathBuf>,
+    /// Also push the checkpoints of this store directory (their source files).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Delete the server's graphs whose files are no longer among the inputs.
+    #[arg(long)]
+    pub prune: bool,
+    /// Print what would be sent, replaced and deleted; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Graphs sent at once.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+}
 
-pub fn push(_a: PushArgs) -> anyhow::Result<u8> {
-    anyhow::bail!("kld push is not built yet")
+fn store_sources(dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+    let index = dir.join("index.tsv");
+    let text =
+        std::fs::read_to_string(&index).with_context(|| format!("reading {}", index.display()))?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(1))
+        .map(PathBuf::from)
+        .collect())
+}
+
+pub fn push(a: PushArgs) -> anyhow::Result<u8> {
+    if a.jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let client = a.server.client()?;
+    if client.endpoints.graph_store.is_none() {
+        bail!("kld push needs the Graph Store Protocol URL: --graph-store URL or --server KIND BASE_URL");
+    }
+    let (mut files, io_failed) = files_of(&a.inputs);
+    if let Some(dir) = &a.store {
+        files.extend(store_sources(dir)?);
+    }
+    files.sort();
+    files.dedup();
+    if files.is_empty() && !a.prune {
+        bail!("nothing to push: give checkpoint files, directories or --store DIR");
+    }
+    let mut status = if io_failed { USAGE } else { OK };
+    let (plan, unreadable) = push::plan(&client, &files, a.prune)?;
+    for (f, e) in &unreadable {
+        eprintln!("kld: {}: {e}", f.display());
+        status = status.max(USAGE);
+    }
+    if a.dry_run {
+        for (f, g, why) in &plan.send {
+            let verb = if *why == Reason::New {
+                "send"
+            } else {
+                "replace"
+            };
+            println!("{verb}\t{g}\t{}", f.display());
+        }
+        for (f, g) in &plan.unchanged {
+            println!("unchanged\t{g}\t{}", f.display());
+        }
+        for g in &plan.delete {
+            println!("delete\t{g}");
+        }
+        return Ok(status);
+    }
+    let bar = (std::io::stderr().is_terminal() && plan.send.len() >= 20).then(|| {
+        let b = indicatif::ProgressBar::new(plan.send.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} graphs pushed {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let unreachable = std::sync::atomic::AtomicBool::new(false);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.jobs)
+        .build()?;
+    let results: Vec<Result<push::Pushed, Error>> = pool.install(|| {
+        use rayon::prelude::*;
+        plan.send
+            .par_iter()
+            .map(|(f, g, _)| {
+                // After the server became unreachable, the rest fail fast.
+                if unreachable.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Err(Error::Remote(
+                        "not sent: the server became unreachable".into(),
+                    ));
+                }
+                let r = push::push_file(&client, f, g);
+                if let Err(e) = &r {
+                    if remote::client::is_unreachable(e) {
+                        unreachable.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut provenance: BTreeMap<String, push::Pushed> = plan.server.clone();
+    let (mut sent, mut failed) = (0, 0);
+    for ((f, _, _), r) in plan.send.iter().zip(results) {
+        match r {
+            Ok(p) => {
+                provenance.insert(p.graph.clone(), p);
+                sent += 1;
+            }
+            Err(Error::Invalid(report)) => {
+                for d in report.errors() {
+                    eprintln!("{}", report.render(d));
+                }
+                eprintln!("{}: not pushed: the file has errors", f.display());
+                failed += 1;
+                status = status.max(INVALID);
+            }
+            Err(e) => {
+                eprintln!("{}: not pushed: {e}", f.display());
+                failed += 1;
+                status = status.max(INVALID);
+            }
+        }
+    }
+    let mut deleted = 0;
+    for g in &plan.delete {
+        match client.delete_graph(g) {
+            Ok(()) => {
+                provenance.remove(g);
+                deleted += 1;
+            }
+            Err(e) => {
+                eprintln!("kld: deleting {g}: {e}");
+                status = status.max(INVALID);
+            }
+        }
+    }
+    if sent > 0 || deleted > 0 {
+        if let Err(e) = push::put_provenance(&client, &provenance) {
+            eprintln!("kld: writing the provenance graph: {e}");
+            status = status.max(INVALID);
+        }
+    }
+    eprintln!(
+        "kld push: {sent} sent, {} unchanged, {deleted} deleted, {failed} failed",
+        plan.unchanged.len()
+    );
+    Ok(status)
 }

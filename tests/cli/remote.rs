@@ -1,1 +1,295 @@
-//! `kld push`, `--endpoint` against real SPARQL servers (issue 13).
+//! `kld push`, `--endpoint` against a real Oxigraph server (issue 13).
+
+use crate::common::*;
+use crate::serve::rows;
+use crate::{kld, stdout_of};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// An `oxigraph serve` (pip `oxigraph`) on a free loopback port over `dir`,
+/// with the union default graph (as kld's local queries), killed by PID.
+struct Oxigraph {
+    guard: Option<ServerGuard>,
+    base: String,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Oxigraph {
+    fn start(dir: &Path) -> Self {
+        let port = free_port();
+        let mut o = Oxigraph {
+            guard: None,
+            base: format!("http://127.0.0.1:{port}"),
+            port,
+            dir: dir.to_path_buf(),
+        };
+        o.restart();
+        o
+    }
+
+    fn restart(&mut self) {
+        let child = Command::new("oxigraph")
+            .args(["serve", "--union-default-graph", "--location"])
+            .arg(&self.dir)
+            .args(["--bind", &format!("127.0.0.1:{}", self.port)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Oxigraph server (pip install oxigraph)");
+        self.guard = Some(ServerGuard(child));
+        assert!(
+            wait_for_port(self.port, Duration::from_secs(60)),
+            "oxigraph did not start"
+        );
+    }
+
+    fn stop(&mut self) {
+        self.guard = None;
+    }
+
+    fn server(&self) -> [&str; 3] {
+        ["--server", "oxigraph", &self.base]
+    }
+}
+
+fn push(o: &Oxigraph, args: &[&str], inputs: &[&Path]) -> std::process::Output {
+    kld()
+        .arg("push")
+        .args(o.server())
+        .args(args)
+        .args(inputs)
+        .output()
+        .unwrap()
+}
+
+fn plan(o: &Oxigraph, inputs: &[&Path], prune: bool) -> Vec<(String, String)> {
+    let mut args = vec!["--dry-run"];
+    if prune {
+        args.push("--prune");
+    }
+    let out = push(o, &args, inputs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Vec<(String, String)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut f = l.split('\t');
+            (f.next().unwrap().to_string(), f.next().unwrap().to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn graph_of(f: &Path) -> String {
+    format!("file://{}", f.canonicalize().unwrap().display())
+}
+
+fn canon(f: &Path) -> Vec<u8> {
+    kld().args(["canon", "-q"]).arg(f).output().unwrap().stdout
+}
+
+fn extract(o: &Oxigraph, f: &Path) -> std::process::Output {
+    kld()
+        .arg("extract")
+        .args(o.server())
+        .arg(graph_of(f))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn push_extract_query_repush_replace_and_prune_on_a_real_oxigraph_server() {
+    let data = tempfile::tempdir().unwrap();
+    let o = Oxigraph::start(&data.path().join("db"));
+    // The corpus and generated files (hostile IDs, every trait kind), copied
+    // so the test can change and delete them.
+    let inputs = tempfile::tempdir().unwrap();
+    for f in corpus_files("loads") {
+        crate::copy_to(inputs.path(), &f);
+    }
+    let gen = generate(&[
+        "-n",
+        "3",
+        "-q",
+        "15",
+        "-s",
+        "8",
+        "--all-kinds",
+        "--edge-rate",
+        "0.1",
+    ]);
+    for f in jsonld_in(gen.path()) {
+        crate::copy_to(inputs.path(), &f);
+    }
+    let files = jsonld_in(inputs.path());
+    let out = push(&o, &[], &[inputs.path()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("{} sent", files.len())));
+
+    // Every graph extracts byte-identical to canon.
+    for f in &files {
+        let out = extract(&o, f);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            f.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, canon(f), "{}", f.display());
+    }
+
+    // Every catalogue query returns the same rows through the server.
+    for q in karenina_ld::query::CATALOGUE {
+        let remote = stdout_of(
+            kld()
+                .args(["query", "--format", "json", "--named", q.name])
+                .args(o.server()),
+        );
+        let local = stdout_of(
+            kld()
+                .args(["query", "--format", "json", "--named", q.name])
+                .args(&files),
+        );
+        assert_eq!(
+            rows(&serde_json::from_str(&remote).unwrap()),
+            rows(&serde_json::from_str(&local).unwrap()),
+            "{}",
+            q.name
+        );
+    }
+    // Other formats too (the same writer as local queries).
+    let tsv = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "--named", "benchmark-stats"])
+            .args(o.server()),
+    );
+    assert_eq!(tsv.lines().count(), files.len() + 1);
+
+    // A re-push of unchanged files sends nothing.
+    assert!(plan(&o, &[inputs.path()], false)
+        .iter()
+        .all(|(v, _)| v == "unchanged"));
+    let out = push(&o, &[], &[inputs.path()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 sent"));
+
+    // A changed file replaces exactly its graph.
+    let changed = &files[0];
+    let mut j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(changed).unwrap()).unwrap();
+    j["name"] = serde_json::json!("renamed on disk");
+    std::fs::write(changed, serde_json::to_string_pretty(&j).unwrap()).unwrap();
+    let p = plan(&o, &[inputs.path()], false);
+    let replaced: Vec<_> = p.iter().filter(|(v, _)| v == "replace").collect();
+    assert_eq!(replaced, [&("replace".to_string(), graph_of(changed))]);
+    let out = push(&o, &[], &[inputs.path()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 sent"));
+    assert_eq!(extract(&o, changed).stdout, canon(changed));
+
+    // --prune removes the graph of a deleted file.
+    let gone = files.last().unwrap();
+    let gone_graph = graph_of(gone);
+    std::fs::remove_file(gone).unwrap();
+    let p = plan(&o, &[inputs.path()], true);
+    assert_eq!(
+        p.iter().filter(|(v, _)| v == "delete").collect::<Vec<_>>(),
+        [&("delete".to_string(), gone_graph.clone())]
+    );
+    let out = push(&o, &["--prune"], &[inputs.path()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 deleted"));
+    let ask = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "-e"])
+            .arg(format!("ASK {{ GRAPH <{gone_graph}> {{ ?s ?p ?o }} }}"))
+            .args(o.server()),
+    );
+    assert!(ask.contains("false"), "{ask}");
+}
+
+#[test]
+fn a_server_stopped_mid_push_is_a_clear_error_and_the_next_push_completes() {
+    let data = tempfile::tempdir().unwrap();
+    let mut o = Oxigraph::start(&data.path().join("db"));
+    let gen = generate(&["-n", "60", "-q", "40", "-s", "4"]);
+    let files = jsonld_in(gen.path());
+    let child = Command::new(assert_cmd::cargo::cargo_bin("kld"))
+        .arg("push")
+        .args(o.server())
+        .args(["--jobs", "1"])
+        .arg(gen.path())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    o.stop();
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the push must fail: {err}");
+    assert!(err.contains("unreachable"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(60), "bounded retries");
+    // The next push completes, and everything extracts.
+    o.restart();
+    let out = push(&o, &[], &[gen.path()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(plan(&o, &[gen.path()], false)
+        .iter()
+        .all(|(v, _)| v == "unchanged"));
+    for f in files.iter().step_by(15) {
+        assert_eq!(extract(&o, f).stdout, canon(f));
+    }
+}
+
+#[test]
+fn extract_refuses_a_graph_the_server_altered_and_names_the_value() {
+    let data = tempfile::tempdir().unwrap();
+    let o = Oxigraph::start(&data.path().join("db"));
+    let f = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    assert!(push(&o, &[], &[&f]).status.success());
+    // Alter one double the way Virtuoso does (fewer digits), behind kld's back.
+    let g = graph_of(&f);
+    let update = format!(
+        "PREFIX schema: <https://schema.org/>
+DELETE {{ GRAPH <{g}> {{ ?r schema:bestRating ?v }} }}
+INSERT {{ GRAPH <{g}> {{ ?r schema:bestRating 4.99999 }} }}
+WHERE {{ GRAPH <{g}> {{ ?r schema:bestRating ?v FILTER(?v = 5) }} }}"
+    );
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{}/update", o.base))
+        .header("Content-Type", "application/sparql-update")
+        .body(update)
+        .send()
+        .unwrap();
+    assert!(r.status().is_success());
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("out.jsonld");
+    let out = kld()
+        .arg("extract")
+        .args(o.server())
+        .arg(&g)
+        .arg("-o")
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4.99999"), "names the returned value: {err}");
+    assert!(err.contains("5 (double)"), "names the pushed value: {err}");
+    assert!(!target.exists(), "nothing written");
+}

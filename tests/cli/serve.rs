@@ -48,7 +48,7 @@ fn client() -> Client {
 
 /// SPARQL JSON results as rows of `var=value` cells (blank nodes masked, since
 /// their labels differ between stores), sorted.
-fn rows(results: &Value) -> Vec<Vec<String>> {
+pub(crate) fn rows(results: &Value) -> Vec<Vec<String>> {
     let vars: Vec<&str> = results["head"]["vars"]
         .as_array()
         .unwrap()

@@ -1,0 +1,239 @@
+//! `kld push`: checkpoint graphs into a server over the Graph Store Protocol.
+//!
+//! One PUT per checkpoint graph (its lossless graph as N-Triples, named by the
+//! file URL as in the local store), and the provenance of every pushed graph in
+//! one graph, [`PROVENANCE_GRAPH`]: source, SHA-256 of the file, SHA-256 of its
+//! canonical bytes (checked by `extract --endpoint`), the numeric literals
+//! pushed (to name a value the server altered), load time. A re-push asks the
+//! server for that graph first (one query) and sends only files that changed.
+
+use super::{RemoteClient, PROVENANCE_GRAPH};
+use crate::canonical::{write_checkpoint, WriteOptions};
+use crate::error::{Error, Result};
+use crate::model::{self, ReadOptions};
+use crate::rdf::{self, Processor};
+use crate::vocab::{self, XSD_DATETIME, XSD_DOUBLE, XSD_INTEGER};
+use oxigraph::io::{RdfFormat, RdfSerializer};
+use oxigraph::model::{GraphName, Literal, NamedNode, Quad, Term};
+use oxigraph::sparql::results::{
+    QueryResultsFormat, QueryResultsParser, ReaderQueryResultsParserOutput,
+};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What the provenance graph records of one pushed checkpoint graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pushed {
+    /// The graph IRI.
+    pub graph: String,
+    /// The source file (absolute).
+    pub source: String,
+    /// SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// SHA-256 of the canonical checkpoint bytes (what extract must give).
+    pub canonical_sha256: String,
+    /// Numeric literals pushed, as `datatype lexical` lines (JSON array text).
+    pub numbers: String,
+    /// When it was pushed (RFC 3339, UTC).
+    pub loaded_at: String,
+}
+
+/// Why a file is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Not on the server yet.
+    New,
+    /// On the server, but the file changed since.
+    Changed,
+}
+
+/// What a push will do.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Files to send, with their graph and why.
+    pub send: Vec<(PathBuf, String, Reason)>,
+    /// Files whose graph on the server is up to date.
+    pub unchanged: Vec<(PathBuf, String)>,
+    /// Graphs to delete (`--prune`: their files are no longer among the inputs).
+    pub delete: Vec<String>,
+    /// What the server's provenance graph holds now.
+    pub server: BTreeMap<String, Pushed>,
+}
+
+fn k(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(vocab::karenina(local))
+}
+
+/// The provenance the server holds (one SPARQL query).
+pub fn server_provenance(client: &RemoteClient) -> Result<BTreeMap<String, Pushed>> {
+    let q = format!(
+        "PREFIX karenina: <urn:karenina:vocab:>
+SELECT ?g ?source ?sha ?canon ?numbers ?at WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {{
+  ?g karenina:sha256 ?sha .
+  OPTIONAL {{ ?g karenina:source ?source }} OPTIONAL {{ ?g karenina:canonicalSha256 ?canon }}
+  OPTIONAL {{ ?g karenina:numbers ?numbers }} OPTIONAL {{ ?g karenina:loadedAt ?at }} }} }}"
+    );
+    let body = client.query(&q, "application/sparql-results+json")?;
+    let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
+        .for_reader(std::io::Cursor::new(body))
+        .map_err(|e| Error::Remote(format!("provenance query: {e}")))?;
+    let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
+        return Err(Error::Remote(
+            "provenance query: not a SELECT answer".into(),
+        ));
+    };
+    let mut out = BTreeMap::new();
+    for s in solutions {
+        let s = s.map_err(|e| Error::Remote(format!("provenance query: {e}")))?;
+        let text = |v: &str| match s.get(v) {
+            Some(Term::Literal(l)) => l.value().to_string(),
+            Some(Term::NamedNode(n)) => n.as_str().to_string(),
+            _ => String::new(),
+        };
+        let graph = text("g");
+        out.insert(
+            graph.clone(),
+            Pushed {
+                graph,
+                source: text("source"),
+                sha256: text("sha"),
+                canonical_sha256: text("canon"),
+                numbers: text("numbers"),
+                loaded_at: text("at"),
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn sha256_hex(b: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(b))
+}
+
+/// Decides what to send, keep and delete. Files that cannot be read are
+/// returned with their error (the others go on).
+pub fn plan(
+    client: &RemoteClient,
+    files: &[PathBuf],
+    prune: bool,
+) -> Result<(Plan, Vec<(PathBuf, Error)>)> {
+    let server = server_provenance(client)?;
+    let mut p = Plan::default();
+    let mut failed = Vec::new();
+    let mut inputs = std::collections::BTreeSet::new();
+    for f in files {
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => {
+                failed.push((f.clone(), Error::io(f, e)));
+                continue;
+            }
+        };
+        let graph = match crate::store::graph_name_for(f) {
+            Ok(g) => g,
+            Err(e) => {
+                failed.push((f.clone(), e));
+                continue;
+            }
+        };
+        inputs.insert(graph.clone());
+        match server.get(&graph) {
+            Some(s) if s.sha256 == sha256_hex(&bytes) => p.unchanged.push((f.clone(), graph)),
+            Some(_) => p.send.push((f.clone(), graph, Reason::Changed)),
+            None => p.send.push((f.clone(), graph, Reason::New)),
+        }
+    }
+    if prune {
+        p.delete = server
+            .keys()
+            .filter(|g| !inputs.contains(*g))
+            .cloned()
+            .collect();
+    }
+    p.server = server;
+    Ok((p, failed))
+}
+
+/// Numeric literals of a graph as a JSON array of `"datatype lexical"`
+/// strings, sorted: what `extract --endpoint` compares to name a value the
+/// server altered.
+pub fn numbers_of(quads: &[Quad]) -> String {
+    let mut v: Vec<String> = quads
+        .iter()
+        .filter_map(|q| match &q.object {
+            Term::Literal(l) if [XSD_DOUBLE, XSD_INTEGER].contains(&l.datatype().as_str()) => {
+                Some(format!("{} {}", l.datatype().as_str(), l.value()))
+            }
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    serde_json::to_string(&v).unwrap_or_default()
+}
+
+/// Reads, maps and PUTs one checkpoint; returns its provenance.
+pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let cp = model::read_checkpoint(file, &bytes, ReadOptions::default())?;
+    let quads = rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?;
+    let canonical = write_checkpoint(&cp, &WriteOptions::default());
+    let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
+    for q in &quads {
+        w.serialize_triple(q.as_ref())
+            .map_err(|e| Error::Rdf(e.to_string()))?;
+    }
+    let nt = w.finish().map_err(|e| Error::Rdf(e.to_string()))?;
+    client.put_graph(graph, nt)?;
+    Ok(Pushed {
+        graph: graph.to_string(),
+        source: std::fs::canonicalize(file)
+            .map_err(|e| Error::io(file, e))?
+            .display()
+            .to_string(),
+        sha256: sha256_hex(&bytes),
+        canonical_sha256: sha256_hex(canonical.as_bytes()),
+        numbers: numbers_of(&quads),
+        loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+    })
+}
+
+/// Replaces the provenance graph with `entries` (one PUT).
+pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>) -> Result<()> {
+    let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
+    let lit = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    for p in entries.values() {
+        let g = NamedNode::new(&p.graph).map_err(|e| Error::Rdf(e.to_string()))?;
+        let mut triples = vec![
+            (
+                NamedNode::new_unchecked(vocab::RDF_TYPE),
+                Term::NamedNode(k(vocab::k::CHECKPOINT_GRAPH)),
+            ),
+            (k(vocab::k::SOURCE), lit(&p.source)),
+            (k(vocab::k::SHA256), lit(&p.sha256)),
+            (k("canonicalSha256"), lit(&p.canonical_sha256)),
+            (
+                k("numbers"),
+                Term::Literal(Literal::new_typed_literal(
+                    &p.numbers,
+                    NamedNode::new_unchecked(vocab::RDF_JSON),
+                )),
+            ),
+        ];
+        if !p.loaded_at.is_empty() {
+            triples.push((
+                k(vocab::k::LOADED_AT),
+                Term::Literal(Literal::new_typed_literal(
+                    &p.loaded_at,
+                    NamedNode::new_unchecked(XSD_DATETIME),
+                )),
+            ));
+        }
+        for (pred, obj) in triples {
+            w.serialize_triple(oxigraph::model::TripleRef::new(&g, &pred, &obj))
+                .map_err(|e| Error::Rdf(e.to_string()))?;
+        }
+    }
+    let nt = w.finish().map_err(|e| Error::Rdf(e.to_string()))?;
+    client.put_graph(PROVENANCE_GRAPH, nt)
+}
