@@ -111,16 +111,32 @@ impl QueryForm {
     }
 }
 
-/// Parses `sparql` and tells its form; an UPDATE or a syntax error is an
-/// [`Error::Sparql`] with the parser's message and position.
+/// A parsed query: parse once, tell its form, run it.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// Its form.
+    pub form: QueryForm,
+    query: spargebra::Query,
+}
+
+/// Parses `sparql`; an UPDATE or a syntax error is an [`Error::Sparql`] with
+/// the parser's message and position.
+pub fn parse(sparql: &str) -> Result<Parsed> {
+    let query = spargebra::SparqlParser::new()
+        .parse_query(sparql)
+        .map_err(|e| syntax_error(sparql, e))?;
+    let form = match &query {
+        spargebra::Query::Select { .. } => QueryForm::Select,
+        spargebra::Query::Ask { .. } => QueryForm::Ask,
+        spargebra::Query::Construct { .. } => QueryForm::Construct,
+        spargebra::Query::Describe { .. } => QueryForm::Describe,
+    };
+    Ok(Parsed { form, query })
+}
+
+/// Parses `sparql` and tells its form (see [`parse`]).
 pub fn form(sparql: &str) -> Result<QueryForm> {
-    match spargebra::SparqlParser::new().parse_query(sparql) {
-        Ok(spargebra::Query::Select { .. }) => Ok(QueryForm::Select),
-        Ok(spargebra::Query::Ask { .. }) => Ok(QueryForm::Ask),
-        Ok(spargebra::Query::Construct { .. }) => Ok(QueryForm::Construct),
-        Ok(spargebra::Query::Describe { .. }) => Ok(QueryForm::Describe),
-        Err(e) => Err(syntax_error(sparql, e)),
-    }
+    parse(sparql).map(|p| p.form)
 }
 
 fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
@@ -186,11 +202,6 @@ pub fn run(
     run_with(store, sparql, &opts, format, out)
 }
 
-fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
-    oxigraph::model::NamedNode::new(iri)
-        .map_err(|e| Error::Usage(format!("graph {iri:?} is not an IRI: {e}")))
-}
-
 /// [`run`] with a dataset of its own (see [`QueryOptions`]).
 pub fn run_with(
     store: &Store,
@@ -199,12 +210,27 @@ pub fn run_with(
     format: ResultFormat,
     out: &mut dyn Write,
 ) -> Result<usize> {
+    run_parsed(store, &parse(sparql)?, opts, format, out)
+}
+
+fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
+    oxigraph::model::NamedNode::new(iri)
+        .map_err(|e| Error::Usage(format!("graph {iri:?} is not an IRI: {e}")))
+}
+
+/// Runs an already parsed query (see [`run_with`]).
+pub fn run_parsed(
+    store: &Store,
+    parsed: &Parsed,
+    opts: &QueryOptions,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
     let timeout = opts.timeout;
     let token = CancellationToken::new();
     let mut prepared = SparqlEvaluator::new()
         .with_cancellation_token(token.clone())
-        .parse_query(sparql)
-        .map_err(|e| syntax_error(sparql, e))?;
+        .for_query(parsed.query.clone());
     let dataset = prepared.dataset_mut();
     if !opts.named_graphs.is_empty() {
         let named = opts

@@ -189,10 +189,11 @@ impl State {
                 "no query: pass `query` (GET or form POST) or a application/sparql-query body",
             );
         };
-        let form = match query::form(text) {
-            Ok(f) => f,
+        let parsed = match query::parse(text) {
+            Ok(p) => p,
             Err(e) => return error_answer(&e),
         };
+        let form = parsed.form;
         let Some(neg) = negotiate(form, accept, req.format.as_deref()) else {
             return Answer::text(
                 406,
@@ -213,7 +214,7 @@ impl State {
             named_graphs: req.named_graphs.clone(),
         };
         let mut body = Vec::new();
-        match query::run_with(&self.oxigraph(), text, &opts, neg.format, &mut body) {
+        match query::run_parsed(&self.oxigraph(), &parsed, &opts, neg.format, &mut body) {
             Ok(_) => Answer {
                 status: 200,
                 content_type: neg.media_type.to_string(),
