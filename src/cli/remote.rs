@@ -46,6 +46,7 @@ impl ServerArgs {
             (None, Some(q)) => Endpoints {
                 query: q.clone(),
                 graph_store: self.graph_store.clone(),
+                graph_param: "graph".into(),
             },
             (None, None) => {
                 bail!("name a server: --endpoint URL [--graph-store URL] or --server KIND BASE_URL")

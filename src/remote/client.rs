@@ -185,7 +185,8 @@ impl RemoteClient {
         })?;
         let mut u = reqwest::Url::parse(base)
             .map_err(|e| Error::Usage(format!("bad --graph-store URL {base}: {e}")))?;
-        u.query_pairs_mut().append_pair("graph", graph);
+        u.query_pairs_mut()
+            .append_pair(&self.endpoints.graph_param, graph);
         Ok(u.to_string())
     }
 

@@ -35,6 +35,9 @@ pub struct Endpoints {
     pub query: String,
     /// Graph Store HTTP Protocol URL (`?graph=IRI` is appended).
     pub graph_store: Option<String>,
+    /// The graph parameter of the Graph Store endpoint: `graph` in the
+    /// standard, `graph-uri` on Virtuoso.
+    pub graph_param: String,
 }
 
 /// How to authenticate.
@@ -68,7 +71,7 @@ pub const SERVERS: &[&str] = &["oxigraph", "virtuoso", "fuseki", "qlever"];
 
 /// The endpoints of a known server at `base` (no trailing slash needed):
 /// - oxigraph: `BASE/query`, `BASE/store` (`oxigraph serve`);
-/// - virtuoso: `BASE/sparql`, `BASE/sparql-graph-crud-auth` (digest auth);
+/// - virtuoso: `BASE/sparql`, `BASE/sparql-graph-crud-auth?graph-uri=` (digest auth);
 /// - fuseki: `BASE` is the dataset URL (`http://host:3030/ds`): `BASE/query`, `BASE/data`;
 /// - qlever: `BASE` for queries, `BASE` for the Graph Store Protocol (QLever's
 ///   built-in GSP; needs an access token for writes).
@@ -89,6 +92,12 @@ pub fn server(kind: &str, base: &str) -> Result<Endpoints> {
     Ok(Endpoints {
         query: q,
         graph_store: Some(g),
+        graph_param: if kind == "virtuoso" {
+            "graph-uri"
+        } else {
+            "graph"
+        }
+        .into(),
     })
 }
 

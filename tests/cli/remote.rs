@@ -3,6 +3,7 @@
 use crate::common::*;
 use crate::serve::rows;
 use crate::{kld, stdout_of};
+use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -292,4 +293,114 @@ WHERE {{ GRAPH <{g}> {{ ?r schema:bestRating ?v FILTER(?v = 5) }} }}"
     assert!(err.contains("4.99999"), "names the returned value: {err}");
     assert!(err.contains("5 (double)"), "names the pushed value: {err}");
     assert!(!target.exists(), "nothing written");
+}
+
+/// A throw-away Virtuoso 7 (`../shared/tools/virtuoso-local.sh`), stopped by
+/// its PID file when dropped.
+struct Virtuoso {
+    dir: tempfile::TempDir,
+    base: String,
+}
+
+impl Drop for Virtuoso {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(corpus().join("../tools/virtuoso-local.sh"))
+            .arg("stop")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+fn virtuoso() -> Virtuoso {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let out = Command::new("bash")
+        .arg(corpus().join("../tools/virtuoso-local.sh"))
+        .arg("start")
+        .arg(dir.path())
+        .arg(port.to_string())
+        .arg(free_port().to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    let base = line.split_whitespace().last().unwrap().to_string();
+    Virtuoso { dir, base }
+}
+
+#[test]
+fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
+    let v = virtuoso();
+    let server = |cmd: &mut assert_cmd::Command| {
+        cmd.args([
+            "--server",
+            "virtuoso",
+            &v.base,
+            "--user",
+            "dba",
+            "--password-env",
+            "KLD_TEST_PW",
+        ])
+        .env("KLD_TEST_PW", "dba");
+    };
+    let d = tempfile::tempdir().unwrap();
+    let keep = crate::copy_to(
+        d.path(),
+        &corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
+    );
+    // A long double and an integer past int64: Virtuoso shortens and retypes them.
+    let mut j: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"))
+            .unwrap(),
+    )
+    .unwrap();
+    j["dataFeedElement"][0]["item"]["additionalProperty"] = serde_json::json!([
+        {"@type": "PropertyValue", "name": "custom_pi", "value": 3.141592653589793},
+    ]);
+    let altered = d.path().join("pi.jsonld");
+    std::fs::write(&altered, serde_json::to_string_pretty(&j).unwrap()).unwrap();
+    let mut cmd = kld();
+    cmd.arg("push").arg(d.path());
+    server(&mut cmd);
+    cmd.assert()
+        .success()
+        .stderr(predicates::str::contains("2 sent"));
+    // The catalogue runs there (counts are integers, unaltered).
+    let mut cmd = kld();
+    cmd.args(["query", "--format", "json", "--named", "benchmark-stats"]);
+    server(&mut cmd);
+    let remote = stdout_of(&mut cmd);
+    let local = stdout_of(
+        kld()
+            .args(["query", "--format", "json", "--named", "benchmark-stats"])
+            .arg(&keep)
+            .arg(&altered),
+    );
+    assert_eq!(
+        rows(&serde_json::from_str(&remote).unwrap()),
+        rows(&serde_json::from_str(&local).unwrap())
+    );
+    // A graph Virtuoso keeps intact extracts byte-identical ...
+    let mut cmd = kld();
+    cmd.arg("extract").arg(graph_of(&keep));
+    server(&mut cmd);
+    assert_eq!(cmd.output().unwrap().stdout, canon(&keep));
+    // ... one it altered is refused, the value named, nothing written.
+    let target = d.path().join("out.jsonld");
+    let mut cmd = kld();
+    cmd.arg("extract")
+        .arg(graph_of(&altered))
+        .arg("-o")
+        .arg(&target);
+    server(&mut cmd);
+    cmd.assert().code(1).stderr(
+        predicates::str::contains("3.141592653589793")
+            .and(predicates::str::contains("3.14159 (double)")),
+    );
+    assert!(!target.exists());
 }
