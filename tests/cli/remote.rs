@@ -360,7 +360,7 @@ fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
     )
     .unwrap();
     j["dataFeedElement"][0]["item"]["additionalProperty"] = serde_json::json!([
-        {"@type": "PropertyValue", "name": "custom_pi", "value": 3.141592653589793},
+        {"@type": "PropertyValue", "name": "custom_pi", "value": std::f64::consts::PI},
     ]);
     let altered = d.path().join("pi.jsonld");
     std::fs::write(&altered, serde_json::to_string_pretty(&j).unwrap()).unwrap();
