@@ -253,19 +253,11 @@ pub fn run_parsed(
         // No FROM clause and none asked for: the union of all graphs.
         dataset.set_default_graph_as_union();
     }
-    // A watchdog cancels the query when the time is up; it stops when we finish.
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let watchdog = {
-        let token = token.clone();
-        std::thread::spawn(move || {
-            if done_rx.recv_timeout(timeout) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
-                token.cancel();
-            }
-        })
-    };
+    // One shared thread cancels queries whose time is up; the guard takes this
+    // query off its list when we finish (no thread per query).
+    let guard = deadline::watch(token.clone(), std::time::Instant::now() + timeout);
     let result = write_results(prepared.on_store(store).execute(), format, out);
-    let _ = done_tx.send(());
-    let _ = watchdog.join();
+    drop(guard);
     result.map_err(|e| match e {
         Error::Sparql(m) if m.contains("cancel") => Error::Sparql(format!(
             "query stopped after the {} s time limit (raise it with --timeout)",
@@ -273,6 +265,91 @@ pub fn run_parsed(
         )),
         e => e,
     })
+}
+
+/// Query time limits, enforced by one shared thread rather than a watchdog
+/// thread per query (which cost a thread spawn and join on every request of
+/// `kld serve`).
+mod deadline {
+    use oxigraph::sparql::CancellationToken;
+    use std::collections::BTreeMap;
+    use std::sync::{Condvar, Mutex, OnceLock};
+    use std::time::Instant;
+
+    type Key = (Instant, u64);
+
+    struct Shared {
+        /// (next id, deadline → token), earliest first.
+        state: Mutex<(u64, BTreeMap<Key, CancellationToken>)>,
+        wake: Condvar,
+    }
+
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+
+    fn shared() -> &'static Shared {
+        let mut first = false;
+        let s = SHARED.get_or_init(|| {
+            first = true;
+            Shared {
+                state: Mutex::new((0, BTreeMap::new())),
+                wake: Condvar::new(),
+            }
+        });
+        if first {
+            let _ = std::thread::Builder::new()
+                .name("kld-query-deadlines".into())
+                .spawn(|| run(SHARED.get().expect("initialized")));
+        }
+        s
+    }
+
+    fn run(s: &Shared) {
+        let mut st = s.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let now = Instant::now();
+            let next = st.1.keys().next().copied();
+            st = match next {
+                None => s.wake.wait(st).unwrap_or_else(|e| e.into_inner()),
+                Some(k) if k.0 <= now => {
+                    if let Some(token) = st.1.remove(&k) {
+                        token.cancel();
+                    }
+                    st
+                }
+                Some(k) => {
+                    s.wake
+                        .wait_timeout(st, k.0 - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+    }
+
+    /// Takes the query off the list when dropped.
+    pub struct Guard(Key);
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let s = shared();
+            s.state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .1
+                .remove(&self.0);
+        }
+    }
+
+    /// Cancels `token` at `at` unless the guard is dropped first.
+    pub fn watch(token: CancellationToken, at: Instant) -> Guard {
+        let s = shared();
+        let mut st = s.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 += 1;
+        let key = (at, st.0);
+        st.1.insert(key, token);
+        s.wake.notify_one();
+        Guard(key)
+    }
 }
 
 fn sparql_err(e: impl std::fmt::Display) -> Error {

@@ -206,16 +206,7 @@ impl CheckpointStore {
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
         let mut info = p.info;
         let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
-        let old: Vec<Quad> = self
-            .store
-            .quads_for_pattern(
-                Some(g.as_ref().into()),
-                None,
-                None,
-                Some(GraphNameRef::DefaultGraph),
-            )
-            .collect::<std::result::Result<_, _>>()
-            .map_err(rdf_err)?;
+        let old = self.provenance_quads(&g)?;
         let mut nq = (persist && self.dir.is_some())
             .then(|| RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new()));
         let mut write_err = None;
@@ -266,15 +257,9 @@ impl CheckpointStore {
         Ok(info)
     }
 
-    /// Removes a graph and its provenance (one transaction); for a store
-    /// directory, its N-Quads file and index entry too. False when absent.
-    pub fn remove(&mut self, graph: &str) -> Result<bool> {
-        if self.index.remove(graph).is_none() {
-            return Ok(false);
-        }
-        let g = NamedNode::new(graph).map_err(rdf_err)?;
-        let prov: Vec<Quad> = self
-            .store
+    /// The provenance quads of graph `g` (in the default graph).
+    fn provenance_quads(&self, g: &NamedNode) -> Result<Vec<Quad>> {
+        self.store
             .quads_for_pattern(
                 Some(g.as_ref().into()),
                 None,
@@ -282,7 +267,17 @@ impl CheckpointStore {
                 Some(GraphNameRef::DefaultGraph),
             )
             .collect::<std::result::Result<_, _>>()
-            .map_err(rdf_err)?;
+            .map_err(rdf_err)
+    }
+
+    /// Removes a graph and its provenance (one transaction); for a store
+    /// directory, its N-Quads file and index entry too. False when absent.
+    pub fn remove(&mut self, graph: &str) -> Result<bool> {
+        if self.index.remove(graph).is_none() {
+            return Ok(false);
+        }
+        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let prov = self.provenance_quads(&g)?;
         let mut tx = self.store.start_transaction().map_err(rdf_err)?;
         tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
         for q in &prov {

@@ -116,21 +116,7 @@ pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
     for (p, h) in files.iter().zip(hashes) {
         match h {
             Ok(h) => writeln!(out, "{h}  {}", p.display())?,
-            Err(Error::Invalid(report)) => {
-                for d in report.errors() {
-                    eprintln!("{}", report.render(d));
-                }
-                eprintln!("{}: not hashed: the file has errors", p.display());
-                status = status.max(INVALID);
-            }
-            Err(e @ Error::Io { .. }) => {
-                eprintln!("kld: {e}");
-                status = status.max(USAGE);
-            }
-            Err(e) => {
-                eprintln!("{}: not hashed: {e}", p.display());
-                status = status.max(INVALID);
-            }
+            Err(e) => status = status.max(super::report_failure(p, &e, "not hashed")),
         }
     }
     Ok(status)

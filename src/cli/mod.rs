@@ -17,6 +17,28 @@ pub const INVALID: u8 = 1;
 /// Exit status: usage or I/O error.
 pub const USAGE: u8 = 2;
 
+/// Reports why one file of a batch failed (located diagnostics for invalid
+/// input); returns its exit status: 1 invalid input, 2 I/O.
+pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, what: &str) -> u8 {
+    match e {
+        karenina_ld::Error::Invalid(report) => {
+            for d in report.errors() {
+                eprintln!("{}", report.render(d));
+            }
+            eprintln!("{}: {what}: the file has errors", file.display());
+            INVALID
+        }
+        karenina_ld::Error::Io { .. } => {
+            eprintln!("kld: {e}");
+            USAGE
+        }
+        other => {
+            eprintln!("{}: {what}: {other}", file.display());
+            INVALID
+        }
+    }
+}
+
 /// karenina-ld: validate, canonicalize and query Karenina benchmark checkpoints.
 #[derive(Parser, Debug)]
 #[command(name = "kld", version, about, long_about = None)]

@@ -71,21 +71,7 @@ pub(super) fn load_into(
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
                 }
             }
-            Err(Error::Invalid(report)) => {
-                for d in report.errors() {
-                    eprintln!("{}", report.render(d));
-                }
-                eprintln!("{}: not loaded: the file has errors", file.display());
-                status = status.max(INVALID);
-            }
-            Err(e @ Error::Io { .. }) => {
-                eprintln!("kld: {e}");
-                status = status.max(USAGE);
-            }
-            Err(e) => {
-                eprintln!("{}: not loaded: {e}", file.display());
-                status = status.max(INVALID);
-            }
+            Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
         }
     }
     status
@@ -264,25 +250,10 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
             bail!("with a server, the query runs on the server's graphs: give no files and no --store");
         }
         let client = a.server.client()?;
-        let format = format.unwrap_or(if std::io::stdout().is_terminal() {
-            ResultFormat::Table
-        } else if graph_answer {
-            ResultFormat::Rdf(ExportFormat::NTriples)
-        } else {
-            ResultFormat::Tsv
+        let format = format.unwrap_or(default_format(graph_answer));
+        return write_answer(OK, |out| {
+            karenina_ld::remote::run_query(&client, &text, format, out)
         });
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        return match karenina_ld::remote::run_query(&client, &text, format, &mut out) {
-            Ok(_) => {
-                out.flush()?;
-                Ok(OK)
-            }
-            Err(e) => {
-                drop(out);
-                eprintln!("kld: {e}");
-                Ok(INVALID)
-            }
-        };
     }
     let mut store = open_store(a.store.as_deref())?;
     let (files, io_failed) = files_of(&inputs);
@@ -290,21 +261,31 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     if io_failed {
         status = status.max(USAGE);
     }
-    let format = format.unwrap_or(if std::io::stdout().is_terminal() {
+    let format = format.unwrap_or(default_format(graph_answer));
+    let timeout = Duration::from_secs_f64(a.timeout);
+    write_answer(status, |out| {
+        query::run(store.store(), &text, timeout, format, out)
+    })
+}
+
+/// Table on a terminal; piped, TSV for solutions and N-Triples for graphs.
+fn default_format(graph_answer: bool) -> ResultFormat {
+    if std::io::stdout().is_terminal() {
         ResultFormat::Table
     } else if graph_answer {
         ResultFormat::Rdf(ExportFormat::NTriples)
     } else {
         ResultFormat::Tsv
-    });
+    }
+}
+
+/// Runs `answer` into buffered stdout; a failure is printed and is exit 1.
+fn write_answer(
+    status: u8,
+    answer: impl FnOnce(&mut dyn Write) -> karenina_ld::Result<usize>,
+) -> anyhow::Result<u8> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match query::run(
-        store.store(),
-        &text,
-        Duration::from_secs_f64(a.timeout),
-        format,
-        &mut out,
-    ) {
+    match answer(&mut out) {
         Ok(_) => {
             out.flush()?;
             Ok(status)

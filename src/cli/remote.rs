@@ -197,18 +197,9 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
                 provenance.insert(p.graph.clone(), p);
                 sent += 1;
             }
-            Err(Error::Invalid(report)) => {
-                for d in report.errors() {
-                    eprintln!("{}", report.render(d));
-                }
-                eprintln!("{}: not pushed: the file has errors", f.display());
-                failed += 1;
-                status = status.max(INVALID);
-            }
             Err(e) => {
-                eprintln!("{}: not pushed: {e}", f.display());
                 failed += 1;
-                status = status.max(INVALID);
+                status = status.max(super::report_failure(f, &e, "not pushed"));
             }
         }
     }
