@@ -37,9 +37,12 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "questions",
     "questions-without-template",
     "regex-traits",
+    "results-by-model",
+    "results-without-question",
     "scenarios",
     "shared-questions",
     "templates",
+    "trait-scores",
     "traits",
     "unfinished",
 ];

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::model::{self, Checkpoint, ReadOptions};
 use crate::rdf::{self, Processor};
+use crate::results::ResultsOptions;
 use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
@@ -38,6 +39,28 @@ pub struct GraphInfo {
     pub loaded_at: String,
     /// Number of quads in the graph.
     pub quads: usize,
+    /// What the graph holds.
+    pub kind: GraphKind,
+}
+
+/// What a graph holds: a checkpoint, or a verification-results export.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GraphKind {
+    /// A benchmark checkpoint (`karenina:CheckpointGraph`).
+    #[default]
+    Checkpoint,
+    /// A results export (`karenina:ResultsGraph`).
+    Results,
+}
+
+impl GraphKind {
+    /// The provenance class of the graph.
+    pub fn class(self) -> &'static str {
+        match self {
+            GraphKind::Checkpoint => vocab::k::CHECKPOINT_GRAPH,
+            GraphKind::Results => "ResultsGraph",
+        }
+    }
 }
 
 /// A checkpoint read and ready for the store, not yet in it.
@@ -88,7 +111,35 @@ fn now_utc() -> String {
 /// Reads a checkpoint and maps it to quads in its graph (no store involved), so
 /// that a bad file never touches the store.
 pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
+    prepare_with(path, processor, ResultsOptions::default())
+}
+
+/// [`prepare`] with options for results exports (which are told from
+/// checkpoints by their content).
+pub fn prepare_with(
+    path: &Path,
+    processor: Processor,
+    results_opts: ResultsOptions,
+) -> Result<Prepared> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if crate::results::is_results(&bytes) {
+        let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+        let graph = rdf::file_url(&canon)?;
+        let g = GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(rdf_err)?);
+        let mut quads = Vec::new();
+        crate::results::map_file(path, &bytes, &g, results_opts, &mut |q| quads.push(q))?;
+        return Ok(Prepared {
+            info: GraphInfo {
+                graph,
+                source: canon.display().to_string(),
+                sha256: sha256_hex(&bytes),
+                loaded_at: now_utc(),
+                quads: quads.len(),
+                kind: GraphKind::Results,
+            },
+            content: Content::Quads(quads),
+        });
+    }
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
     let sha256 = sha256_hex(&bytes);
     let big = bytes.len() >= STREAM_THRESHOLD;
@@ -102,6 +153,7 @@ pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
         sha256,
         loaded_at: now_utc(),
         quads: 0,
+        kind: GraphKind::Checkpoint,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
@@ -153,9 +205,9 @@ impl CheckpointStore {
         let mut infos = Vec::new();
         for (n, line) in text.lines().enumerate().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
-            if f.len() != 6 {
+            if f.len() != 6 && f.len() != 7 {
                 return Err(Error::Rdf(format!(
-                    "{}:{}: expected 6 tab-separated fields",
+                    "{}:{}: expected 6 or 7 tab-separated fields",
                     index_path.display(),
                     n + 1
                 )));
@@ -166,6 +218,11 @@ impl CheckpointStore {
                 sha256: f[2].into(),
                 loaded_at: f[3].into(),
                 quads: f[4].parse().map_err(rdf_err)?,
+                kind: if f.get(6) == Some(&"results") {
+                    GraphKind::Results
+                } else {
+                    GraphKind::Checkpoint
+                },
             });
         }
         let parsed: Vec<Result<Vec<Quad>>> = infos
@@ -299,16 +356,20 @@ impl CheckpointStore {
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\n");
+        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\n");
         for i in self.index.values() {
             s.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\n",
+                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\n",
                 i.graph,
                 i.source.replace(['\t', '\n'], " "),
                 i.sha256,
                 i.loaded_at,
                 i.quads,
-                file_for_graph(&i.graph)
+                file_for_graph(&i.graph),
+                match i.kind {
+                    GraphKind::Checkpoint => "checkpoint",
+                    GraphKind::Results => "results",
+                }
             ));
         }
         fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
@@ -399,7 +460,7 @@ fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
         Quad::new(
             s.clone(),
             NamedNode::new_unchecked(RDF_TYPE),
-            Term::NamedNode(k(k::CHECKPOINT_GRAPH)),
+            Term::NamedNode(k(info.kind.class())),
             d.clone(),
         ),
         Quad::new(

@@ -70,11 +70,33 @@ pub(super) fn load_into(
                 if print_graphs {
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
                 }
+                if info.kind == karenina_ld::store::GraphKind::Results {
+                    report_link(store, &file, &info.graph);
+                }
             }
             Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
         }
     }
     status
+}
+
+/// Binds a loaded results file to its checkpoint; says so when it cannot.
+fn report_link(store: &CheckpointStore, file: &Path, graph: &str) {
+    use karenina_ld::results::link::{link, Link};
+    match link(store.store(), graph, None) {
+        Ok(Link::Bound(_)) => {}
+        Ok(Link::Orphan { questions }) => eprintln!(
+            "kld: {}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)",
+            file.display()
+        ),
+        Ok(Link::Ambiguous(c)) => eprintln!(
+            "kld: {}: results match {} loaded checkpoints ({}); not bound",
+            file.display(),
+            c.len(),
+            c.join(", ")
+        ),
+        Err(e) => eprintln!("kld: {}: {e}", file.display()),
+    }
 }
 
 pub fn load(store_dir: &Path, inputs: &[PathBuf], processor: Processor) -> anyhow::Result<u8> {

@@ -1,2 +1,242 @@
-//! Karenina verification-results exports (JSON 2.x, CSV): reading, the results
-//! mapping to RDF, linking results to checkpoint questions. (Issue 12; being built.)
+//! Karenina verification-results exports (JSON 2.x) as graphs next to the
+//! checkpoints they ran, so "pass rate per model per benchmark" is a query.
+//!
+//! Reading (`../shared/spec/results-format.md`): the v2.2 stream writes the
+//! header on line 1 and one row per line after it, so rows are read and mapped
+//! one at a time (a 1 GB export never becomes one tree); older layouts (a bare
+//! array, `{"results": …}`, `{"runs": …}`) are parsed whole. Karenina writes
+//! bare `NaN` / `Infinity` tokens, which strict JSON readers refuse: they are
+//! read here and kept as `xsd:double` NaN / INF.
+//!
+//! The mapping (vocabulary `karenina:`, documented in the README): one node for
+//! the run (job id, export time, Karenina version, format version, job summary
+//! and configured models as JSON) and one per result (IRI
+//! `urn:karenina:result:<result_id>` when the ID is unique in the file) with
+//! its question ID (and `karenina:question <id>` when the ID is an IRI),
+//! answering and parsing model, replicate, timestamp, evaluation mode, failure
+//! category, verdicts, check outcomes, tokens, execution time, one
+//! `karenina:score` node per score key, and everything else in one `rdf:JSON`
+//! literal (`karenina:rest`). Raw responses and traces are dropped unless
+//! asked for: they are most of a file's size and rarely queried.
+
+pub mod link;
+mod map;
+
+pub use map::RowMapper;
+
+use crate::error::{Error, Result};
+use oxigraph::model::{GraphName, Quad};
+use std::path::Path;
+
+/// Options for reading results.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResultsOptions {
+    /// Keep raw responses and traces (in `karenina:rest`).
+    pub with_traces: bool,
+}
+
+/// True when `bytes` look like a Karenina results export (JSON) rather than
+/// a checkpoint: decided by content, not by file name.
+pub fn is_results(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with('[') {
+        // A bare array of rows.
+        return t.contains("\"metadata\"") && t.contains("\"template\"");
+    }
+    t.starts_with('{')
+        && (t.contains("\"format_version\"") || t.starts_with("{\"runs\""))
+        && !t.contains("\"@context\"")
+}
+
+/// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by
+/// sentinel strings serde_json accepts; [`map`] turns them back into doubles.
+pub fn nan_tokens(text: &str) -> std::borrow::Cow<'_, str> {
+    if !(text.contains("NaN") || text.contains("Infinity")) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_str, mut esc) = (false, false);
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let ch = rest.chars().next().unwrap_or(' ');
+        if !in_str {
+            let token = [
+                ("-Infinity", map::NEG_INF),
+                ("Infinity", map::POS_INF),
+                ("NaN", map::NAN),
+            ]
+            .into_iter()
+            .find(|(tok, _)| rest.starts_with(tok));
+            if let Some((tok, sentinel)) = token {
+                // The sentinel starts with U+0000, escaped inside JSON text.
+                out.push_str("\"\\u0000");
+                out.push_str(&sentinel['\u{0}'.len_utf8()..]);
+                out.push('"');
+                i += tok.len();
+                continue;
+            }
+            in_str = ch == '"';
+        } else if esc {
+            esc = false;
+        } else if ch == '\\' {
+            esc = true;
+        } else if ch == '"' {
+            in_str = false;
+        }
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn located(file: &Path, line: usize, col: usize, path: &str, m: impl std::fmt::Display) -> Error {
+    Error::Rdf(format!(
+        "{}:{line}:{col}: error[KLD-E201] at {path}: {m}",
+        file.display()
+    ))
+}
+
+fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(&nan_tokens(text)).map_err(|e| {
+        located(
+            file,
+            line0 + e.line() - 1,
+            e.column(),
+            path,
+            format!("invalid JSON: {e}"),
+        )
+    })
+}
+
+/// Reads a results export and maps it into `graph`, calling `sink` for each
+/// quad (rows are read and mapped one at a time). Returns the question IDs
+/// the results refer to, in first-seen order.
+pub fn map_file(
+    file: &Path,
+    bytes: &[u8],
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<Vec<String>> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| located(file, 1, 1, "", format!("not UTF-8: {e}")))?;
+    let text = text.trim_start_matches('\u{feff}');
+    let mut mapper = RowMapper::new(graph.clone(), opts);
+    // The v2.2 stream: header line ending in `,"results":[`, then one row per line.
+    let first = text.lines().next().unwrap_or("");
+    if first.ends_with(",\"results\":[") && first.starts_with('{') {
+        let header = format!("{}}}", &first[..first.len() - ",\"results\":[".len()]);
+        let header = parse_value(file, &header, 1, "")?;
+        check_header(file, &header)?;
+        mapper.run(&header, sink);
+        let mut index = 0;
+        for (n, line) in text.lines().enumerate().skip(1) {
+            let l = line.trim_end_matches('\r');
+            let row = l.trim_end_matches(',');
+            if row.is_empty() {
+                continue;
+            }
+            if row.starts_with(']') {
+                break;
+            }
+            let path = format!("/results/{index}");
+            let v = parse_value(file, row, n + 1, &path)?;
+            mapper
+                .row(&v, sink)
+                .map_err(|m| located(file, n + 1, 1, &path, m))?;
+            index += 1;
+        }
+        return Ok(mapper.question_ids());
+    }
+    // Other layouts: the whole document.
+    let v = parse_value(file, text, 1, "")?;
+    let rows: Vec<(String, &serde_json::Value)> = match &v {
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (format!("/{i}"), r))
+            .collect(),
+        serde_json::Value::Object(o) => {
+            check_header(file, &v)?;
+            mapper.run(&v, sink);
+            match (o.get("results"), o.get("runs")) {
+                (Some(serde_json::Value::Array(a)), _) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (format!("/results/{i}"), r))
+                    .collect(),
+                (_, Some(serde_json::Value::Object(runs))) => runs
+                    .iter()
+                    .flat_map(|(name, rs)| {
+                        rs.as_array()
+                            .into_iter()
+                            .flatten()
+                            .enumerate()
+                            .map(move |(i, r)| (format!("/runs/{name}/{i}"), r))
+                    })
+                    .collect(),
+                _ => {
+                    return Err(located(
+                        file,
+                        1,
+                        1,
+                        "/results",
+                        "no `results` array and no `runs` object",
+                    ))
+                }
+            }
+        }
+        _ => {
+            return Err(located(
+                file,
+                1,
+                1,
+                "",
+                "a results export is a JSON object or array",
+            ))
+        }
+    };
+    if matches!(v, serde_json::Value::Array(_)) {
+        mapper.run(&serde_json::json!({}), sink);
+    }
+    for (path, r) in rows {
+        mapper
+            .row(r, sink)
+            .map_err(|m| located(file, 1, 1, &path, m))?;
+    }
+    Ok(mapper.question_ids())
+}
+
+fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {
+    match v.get("format_version") {
+        None => Ok(()),
+        Some(serde_json::Value::String(s)) if s.starts_with("2.") => Ok(()),
+        Some(other) => Err(located(
+            file,
+            1,
+            1,
+            "/format_version",
+            format!("unknown format_version {other}: kld reads Karenina's 2.x exports"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_tokens_outside_strings_only() {
+        let t = r#"{"a": NaN, "b": "NaN and Infinity", "c": [-Infinity, Infinity], "d": "é\"NaN"}"#;
+        let out = nan_tokens(t);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["a"], map::NAN);
+        assert_eq!(v["b"], "NaN and Infinity");
+        assert_eq!(v["c"][0], map::NEG_INF);
+        assert_eq!(v["c"][1], map::POS_INF);
+        assert_eq!(v["d"], "é\"NaN");
+    }
+}

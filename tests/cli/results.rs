@@ -1,1 +1,312 @@
-//! Verification-results exports through every command (issue 12).
+//! Verification-results exports through every command (issue 12): the JSON
+//! exports of `../shared/corpus/results/`, loaded with their checkpoint, answer
+//! the catalogue with the facts Karenina computed (`*.expect.json`).
+
+use crate::common::*;
+use crate::{kld, stdout_of};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// (results JSON file, its checkpoint if any, the expect facts).
+fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
+    let dir = corpus().join("results");
+    let mut v = Vec::new();
+    for p in corpus_files("results") {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".expect.json") {
+            continue;
+        }
+        let expect: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        let file = dir.join(expect["file"].as_str().unwrap());
+        let cp = expect["checkpoint"]
+            .as_str()
+            .filter(|c| c.ends_with(".jsonld"))
+            .map(|c| corpus().join("loads").join(c));
+        v.push((file, cp, expect));
+    }
+    assert!(v.len() >= 8, "the corpus has its results exports");
+    v
+}
+
+/// Rows of a catalogue query as maps var → value text.
+fn query(files: &[&PathBuf], name: &str) -> Vec<BTreeMap<String, String>> {
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "json", "--named", name])
+            .args(files),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, t)| (k.clone(), t["value"].as_str().unwrap().to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn results_by_model_reproduces_karenina_s_facts() {
+    for (file, cp, expect) in runs() {
+        let mut inputs = vec![&file];
+        if let Some(c) = &cp {
+            inputs.push(c);
+        }
+        let rows = query(&inputs, "results-by-model");
+        // The expectation, per (interface, model name), from the expect file.
+        let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+        {
+            let id = &m["identity"];
+            let e = want
+                .entry((
+                    id["interface"].as_str().unwrap().to_string(),
+                    id["model_name"].as_str().unwrap().to_string(),
+                ))
+                .or_default();
+            e[0] += m["results"].as_u64().unwrap();
+            for (i, k) in ["true", "false", "null"].iter().enumerate() {
+                e[i + 1] += m["verify_result"][*k].as_u64().unwrap();
+            }
+        }
+        let got: BTreeMap<(String, String), [u64; 4]> = rows
+            .iter()
+            .map(|r| {
+                assert_eq!(
+                    r["run"],
+                    expect["run_name"].as_str().unwrap_or("(unnamed run)")
+                );
+                (
+                    (r["interface"].clone(), r["model_name"].clone()),
+                    [
+                        r["results"].parse().unwrap(),
+                        r["verified_true"].parse().unwrap(),
+                        r["verified_false"].parse().unwrap(),
+                        r["verified_null"].parse().unwrap(),
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{}", file.display());
+    }
+}
+
+#[test]
+fn trait_scores_reproduce_karenina_s_facts() {
+    let mut checked = 0;
+    for (file, cp, expect) in runs() {
+        let mut inputs = vec![&file];
+        if let Some(c) = &cp {
+            inputs.push(c);
+        }
+        let rows = query(&inputs, "trait-scores");
+        let got: BTreeMap<(String, String, String, String), &BTreeMap<String, String>> = rows
+            .iter()
+            .map(|r| {
+                (
+                    (
+                        r["interface"].clone(),
+                        r["model_name"].clone(),
+                        r["type"].clone(),
+                        r["trait"].clone(),
+                    ),
+                    r,
+                )
+            })
+            .collect();
+        let mut want_keys = 0;
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+        {
+            let id = &m["identity"];
+            let (interface, model) = (
+                id["interface"].as_str().unwrap().to_string(),
+                id["model_name"].as_str().unwrap().to_string(),
+            );
+            for (dict, traits) in m["traits"].as_object().into_iter().flatten() {
+                let family = dict.split('_').next().unwrap().to_string();
+                for (name, stats) in traits.as_object().unwrap() {
+                    // A metric trait: one score key per metric.
+                    let entries: Vec<(String, &Value)> = if stats["type"] == "metric" {
+                        stats["metrics"]
+                            .as_object()
+                            .unwrap()
+                            .iter()
+                            .map(|(k, s)| (format!("{name}.{k}"), s))
+                            .collect()
+                    } else {
+                        vec![(name.clone(), stats)]
+                    };
+                    for (key, s) in entries {
+                        let n = s["n"].as_u64().unwrap();
+                        let row = got.get(&(
+                            interface.clone(),
+                            model.clone(),
+                            family.clone(),
+                            key.clone(),
+                        ));
+                        if n == 0 {
+                            // Only nulls: a row with n = 0, or none.
+                            if let Some(r) = row {
+                                assert_eq!(r["n"], "0");
+                            }
+                            continue;
+                        }
+                        let r = row.unwrap_or_else(|| {
+                            panic!("{}: no row for {model} {family} {key}", file.display())
+                        });
+                        want_keys += 1;
+                        assert_eq!(
+                            r["n"].parse::<u64>().unwrap(),
+                            n,
+                            "{} {key} n",
+                            file.display()
+                        );
+                        if s["type"] == "boolean" {
+                            assert_eq!(
+                                r["true_count"].parse::<u64>().unwrap(),
+                                s["true"].as_u64().unwrap(),
+                                "{} {key} true",
+                                file.display()
+                            );
+                        }
+                        if s["type"] == "number" && s["count_for_mean"].as_u64().unwrap_or(0) > 0 {
+                            let mean: f64 = r
+                                .get("mean")
+                                .unwrap_or_else(|| {
+                                    panic!(
+                                        "{}: no mean for {model} {family} {key}: {r:?} want {s}",
+                                        file.display()
+                                    )
+                                })
+                                .parse()
+                                .unwrap();
+                            let want = s["mean"].as_f64().unwrap();
+                            assert!(
+                                (mean - want).abs() < 1e-9 * want.abs().max(1.0),
+                                "{} {key}: mean {mean} != {want}",
+                                file.display()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        checked += want_keys;
+    }
+    assert!(checked > 50, "only {checked} trait scores checked");
+}
+
+#[test]
+fn results_without_question_and_the_orphan_run() {
+    for (file, cp, expect) in runs() {
+        let mut inputs = vec![&file];
+        if let Some(c) = &cp {
+            inputs.push(c);
+        }
+        let mut got: Vec<String> = query(&inputs, "results-without-question")
+            .into_iter()
+            .map(|r| r["question_id"].clone())
+            .collect();
+        got.sort();
+        let mut want: Vec<String> = if cp.is_some() {
+            expect["question_ids_not_in_checkpoint"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q.as_str().unwrap().to_string())
+                .collect()
+        } else {
+            // No checkpoint loaded: every question is without one.
+            expect["question_ids_covered"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q.as_str().unwrap().to_string())
+                .collect()
+        };
+        want.sort();
+        assert_eq!(got, want, "{}", file.display());
+    }
+    // The orphan run, loaded with a checkpoint, links to nothing and says so.
+    let orphan = corpus().join("results/res-orphan.orphan.json");
+    let cp = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    kld()
+        .args(["query", "--named", "graphs"])
+        .arg(&cp)
+        .arg(&orphan)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "results link to no loaded checkpoint",
+        ));
+    // A run loaded with its checkpoint is bound to it.
+    let run = corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json");
+    let cp = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    let out = stdout_of(
+        kld()
+            .args([
+                "query",
+                "--format",
+                "tsv",
+                "-e",
+                "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }",
+            ])
+            .arg(&cp)
+            .arg(&run),
+    );
+    assert!(
+        out.contains("tests__fixtures__checkpoints__with_rubrics.jsonld"),
+        "{out}"
+    );
+}
+
+#[test]
+fn hostile_results_files_end_in_located_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(
+        corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+    )
+    .unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    // Truncated in the middle of row 3; a row of the wrong type; an unknown version.
+    let truncated = format!(
+        "{}\n{}\n{}\n{}",
+        lines[0],
+        lines[1],
+        lines[2],
+        &lines[3][..lines[3].len() / 2]
+    );
+    let wrong = format!("{}\n{}\n[1, 2]\n]}}\n", lines[0], lines[1]);
+    let version = good.replacen(
+        "\"format_version\": \"2.2\"",
+        "\"format_version\": \"9.0\"",
+        1,
+    );
+    for (name, text, want) in [
+        ("truncated.json", truncated, ":4:"),
+        ("wrong.json", wrong, "/results/1"),
+        ("version.json", version, "format_version"),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        kld()
+            .args(["query", "--named", "results-by-model"])
+            .arg(&p)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(want).and(predicates::str::contains(name)));
+    }
+}

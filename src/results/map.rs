@@ -1,0 +1,305 @@
+//! One results row (or the run header) → quads. See the module doc of
+//! [`super`] for the vocabulary.
+
+use super::ResultsOptions;
+use crate::vocab::{self, RDF_JSON, RDF_TYPE, XSD_DOUBLE, XSD_INTEGER};
+use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// Sentinel strings standing for Karenina's bare `NaN` / `Infinity` tokens.
+pub const NAN: &str = "\u{0}kld:NaN";
+/// See [`NAN`].
+pub const POS_INF: &str = "\u{0}kld:Infinity";
+/// See [`NAN`].
+pub const NEG_INF: &str = "\u{0}kld:-Infinity";
+
+/// Template fields that hold raw responses and traces (kept only on request).
+const TRACE_FIELDS: &[&str] = &[
+    "raw_llm_response",
+    "trace_messages",
+    "conversation_context",
+    "investigation_trace",
+];
+
+/// The score dictionaries of a row's `rubric`, with the trait family each holds.
+const SCORE_DICTS: &[(&str, &str)] = &[
+    ("llm_trait_scores", "llm"),
+    ("regex_trait_scores", "regex"),
+    ("callable_trait_scores", "callable"),
+    ("metric_trait_scores", "metric"),
+    ("agentic_trait_scores", "agentic"),
+];
+
+/// Maps rows of one results file into its graph.
+pub struct RowMapper {
+    graph: GraphName,
+    opts: ResultsOptions,
+    run: BlankNode,
+    seen_ids: HashSet<String>,
+    question_ids: Vec<String>,
+    seen_questions: HashSet<String>,
+}
+
+fn k(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(vocab::karenina(local))
+}
+
+fn string(s: &str) -> Term {
+    Term::Literal(Literal::new_simple_literal(s))
+}
+
+fn json(v: &Value) -> Term {
+    Term::Literal(Literal::new_typed_literal(
+        v.to_string(),
+        NamedNode::new_unchecked(RDF_JSON),
+    ))
+}
+
+/// A scalar as a typed literal (sentinels → NaN/INF doubles); `None` for
+/// null; structures as `rdf:JSON`.
+fn scalar(v: &Value) -> Option<Term> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => Term::Literal(Literal::from(*b)),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Term::Literal(Literal::new_typed_literal(
+            n.to_string(),
+            NamedNode::new_unchecked(XSD_INTEGER),
+        )),
+        Value::Number(n) => Term::Literal(Literal::from(n.as_f64().unwrap_or(f64::NAN))),
+        Value::String(s) if s == NAN => Term::Literal(Literal::new_typed_literal(
+            "NaN",
+            NamedNode::new_unchecked(XSD_DOUBLE),
+        )),
+        Value::String(s) if s == POS_INF => Term::Literal(Literal::new_typed_literal(
+            "INF",
+            NamedNode::new_unchecked(XSD_DOUBLE),
+        )),
+        Value::String(s) if s == NEG_INF => Term::Literal(Literal::new_typed_literal(
+            "-INF",
+            NamedNode::new_unchecked(XSD_DOUBLE),
+        )),
+        Value::String(s) => string(s),
+        other => json(other),
+    })
+}
+
+impl RowMapper {
+    /// A mapper writing into `graph`.
+    pub fn new(graph: GraphName, opts: ResultsOptions) -> Self {
+        RowMapper {
+            graph,
+            opts,
+            run: BlankNode::default(),
+            seen_ids: HashSet::new(),
+            question_ids: Vec::new(),
+            seen_questions: HashSet::new(),
+        }
+    }
+
+    /// The question IDs seen so far, first-seen order.
+    pub fn question_ids(self) -> Vec<String> {
+        self.question_ids
+    }
+
+    fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
+        sink(Quad::new(s.clone(), p, o, self.graph.clone()));
+    }
+
+    /// The run node, from the header (`metadata`, `format_version`).
+    pub fn run(&mut self, header: &Value, sink: &mut dyn FnMut(Quad)) {
+        let r = NamedOrBlankNode::BlankNode(self.run.clone());
+        self.emit(
+            sink,
+            &r,
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k("VerificationRun")),
+        );
+        let m = &header["metadata"];
+        for (key, local) in [
+            ("job_id", "jobId"),
+            ("export_timestamp", "exportTime"),
+            ("karenina_version", "kareninaVersion"),
+        ] {
+            if let Some(t) = m.get(key).and_then(scalar) {
+                self.emit(sink, &r, k(local), t);
+            }
+        }
+        if let Some(t) = header.get("format_version").and_then(scalar) {
+            self.emit(sink, &r, k("formatVersion"), t);
+        }
+        for (key, local) in [
+            ("job_summary", "jobSummary"),
+            ("verification_config", "configuredModels"),
+        ] {
+            if let Some(v) = m.get(key).filter(|v| !v.is_null()) {
+                self.emit(sink, &r, k(local), json(v));
+            }
+        }
+    }
+
+    /// Maps one row; an error message for a row that is not a result.
+    pub fn row(&mut self, row: &Value, sink: &mut dyn FnMut(Quad)) -> Result<(), String> {
+        let meta = row
+            .get("metadata")
+            .filter(|m| m.is_object())
+            .ok_or("a result row needs a `metadata` object")?;
+        let qid = meta
+            .get("question_id")
+            .and_then(Value::as_str)
+            .ok_or("`metadata.question_id` must be a string")?;
+        let node = match meta.get("result_id").and_then(Value::as_str) {
+            Some(id) if self.seen_ids.insert(id.to_string()) => {
+                NamedNode::new(format!("urn:karenina:result:{id}"))
+                    .map(NamedOrBlankNode::NamedNode)
+                    .unwrap_or_else(|_| NamedOrBlankNode::BlankNode(BlankNode::default()))
+            }
+            _ => NamedOrBlankNode::BlankNode(BlankNode::default()),
+        };
+        if self.seen_questions.insert(qid.to_string()) {
+            self.question_ids.push(qid.to_string());
+        }
+        let e = |p: &str, o: Term, sink: &mut dyn FnMut(Quad)| self.emit(sink, &node, k(p), o);
+        self.emit(
+            sink,
+            &node,
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k("VerificationResult")),
+        );
+        e("run", Term::BlankNode(self.run.clone()), sink);
+        e("questionId", string(qid), sink);
+        if let Ok(iri) = NamedNode::new(qid) {
+            e("question", Term::NamedNode(iri), sink);
+        }
+        let run_name = meta
+            .get("run_name")
+            .and_then(Value::as_str)
+            .unwrap_or("(unnamed run)");
+        e("runName", string(run_name), sink);
+        for (side, prefix) in [("answering", "answering"), ("parsing", "parsing")] {
+            let id = &meta[side];
+            // Format 2.0 rows: flat `answering_model` strings ("provider/model").
+            let (interface, name) = match (id.get("interface"), id.get("model_name")) {
+                (Some(i), Some(n)) => (
+                    i.as_str().unwrap_or("unknown").to_string(),
+                    n.as_str().unwrap_or("unknown").to_string(),
+                ),
+                _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
+                    Some(s) => match s.split_once('/') {
+                        Some((p, m)) => (p.to_string(), m.to_string()),
+                        None => ("unknown".into(), s.to_string()),
+                    },
+                    None => ("unknown".into(), "unknown".into()),
+                },
+            };
+            e(&format!("{prefix}Interface"), string(&interface), sink);
+            e(&format!("{prefix}ModelName"), string(&name), sink);
+            if let Some(c) = id.get("config_id").and_then(Value::as_str) {
+                e(&format!("{prefix}ConfigId"), string(c), sink);
+            }
+            if let Some(t) = id
+                .get("tools")
+                .filter(|t| t.as_array().is_some_and(|a| !a.is_empty()))
+            {
+                e(&format!("{prefix}Tools"), json(t), sink);
+            }
+        }
+        for (key, local) in [
+            ("replicate", "replicate"),
+            ("timestamp", "timestamp"),
+            ("execution_time", "executionTime"),
+            ("template_id", "templateId"),
+        ] {
+            if let Some(t) = meta.get(key).and_then(scalar) {
+                e(local, t, sink);
+            }
+        }
+        if let Some(c) = meta["failure"].get("category").and_then(Value::as_str) {
+            e("failureCategory", string(c), sink);
+        }
+        let template = &row["template"];
+        let rubric = &row["rubric"];
+        let mode = match (
+            template
+                .get("template_verification_performed")
+                .and_then(Value::as_bool),
+            rubric.is_object(),
+        ) {
+            (Some(false), true) => "rubric_only",
+            (_, true) => "template_and_rubric",
+            _ => "template_only",
+        };
+        e("evaluationMode", string(mode), sink);
+        for (key, local) in [
+            ("verify_result", "verifyResult"),
+            ("verify_granular_result", "verifyGranularResult"),
+            ("abstention_detected", "abstentionDetected"),
+            ("sufficiency_detected", "sufficiencyDetected"),
+            ("embedding_similarity_score", "embeddingSimilarity"),
+            ("embedding_override_applied", "embeddingOverride"),
+        ] {
+            if let Some(t) = template.get(key).and_then(scalar) {
+                e(local, t, sink);
+            }
+        }
+        if let Some(total) = template["usage_metadata"].get("total") {
+            for (key, local) in [
+                ("input_tokens", "inputTokens"),
+                ("output_tokens", "outputTokens"),
+                ("total_tokens", "totalTokens"),
+            ] {
+                if let Some(t) = total.get(key).and_then(scalar) {
+                    e(local, t, sink);
+                }
+            }
+        }
+        for (dict, family) in SCORE_DICTS {
+            let Some(scores) = rubric.get(*dict).and_then(Value::as_object) else {
+                continue;
+            };
+            for (key, v) in scores {
+                // A metric trait's value is {metric: number}: one score per metric.
+                let entries: Vec<(String, &Value)> = match (family, v) {
+                    (&"metric", Value::Object(ms)) => {
+                        ms.iter().map(|(m, x)| (format!("{key}.{m}"), x)).collect()
+                    }
+                    _ => vec![(key.clone(), v)],
+                };
+                for (score_key, value) in entries {
+                    let s = NamedOrBlankNode::BlankNode(BlankNode::default());
+                    e("score", s.clone().into(), sink);
+                    self.emit(sink, &s, k("scoreKey"), string(&score_key));
+                    self.emit(sink, &s, k("traitFamily"), string(family));
+                    match scalar(value) {
+                        Some(t) => self.emit(
+                            sink,
+                            &s,
+                            NamedNode::new_unchecked(vocab::schema("value")),
+                            t,
+                        ),
+                        None => {
+                            self.emit(sink, &s, k("nullScore"), Term::Literal(Literal::from(true)))
+                        }
+                    }
+                }
+            }
+        }
+        // Everything else, losslessly, minus traces unless asked for.
+        let mut rest = row.clone();
+        if !self.opts.with_traces {
+            if let Some(t) = rest.get_mut("template").and_then(Value::as_object_mut) {
+                for f in TRACE_FIELDS {
+                    t.remove(*f);
+                }
+            }
+            if let Some(r) = rest.get_mut("rubric").and_then(Value::as_object_mut) {
+                r.remove("agentic_trait_investigation_traces");
+            }
+            if let Some(o) = rest.as_object_mut() {
+                o.remove("evaluation_input");
+            }
+        }
+        e("rest", json(&rest), sink);
+        Ok(())
+    }
+}
