@@ -310,3 +310,117 @@ fn hostile_results_files_end_in_located_errors() {
             .stderr(predicates::str::contains(want).and(predicates::str::contains(name)));
     }
 }
+
+#[test]
+fn pass_rate_by_benchmark_matches_the_facts() {
+    for (file, cp, expect) in runs() {
+        let Some(cp) = cp else { continue };
+        // Scenario rows link by scenario name and node, which is not built yet
+        // (their question IDs come from node texts, not checkpoint items).
+        if expect["run_kind"] == "scenario" {
+            continue;
+        }
+        let rows = query(&[&file, &cp], "pass-rate-by-benchmark");
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
+            let id = &m["identity"];
+            let r = rows
+                .iter()
+                .find(|r| {
+                    r["interface"] == id["interface"].as_str().unwrap()
+                        && r["model_name"] == id["model_name"].as_str().unwrap()
+                })
+                .unwrap_or_else(|| panic!("{}: no row for {id}", file.display()));
+            assert_eq!(r["benchmark"], expect["benchmark_name"].as_str().unwrap());
+            assert_eq!(
+                r["results"].parse::<u64>().unwrap(),
+                m["results"].as_u64().unwrap()
+            );
+            assert_eq!(
+                r["passed"].parse::<u64>().unwrap(),
+                m["verify_result"]["true"].as_u64().unwrap()
+            );
+        }
+    }
+}
+
+/// The same facts computed by Python's json module (which reads NaN) from the
+/// raw exports: questions failed by every model, and outcome changes per
+/// (question, model) between two runs.
+fn python_facts(files: &[PathBuf]) -> Value {
+    let script = r#"
+import json, sys, collections
+rows = []
+for f in sys.argv[1:]:
+    text = open(f, encoding="utf-8").read()
+    d = json.loads(text)
+    t = d["metadata"]["export_timestamp"]
+    for r in d["results"]:
+        rows.append((f, t, r))
+verified = collections.defaultdict(list)
+per_run = collections.defaultdict(list)
+for f, t, r in rows:
+    m = r["metadata"]; v = r["template"]["verify_result"]
+    if v is None: continue
+    model = (m["answering"]["interface"], m["answering"]["model_name"])
+    verified[m["question_id"]].append((model, v))
+    per_run[(m["question_id"], model, f, t)].append(v)
+hardest = sorted(q for q, vs in verified.items() if not any(v for _, v in vs))
+rates = collections.defaultdict(list)
+for (q, model, f, t), vs in per_run.items():
+    rates[(q, model)].append((t, f, sum(vs) / len(vs)))
+changed = 0
+for k, rs in rates.items():
+    rs.sort()
+    for i in range(len(rs)):
+        for j in range(i + 1, len(rs)):
+            if rs[i][2] != rs[j][2]: changed += 1
+print(json.dumps({"hardest": hardest, "changed": changed}))
+"#;
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn hardest_questions_and_run_diff_match_an_independent_computation() {
+    let dir = corpus().join("results");
+    let runs = [
+        dir.join("res-docs__notebooks__test_checkpoint.full.json"),
+        dir.join("res-docs__notebooks__test_checkpoint.partial.json"),
+        dir.join("res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+    ];
+    let facts = python_facts(&runs);
+    let cp1 = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let cp2 = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    let mut inputs: Vec<&PathBuf> = runs.iter().collect();
+    inputs.push(&cp1);
+    inputs.push(&cp2);
+    let mut hardest: Vec<String> = query(&inputs, "hardest-questions")
+        .into_iter()
+        .map(|r| r["question_id"].clone())
+        .collect();
+    hardest.sort();
+    let want: Vec<String> = serde_json::from_value(facts["hardest"].clone()).unwrap();
+    assert!(!want.is_empty());
+    assert_eq!(hardest, want);
+    let diff = query(&inputs, "run-diff");
+    assert_eq!(diff.len() as u64, facts["changed"].as_u64().unwrap());
+    assert!(!diff.is_empty());
+    // Keywords come from the linked checkpoints.
+    assert!(query(&inputs, "pass-rate-by-keyword")
+        .iter()
+        .any(|r| r["keyword"] == "biology"));
+}
