@@ -171,6 +171,7 @@ pub struct CheckpointStore {
     store: Store,
     dir: Option<PathBuf>,
     index: BTreeMap<String, GraphInfo>,
+    results_options: ResultsOptions,
 }
 
 fn rdf_err(e: impl std::fmt::Display) -> Error {
@@ -188,6 +189,7 @@ impl CheckpointStore {
             store: Store::new().map_err(rdf_err)?,
             dir: None,
             index: BTreeMap::new(),
+            results_options: ResultsOptions::default(),
         })
     }
 
@@ -246,6 +248,11 @@ impl CheckpointStore {
             )?;
         }
         Ok(s)
+    }
+
+    /// How results exports among the loaded files are read (`--with-traces`).
+    pub fn set_results_options(&mut self, o: ResultsOptions) {
+        self.results_options = o;
     }
 
     /// The underlying Oxigraph store (for SPARQL and export).
@@ -385,6 +392,7 @@ impl CheckpointStore {
     ) -> Vec<(PathBuf, Result<GraphInfo>)> {
         let total = files.len();
         let persist = self.dir.is_some();
+        let results_options = self.results_options;
         let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Prepared>)>(8);
         let mut results: Vec<Option<Result<GraphInfo>>> = (0..total).map(|_| None).collect();
         std::thread::scope(|scope| {
@@ -393,7 +401,7 @@ impl CheckpointStore {
                     .par_iter()
                     .enumerate()
                     .for_each_with(tx, |tx, (i, f)| {
-                        let _ = tx.send((i, prepare(f, processor)));
+                        let _ = tx.send((i, prepare_with(f, processor, results_options)));
                     });
             });
             for (done, (i, prepared)) in rx.into_iter().enumerate() {

@@ -161,6 +161,9 @@ pub enum Command {
         /// How checkpoints become quads.
         #[arg(long, value_enum, default_value = "direct")]
         processor: ProcessorArg,
+        /// Results exports among the inputs.
+        #[command(flatten)]
+        results: rdf::ResultsArgs,
     },
     /// Write a stored graph back as a canonical checkpoint.
     Extract(rdf::ExtractArgs),
@@ -256,7 +259,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             store,
             inputs,
             processor,
-        } => rdf::load(&store, &inputs, processor.into()),
+            results,
+        } => rdf::load(&store, &inputs, processor.into(), &results),
         Command::Extract(a) => rdf::extract(a),
         Command::Query(a) => rdf::query(a),
         Command::Queries { name } => rdf::queries(name.as_deref()),

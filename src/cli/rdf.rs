@@ -39,12 +39,28 @@ pub(super) fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> 
 }
 
 /// Loads files into the store, reporting each bad one; returns the worst status.
+/// How results exports among the inputs are read and bound.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ResultsArgs {
+    /// Bind the results exports among the inputs to this checkpoint (file or
+    /// graph IRI) instead of the one loaded checkpoint holding all their question IDs.
+    #[arg(long = "for", value_name = "CHECKPOINT")]
+    pub for_checkpoint: Option<String>,
+    /// Keep raw responses and traces of results exports (large; dropped by default).
+    #[arg(long)]
+    pub with_traces: bool,
+}
+
 pub(super) fn load_into(
     store: &mut CheckpointStore,
     files: &[PathBuf],
     processor: Processor,
     print_graphs: bool,
+    results_args: &ResultsArgs,
 ) -> u8 {
+    store.set_results_options(karenina_ld::results::ResultsOptions {
+        with_traces: results_args.with_traces,
+    });
     let bar = (std::io::stderr().is_terminal() && files.len() >= 20).then(|| {
         let b = indicatif::ProgressBar::new(files.len() as u64);
         b.set_style(
@@ -71,7 +87,12 @@ pub(super) fn load_into(
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
                 }
                 if info.kind == karenina_ld::store::GraphKind::Results {
-                    report_link(store, &file, &info.graph);
+                    report_link(
+                        store,
+                        &file,
+                        &info.graph,
+                        results_args.for_checkpoint.as_deref(),
+                    );
                 }
             }
             Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
@@ -81,9 +102,24 @@ pub(super) fn load_into(
 }
 
 /// Binds a loaded results file to its checkpoint; says so when it cannot.
-fn report_link(store: &CheckpointStore, file: &Path, graph: &str) {
+fn report_link(store: &CheckpointStore, file: &Path, graph: &str, explicit: Option<&str>) {
     use karenina_ld::results::link::{link, Link};
-    match link(store.store(), graph, None) {
+    let explicit = explicit.map(|c| {
+        store
+            .resolve(c)
+            .map(|i| i.graph.clone())
+            .unwrap_or_else(|| c.to_string())
+    });
+    if let Some(c) = &explicit {
+        if store.resolve(c).is_none() {
+            eprintln!(
+                "kld: --for {c}: no such checkpoint loaded; {} not bound",
+                file.display()
+            );
+            return;
+        }
+    }
+    match link(store.store(), graph, explicit.as_deref()) {
         Ok(Link::Bound(_)) => {}
         Ok(Link::Orphan { questions }) => eprintln!(
             "kld: {}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)",
@@ -99,10 +135,15 @@ fn report_link(store: &CheckpointStore, file: &Path, graph: &str) {
     }
 }
 
-pub fn load(store_dir: &Path, inputs: &[PathBuf], processor: Processor) -> anyhow::Result<u8> {
+pub fn load(
+    store_dir: &Path,
+    inputs: &[PathBuf],
+    processor: Processor,
+    results: &ResultsArgs,
+) -> anyhow::Result<u8> {
     let mut store = open_store(Some(store_dir))?;
     let (files, io_failed) = files_of(inputs);
-    let status = load_into(&mut store, &files, processor, true);
+    let status = load_into(&mut store, &files, processor, true, results);
     Ok(if io_failed { status.max(USAGE) } else { status })
 }
 
@@ -185,6 +226,7 @@ pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
                 std::slice::from_ref(&file),
                 Processor::Direct,
                 false,
+                &ResultsArgs::default(),
             );
             if status != OK {
                 return Ok(status);
@@ -227,6 +269,9 @@ pub struct QueryArgs {
     /// Run the query on an existing SPARQL server instead of a local store.
     #[command(flatten)]
     pub server: super::remote::ServerArgs,
+    /// Results exports among the inputs.
+    #[command(flatten)]
+    pub results: ResultsArgs,
 }
 
 pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
@@ -279,7 +324,7 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     }
     let mut store = open_store(a.store.as_deref())?;
     let (files, io_failed) = files_of(&inputs);
-    let mut status = load_into(&mut store, &files, a.processor.into(), false);
+    let mut status = load_into(&mut store, &files, a.processor.into(), false, &a.results);
     if io_failed {
         status = status.max(USAGE);
     }

@@ -35,6 +35,9 @@ pub struct ServeArgs {
     /// How checkpoints become quads.
     #[arg(long, value_enum, default_value = "direct")]
     pub processor: ProcessorArg,
+    /// Results exports among the inputs.
+    #[command(flatten)]
+    pub results: super::rdf::ResultsArgs,
 }
 
 fn default_concurrency() -> usize {
@@ -73,7 +76,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
     let mut store = open_store(a.store.as_deref())?;
     let (files, _io_failed) = files_of(&a.inputs);
     // Bad files are reported and skipped; the endpoint serves the good ones.
-    load_into(&mut store, &files, a.processor.into(), false);
+    load_into(&mut store, &files, a.processor.into(), false, &a.results);
     let graphs = store.graphs().count();
     let state = State::new(
         store,

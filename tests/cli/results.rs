@@ -424,3 +424,49 @@ fn hardest_questions_and_run_diff_match_an_independent_computation() {
         .iter()
         .any(|r| r["keyword"] == "biology"));
 }
+
+#[test]
+fn ambiguity_is_reported_and_for_binds_and_traces_are_kept_only_when_asked() {
+    let run = corpus().join("results/res-docs__notebooks__test_checkpoint.full.json");
+    let a = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let b = corpus().join("loads/docs__notebooks__test_checkpoint@7c9617f2.jsonld");
+    let bound = "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }";
+    // Two loaded checkpoints hold all the run's question IDs: not bound, said.
+    let out = kld()
+        .args(["query", "--format", "tsv", "-e", bound])
+        .arg(&a)
+        .arg(&b)
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("results match 2 loaded checkpoints"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        1,
+        "no binding"
+    );
+    // --for chooses.
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "-e", bound, "--for"])
+            .arg(&b)
+            .arg(&a)
+            .arg(&b)
+            .arg(&run),
+    );
+    assert!(out.contains("test_checkpoint@7c9617f2.jsonld"), "{out}");
+    // Traces are dropped unless --with-traces.
+    let traces = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?r <urn:karenina:vocab:rest> ?x FILTER(CONTAINS(STR(?x), \"trace_messages\")) } }";
+    let without = stdout_of(
+        kld()
+            .args(["query", "--format", "csv", "-e", traces])
+            .arg(&run),
+    );
+    let with = stdout_of(
+        kld()
+            .args(["query", "--format", "csv", "--with-traces", "-e", traces])
+            .arg(&run),
+    );
+    assert_eq!(without.lines().nth(1), Some("0"));
+    assert_eq!(with.lines().nth(1), Some("30"));
+}
