@@ -170,3 +170,46 @@ fn save_writes_integer_fields_as_integers() {
         );
     assert!(!d.path().join("frac.json").exists());
 }
+
+#[test]
+fn save_through_the_cli_writes_karenina_s_bytes() {
+    // Karenina's own saved preset, re-saved with its config, name and
+    // description: the bytes match once id and timestamps are Karenina's.
+    // (The two skill assets carry no name and were not written by
+    // `save_preset`, so this is the corpus's one save_preset output.)
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(corpus().join(SAVED)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let name = v["name"].as_str().unwrap();
+    let description = v["description"].as_str().unwrap();
+    kld()
+        .args(["preset", "save", "--include-secrets", "--name", name])
+        .args(["--description", description, "--config"])
+        .arg(corpus().join(SAVED))
+        .arg("--dir")
+        .arg(d.path())
+        .assert()
+        .success();
+    let written = std::fs::read_to_string(
+        d.path()
+            .join(karenina_ld::preset::sanitize_preset_name(name)),
+    )
+    .unwrap();
+    let w: serde_json::Value = serde_json::from_str(&written).unwrap();
+    // The generated metadata has the right shape before it is swapped.
+    assert!(uuid::Uuid::parse_str(w["id"].as_str().unwrap()).is_ok());
+    assert_eq!(w["created_at"], w["updated_at"]);
+    assert!(chrono::DateTime::parse_from_rfc3339(w["created_at"].as_str().unwrap()).is_ok());
+    let swap = |s: &str, key: &str, w: &serde_json::Value| {
+        s.replacen(
+            &format!("\"{key}\": {}", w[key]),
+            &format!("\"{key}\": {}", v[key]),
+            1,
+        )
+    };
+    let mut fixed = written.clone();
+    for key in ["id", "created_at", "updated_at"] {
+        fixed = swap(&fixed, key, &w);
+    }
+    assert_eq!(fixed, text);
+}
