@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// SPARQL JSON results of a catalogue query over `files`, as rows of var → value.
-fn query_rows(files: &[PathBuf], name: &str) -> Vec<serde_json::Map<String, Value>> {
+pub(crate) fn query_rows(files: &[PathBuf], name: &str) -> Vec<serde_json::Map<String, Value>> {
     let out = stdout_of(
         kld()
             .args(["query", "--format", "json", "--named", name])

@@ -32,21 +32,12 @@ fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
 
 /// Rows of a catalogue query as maps var → value text.
 fn query(files: &[&PathBuf], name: &str) -> Vec<BTreeMap<String, String>> {
-    let out = stdout_of(
-        kld()
-            .args(["query", "--format", "json", "--named", name])
-            .args(files),
-    );
-    let v: Value = serde_json::from_str(&out).unwrap();
-    v["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b.as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, t)| (k.clone(), t["value"].as_str().unwrap().to_string()))
+    let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
+    crate::queries::query_rows(&files, name)
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
                 .collect()
         })
         .collect()
