@@ -296,6 +296,21 @@ fn diff_text(path: &Path, old: &str, new: &str) -> String {
 }
 
 pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    if karenina_ld::results::is_results(&bytes) {
+        let s = match karenina_ld::results::summary::summarize(input, &bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(INVALID);
+            }
+        };
+        match format {
+            ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&s)?),
+            ReportFormat::Text => print!("{}", s.to_text()),
+        }
+        return Ok(OK);
+    }
     let a = model::analyze_file(input, ReadOptions::default())?;
     let Some(cp) = a.checkpoint else {
         print_diags(&a.report, true);

@@ -21,6 +21,7 @@
 
 pub mod link;
 mod map;
+pub mod summary;
 
 pub use map::RowMapper;
 
@@ -111,31 +112,31 @@ fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serd
     })
 }
 
-/// Reads a results export and maps it into `graph`, calling `sink` for each
-/// quad (rows are read and mapped one at a time). Returns the question IDs
-/// the results refer to, in first-seen order.
-pub fn map_file(
-    file: &Path,
-    bytes: &[u8],
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<Vec<String>> {
+/// What a reader hands on: the run header once, then each row with its JSON
+/// path; a row error message is located by the reader.
+pub trait Visit {
+    /// The header (`format_version`, `metadata`; `{}` for a bare array).
+    fn header(&mut self, header: &serde_json::Value);
+    /// One row.
+    fn row(&mut self, row: &serde_json::Value) -> std::result::Result<(), String>;
+}
+
+/// Reads a results export and hands its header and rows to `visit`, one row
+/// at a time for the v2.2 stream.
+pub fn read_file(file: &Path, bytes: &[u8], visit: &mut dyn Visit) -> Result<()> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| located(file, 1, 1, "", format!("not UTF-8: {e}")))?;
     let text = text.trim_start_matches('\u{feff}');
-    let mut mapper = RowMapper::new(graph.clone(), opts);
     // The v2.2 stream: header line ending in `,"results":[`, then one row per line.
     let first = text.lines().next().unwrap_or("");
     if first.ends_with(",\"results\":[") && first.starts_with('{') {
         let header = format!("{}}}", &first[..first.len() - ",\"results\":[".len()]);
         let header = parse_value(file, &header, 1, "")?;
         check_header(file, &header)?;
-        mapper.run(&header, sink);
+        visit.header(&header);
         let mut index = 0;
         for (n, line) in text.lines().enumerate().skip(1) {
-            let l = line.trim_end_matches('\r');
-            let row = l.trim_end_matches(',');
+            let row = line.trim_end_matches('\r').trim_end_matches(',');
             if row.is_empty() {
                 continue;
             }
@@ -144,24 +145,26 @@ pub fn map_file(
             }
             let path = format!("/results/{index}");
             let v = parse_value(file, row, n + 1, &path)?;
-            mapper
-                .row(&v, sink)
+            visit
+                .row(&v)
                 .map_err(|m| located(file, n + 1, 1, &path, m))?;
             index += 1;
         }
-        return Ok(mapper.question_ids());
+        return Ok(());
     }
     // Other layouts: the whole document.
     let v = parse_value(file, text, 1, "")?;
     let rows: Vec<(String, &serde_json::Value)> = match &v {
-        serde_json::Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (format!("/{i}"), r))
-            .collect(),
+        serde_json::Value::Array(a) => {
+            visit.header(&serde_json::json!({}));
+            a.iter()
+                .enumerate()
+                .map(|(i, r)| (format!("/{i}"), r))
+                .collect()
+        }
         serde_json::Value::Object(o) => {
             check_header(file, &v)?;
-            mapper.run(&v, sink);
+            visit.header(&v);
             match (o.get("results"), o.get("runs")) {
                 (Some(serde_json::Value::Array(a)), _) => a
                     .iter()
@@ -199,15 +202,40 @@ pub fn map_file(
             ))
         }
     };
-    if matches!(v, serde_json::Value::Array(_)) {
-        mapper.run(&serde_json::json!({}), sink);
-    }
     for (path, r) in rows {
-        mapper
-            .row(r, sink)
-            .map_err(|m| located(file, 1, 1, &path, m))?;
+        visit.row(r).map_err(|m| located(file, 1, 1, &path, m))?;
     }
-    Ok(mapper.question_ids())
+    Ok(())
+}
+
+/// Reads a results export and maps it into `graph`, calling `sink` for each
+/// quad (rows are read and mapped one at a time). Returns the question IDs
+/// the results refer to, in first-seen order.
+pub fn map_file(
+    file: &Path,
+    bytes: &[u8],
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<Vec<String>> {
+    struct Mapping<'a> {
+        mapper: RowMapper,
+        sink: &'a mut dyn FnMut(Quad),
+    }
+    impl Visit for Mapping<'_> {
+        fn header(&mut self, header: &serde_json::Value) {
+            self.mapper.run(header, self.sink);
+        }
+        fn row(&mut self, row: &serde_json::Value) -> std::result::Result<(), String> {
+            self.mapper.row(row, self.sink)
+        }
+    }
+    let mut m = Mapping {
+        mapper: RowMapper::new(graph.clone(), opts),
+        sink,
+    };
+    read_file(file, bytes, &mut m)?;
+    Ok(m.mapper.question_ids())
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -461,3 +461,42 @@ fn ambiguity_is_reported_and_for_binds_and_traces_are_kept_only_when_asked() {
     assert_eq!(without.lines().nth(1), Some("0"));
     assert_eq!(with.lines().nth(1), Some("30"));
 }
+
+#[test]
+fn info_summarises_a_run_like_karenina_s_facts() {
+    for (file, _, expect) in runs() {
+        let out = stdout_of(kld().args(["info", "--format", "json"]).arg(&file));
+        let s: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(s["results"], expect["results_count"], "{}", file.display());
+        assert_eq!(
+            s["questions"].as_u64().unwrap() as usize,
+            expect["question_ids_covered"].as_array().unwrap().len()
+        );
+        assert_eq!(s["job_id"], expect["job_id"]);
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+        {
+            let id = &m["identity"];
+            let key = format!(
+                "{}:{}",
+                id["interface"].as_str().unwrap(),
+                id["model_name"].as_str().unwrap()
+            );
+            let got = &s["models"][&key];
+            assert_eq!(got["results"], m["results"], "{key}");
+            assert_eq!(got["verified_true"], m["verify_result"]["true"], "{key}");
+            assert_eq!(got["verified_false"], m["verify_result"]["false"], "{key}");
+            assert_eq!(got["verified_null"], m["verify_result"]["null"], "{key}");
+            assert_eq!(got["failures"], m["failure"], "{key}");
+        }
+    }
+    // Text for people names the pass rate.
+    let out = stdout_of(
+        kld()
+            .arg("info")
+            .arg(corpus().join("results/res-karenina-output__probe_dj.full.json")),
+    );
+    assert!(out.contains("pass rate 33.3%"), "{out}");
+}
