@@ -268,7 +268,10 @@ impl State {
     pub fn checkpoints(&self) -> serde_json::Value {
         let infos: Vec<_> = {
             let s = self.store.read().unwrap_or_else(|e| e.into_inner());
-            s.graphs().cloned().collect()
+            s.graphs()
+                .filter(|g| g.kind == crate::store::GraphKind::Checkpoint)
+                .cloned()
+                .collect()
         };
         let mut out = Vec::new();
         for info in infos {
