@@ -73,16 +73,11 @@ fn main() {
     let base = format!("http://127.0.0.1:{port}");
     let push = |extra: &[&str]| {
         let t = Instant::now();
-        let out = Command::new(kld)
-            .args(["push", "--server", "oxigraph", &base])
-            .args(extra)
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        common::run_ok(
+            Command::new(kld)
+                .args(["push", "--server", "oxigraph", &base])
+                .args(extra)
+                .arg(dir.path()),
         );
         t.elapsed().as_secs_f64()
     };

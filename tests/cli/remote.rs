@@ -315,20 +315,14 @@ impl Drop for Virtuoso {
 fn virtuoso() -> Virtuoso {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    let out = Command::new("bash")
-        .arg(corpus().join("../tools/virtuoso-local.sh"))
-        .arg("start")
-        .arg(dir.path())
-        .arg(port.to_string())
-        .arg(free_port().to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let line = run_ok(
+        Command::new("bash")
+            .arg(corpus().join("../tools/virtuoso-local.sh"))
+            .arg("start")
+            .arg(dir.path())
+            .arg(port.to_string())
+            .arg(free_port().to_string()),
     );
-    let line = String::from_utf8(out.stdout).unwrap();
     let base = line.split_whitespace().last().unwrap().to_string();
     Virtuoso { dir, base }
 }

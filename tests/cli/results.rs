@@ -371,18 +371,13 @@ for k, rs in rates.items():
             if rs[i][2] != rs[j][2]: changed += 1
 print(json.dumps({"hardest": hardest, "changed": changed}))
 "#;
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        std::process::Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .args(files),
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&out).unwrap()
 }
 
 #[test]

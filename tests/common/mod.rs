@@ -99,3 +99,16 @@ pub fn wait_for_port(port: u16, timeout: std::time::Duration) -> bool {
     }
     false
 }
+
+/// Runs a command that must succeed; returns its stdout (stdout and stderr
+/// in the panic message otherwise).
+pub fn run_ok(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
