@@ -37,11 +37,7 @@ fn main() {
     let kld = env!("CARGO_BIN_EXE_kld");
     let dir = common::generate(&["-n", "200", "-q", "50", "-s", "1"]);
     let files = common::jsonld_in(dir.path());
-    let mb = files
-        .iter()
-        .map(|p| std::fs::metadata(p).unwrap().len())
-        .sum::<u64>() as f64
-        / 1e6;
+    let mb = common::total_mb(&files);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/canonize.js");
     let base = "https://karenina-ld.invalid/";
     let runs = 3;

@@ -20,11 +20,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let dir = common::generate(&["-n", "200", "-q", "50", "-s", "1"]);
     let files = common::jsonld_in(dir.path());
-    let mb = files
-        .iter()
-        .map(|p| std::fs::metadata(p).unwrap().len())
-        .sum::<u64>() as f64
-        / 1e6;
+    let mb = common::total_mb(&files);
     // Stage: parse + model + lossless quads, all cores, no store.
     let g = GraphName::NamedNode(NamedNode::new("urn:bench:g").unwrap());
     for processor in [

@@ -59,16 +59,7 @@ fn main() {
 
     // kld push into a running server.
     let port = common::free_port();
-    let _server = common::ServerGuard(
-        Command::new("oxigraph")
-            .args(["serve", "--union-default-graph", "--location"])
-            .arg(work.path().join("served"))
-            .args(["--bind", &format!("127.0.0.1:{port}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _server = common::oxigraph_server(&work.path().join("served"), port);
     assert!(common::wait_for_port(port, Duration::from_secs(60)));
     let base = format!("http://127.0.0.1:{port}");
     let push = |extra: &[&str]| {

@@ -15,19 +15,11 @@
 //! is timed, so both answer every catalogue query with the same rows.
 
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-
-struct Kill(Child);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn client() -> reqwest::blocking::Client {
     reqwest::blocking::Client::builder()
@@ -108,7 +100,7 @@ fn main() {
     // kld serve: start to first answer.
     let kport = common::free_port();
     let start = Instant::now();
-    let _k = Kill(
+    let _k = common::ServerGuard(
         Command::new(kld)
             .arg("serve")
             .arg(dir.path())
@@ -123,16 +115,7 @@ fn main() {
     // Oxigraph server: start, load the same quads over HTTP, first answer.
     let oport = common::free_port();
     let start = Instant::now();
-    let _o = Kill(
-        Command::new("oxigraph")
-            .args(["serve", "--union-default-graph", "--location"])
-            .arg(work.path().join("oxi"))
-            .args(["--bind", &format!("127.0.0.1:{oport}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("pip install oxigraph"),
-    );
+    let _o = common::oxigraph_server(&work.path().join("oxi"), oport);
     assert!(common::wait_for_port(oport, Duration::from_secs(60)));
     let r = client()
         .post(format!("http://127.0.0.1:{oport}/store"))

@@ -31,15 +31,7 @@ impl Oxigraph {
     }
 
     fn restart(&mut self) {
-        let child = Command::new("oxigraph")
-            .args(["serve", "--union-default-graph", "--location"])
-            .arg(&self.dir)
-            .args(["--bind", &format!("127.0.0.1:{}", self.port)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the Oxigraph server (pip install oxigraph)");
-        self.guard = Some(ServerGuard(child));
+        self.guard = Some(oxigraph_server(&self.dir, self.port));
         assert!(
             wait_for_port(self.port, Duration::from_secs(60)),
             "oxigraph did not start"

@@ -112,3 +112,28 @@ pub fn run_ok(cmd: &mut std::process::Command) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// Starts `oxigraph serve` (pip `oxigraph`) over `location` on 127.0.0.1:`port`
+/// with the union default graph (as kld's own queries); killed when dropped.
+/// Callers wait for the port themselves.
+pub fn oxigraph_server(location: &Path, port: u16) -> ServerGuard {
+    ServerGuard(
+        std::process::Command::new("oxigraph")
+            .args(["serve", "--union-default-graph", "--location"])
+            .arg(location)
+            .args(["--bind", &format!("127.0.0.1:{port}")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the Oxigraph server (pip install oxigraph)"),
+    )
+}
+
+/// Total size of `files` in MB (10^6 bytes).
+pub fn total_mb(files: &[PathBuf]) -> f64 {
+    files
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum::<u64>() as f64
+        / 1e6
+}
