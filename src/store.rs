@@ -121,18 +121,18 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if crate::results::is_results(&bytes) {
+    if crate::results::sniff_file(path)?.is_some() {
+        // Results exports are streamed from disk: never held whole.
         let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
         let graph = rdf::file_url(&canon)?;
         let g = GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(rdf_err)?);
         let mut quads = Vec::new();
-        crate::results::map_file(path, &bytes, &g, results_opts, &mut |q| quads.push(q))?;
+        let mapped = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
         return Ok(Prepared {
             info: GraphInfo {
                 graph,
                 source: canon.display().to_string(),
-                sha256: sha256_hex(&bytes),
+                sha256: mapped.sha256,
                 loaded_at: now_utc(),
                 quads: quads.len(),
                 kind: GraphKind::Results,
@@ -140,6 +140,7 @@ pub fn prepare_with(
             content: Content::Quads(quads),
         });
     }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
     let sha256 = sha256_hex(&bytes);
     let big = bytes.len() >= STREAM_THRESHOLD;

@@ -296,9 +296,8 @@ fn diff_text(path: &Path, old: &str, new: &str) -> String {
 }
 
 pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
-    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
-    if karenina_ld::results::is_results(&bytes) {
-        let s = match karenina_ld::results::summary::summarize(input, &bytes) {
+    if karenina_ld::results::sniff_file(input)?.is_some() {
+        let s = match karenina_ld::results::summary::summarize(input) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");

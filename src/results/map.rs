@@ -22,13 +22,15 @@ const TRACE_FIELDS: &[&str] = &[
     "investigation_trace",
 ];
 
-/// The score dictionaries of a row's `rubric`, with the trait family each holds.
-const SCORE_DICTS: &[(&str, &str)] = &[
-    ("llm_trait_scores", "llm"),
-    ("regex_trait_scores", "regex"),
-    ("callable_trait_scores", "callable"),
-    ("metric_trait_scores", "metric"),
-    ("agentic_trait_scores", "agentic"),
+/// The score dictionaries of a row's `rubric`, with the trait family each
+/// holds (`None`: a CSV export's trait columns, which do not say).
+pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
+    ("llm_trait_scores", Some("llm")),
+    ("regex_trait_scores", Some("regex")),
+    ("callable_trait_scores", Some("callable")),
+    ("metric_trait_scores", Some("metric")),
+    ("agentic_trait_scores", Some("agentic")),
+    (super::csv::CSV_SCORES, None),
 ];
 
 /// Maps rows of one results file into its graph.
@@ -128,6 +130,11 @@ impl RowMapper {
         if let Some(t) = header.get("format_version").and_then(scalar) {
             self.emit(sink, &r, k("formatVersion"), t);
         }
+        let format = header
+            .get("source_format")
+            .and_then(Value::as_str)
+            .unwrap_or("json");
+        self.emit(sink, &r, k("sourceFormat"), string(format));
         for (key, local) in [
             ("job_summary", "jobSummary"),
             ("verification_config", "configuredModels"),
@@ -217,6 +224,9 @@ impl RowMapper {
         if let Some(c) = meta["failure"].get("category").and_then(Value::as_str) {
             e("failureCategory", string(c), sink);
         }
+        if let Some(c) = meta["failure"].get("reason").and_then(Value::as_str) {
+            e("failureReason", string(c), sink);
+        }
         let template = &row["template"];
         let rubric = &row["rubric"];
         let mode = match (
@@ -258,9 +268,10 @@ impl RowMapper {
                 continue;
             };
             for (key, v) in scores {
-                // A metric trait's value is {metric: number}: one score per metric.
+                // A metric trait's value is {metric: number}: one score per
+                // metric (in a CSV, any dict value is a metric trait's).
                 let entries: Vec<(String, &Value)> = match (family, v) {
-                    (&"metric", Value::Object(ms)) => {
+                    (Some("metric") | None, Value::Object(ms)) => {
                         ms.iter().map(|(m, x)| (format!("{key}.{m}"), x)).collect()
                     }
                     _ => vec![(key.clone(), v)],
@@ -269,7 +280,9 @@ impl RowMapper {
                     let s = NamedOrBlankNode::BlankNode(BlankNode::default());
                     e("score", s.clone().into(), sink);
                     self.emit(sink, &s, k("scoreKey"), string(&score_key));
-                    self.emit(sink, &s, k("traitFamily"), string(family));
+                    if let Some(family) = family {
+                        self.emit(sink, &s, k("traitFamily"), string(family));
+                    }
                     match scalar(value) {
                         Some(t) => self.emit(
                             sink,
@@ -284,7 +297,16 @@ impl RowMapper {
                 }
             }
         }
-        // Everything else, losslessly, minus traces unless asked for.
+        // Everything else, losslessly, minus traces unless asked for. A CSV
+        // row's rest is its cells as written.
+        if let Some(Value::Object(cells)) = row.get(super::csv::RAW_CELLS) {
+            let mut cells = cells.clone();
+            if !self.opts.with_traces {
+                cells.remove("raw_llm_response");
+            }
+            e("rest", json(&Value::Object(cells)), sink);
+            return Ok(());
+        }
         let mut rest = row.clone();
         if !self.opts.with_traces {
             if let Some(t) = rest.get_mut("template").and_then(Value::as_object_mut) {

@@ -19,6 +19,7 @@
 //! literal (`karenina:rest`). Raw responses and traces are dropped unless
 //! asked for: they are most of a file's size and rarely queried.
 
+mod csv;
 pub mod link;
 mod map;
 pub mod summary;
@@ -27,6 +28,8 @@ pub use map::RowMapper;
 
 use crate::error::{Error, Result};
 use oxigraph::model::{GraphName, Quad};
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Options for reading results.
@@ -36,19 +39,46 @@ pub struct ResultsOptions {
     pub with_traces: bool,
 }
 
-/// True when `bytes` look like a Karenina results export (JSON) rather than
-/// a checkpoint: decided by content, not by file name.
-pub fn is_results(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(4096)];
+/// The two export formats Karenina writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// JSON (`format_version` 2.x, the v2.2 stream, or an older layout).
+    Json,
+    /// CSV (`export_verification_results_csv`).
+    Csv,
+}
+
+/// Which results export `head` (the first bytes of a file) starts, if any:
+/// decided by content, not by file name.
+pub fn sniff(head: &[u8]) -> Option<Layout> {
+    let head = &head[..head.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start_matches('\u{feff}').trim_start();
+    if t.starts_with("question_id,success,") || t.starts_with("row_index,") {
+        return Some(Layout::Csv);
+    }
     if t.starts_with('[') {
         // A bare array of rows.
-        return t.contains("\"metadata\"") && t.contains("\"template\"");
+        return (t.contains("\"metadata\"") && t.contains("\"template\"")).then_some(Layout::Json);
     }
-    t.starts_with('{')
+    (t.starts_with('{')
         && (t.contains("\"format_version\"") || t.starts_with("{\"runs\""))
-        && !t.contains("\"@context\"")
+        && !t.contains("\"@context\""))
+    .then_some(Layout::Json)
+}
+
+/// True when `bytes` start a Karenina results export rather than a checkpoint.
+pub fn is_results(bytes: &[u8]) -> bool {
+    sniff(bytes).is_some()
+}
+
+/// [`sniff`] on the first 4 KiB of a file.
+pub fn sniff_file(file: &Path) -> Result<Option<Layout>> {
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(file)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .map_err(|e| Error::io(file, e))?;
+    Ok(sniff(&head))
 }
 
 /// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by
@@ -121,38 +151,127 @@ pub trait Visit {
     fn row(&mut self, row: &serde_json::Value) -> std::result::Result<(), String>;
 }
 
-/// Reads a results export and hands its header and rows to `visit`, one row
-/// at a time for the v2.2 stream.
-pub fn read_file(file: &Path, bytes: &[u8], visit: &mut dyn Visit) -> Result<()> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| located(file, 1, 1, "", format!("not UTF-8: {e}")))?;
-    let text = text.trim_start_matches('\u{feff}');
+/// Reads a results export from disk, streamed (the file is never held
+/// whole, except an old whole-document JSON layout), handing its header and
+/// rows to `visit`. Returns the SHA-256 of the file's bytes.
+pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
+    let layout = sniff_file(file)?;
+    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let mut hashing = Hashing {
+        inner: f,
+        hasher: Sha256::new(),
+    };
+    match layout {
+        Some(Layout::Csv) => csv::read(file, &mut hashing, visit)?,
+        _ => read_json(
+            file,
+            &mut std::io::BufReader::with_capacity(1 << 16, &mut hashing),
+            visit,
+        )?,
+    }
+    // Whatever follows the rows (`scenario_results`, `}`) is hashed too.
+    std::io::copy(&mut hashing, &mut std::io::sink()).map_err(|e| Error::io(file, e))?;
+    Ok(format!("{:x}", hashing.hasher.finalize()))
+}
+
+/// Hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Reads one `\n`-terminated line (without it); `None` at the end.
+fn next_line(r: &mut dyn BufRead, buf: &mut Vec<u8>, file: &Path) -> Result<Option<()>> {
+    buf.clear();
+    let n = r.read_until(b'\n', buf).map_err(|e| Error::io(file, e))?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(()))
+}
+
+fn utf8<'a>(file: &Path, line: usize, bytes: &'a [u8]) -> Result<&'a str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        located(
+            file,
+            line,
+            e.valid_up_to() + 1,
+            "",
+            format!("not UTF-8: {e}"),
+        )
+    })
+}
+
+const STREAM_HEADER_END: &str = ",\"results\":[";
+
+fn read_json(file: &Path, r: &mut dyn BufRead, visit: &mut dyn Visit) -> Result<()> {
+    let mut buf = Vec::new();
+    if next_line(r, &mut buf, file)?.is_none() {
+        return Err(located(file, 1, 1, "", "empty file"));
+    }
+    let first = utf8(file, 1, &buf)?
+        .trim_start_matches('\u{feff}')
+        .to_string();
     // The v2.2 stream: header line ending in `,"results":[`, then one row per line.
-    let first = text.lines().next().unwrap_or("");
-    if first.ends_with(",\"results\":[") && first.starts_with('{') {
-        let header = format!("{}}}", &first[..first.len() - ",\"results\":[".len()]);
+    if first.ends_with(STREAM_HEADER_END) && first.starts_with('{') {
+        let header = format!("{}}}", &first[..first.len() - STREAM_HEADER_END.len()]);
         let header = parse_value(file, &header, 1, "")?;
         check_header(file, &header)?;
         visit.header(&header);
         let mut index = 0;
-        for (n, line) in text.lines().enumerate().skip(1) {
-            let row = line.trim_end_matches('\r').trim_end_matches(',');
+        let mut n = 1;
+        let mut closed = false;
+        while next_line(r, &mut buf, file)?.is_some() {
+            n += 1;
+            let line = utf8(file, n, &buf)?;
+            let row = line.trim_end_matches(',');
             if row.is_empty() {
                 continue;
             }
             if row.starts_with(']') {
+                closed = true;
                 break;
             }
             let path = format!("/results/{index}");
-            let v = parse_value(file, row, n + 1, &path)?;
-            visit
-                .row(&v)
-                .map_err(|m| located(file, n + 1, 1, &path, m))?;
+            let v = parse_value(file, row, n, &path)?;
+            visit.row(&v).map_err(|m| located(file, n, 1, &path, m))?;
             index += 1;
+        }
+        if !closed {
+            return Err(located(
+                file,
+                n + 1,
+                1,
+                "/results",
+                "truncated: the results array is never closed",
+            ));
         }
         return Ok(());
     }
     // Other layouts: the whole document.
+    let mut text = first;
+    text.push('\n');
+    let mut rest = Vec::new();
+    r.read_to_end(&mut rest).map_err(|e| Error::io(file, e))?;
+    text.push_str(utf8(file, 2, &rest)?);
+    read_document(file, &text, visit)
+}
+
+fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
     let v = parse_value(file, text, 1, "")?;
     let rows: Vec<(String, &serde_json::Value)> = match &v {
         serde_json::Value::Array(a) => {
@@ -208,16 +327,23 @@ pub fn read_file(file: &Path, bytes: &[u8], visit: &mut dyn Visit) -> Result<()>
     Ok(())
 }
 
+/// What [`map_path`] found besides the quads.
+#[derive(Clone, Debug)]
+pub struct Mapped {
+    /// The question IDs the results refer to, in first-seen order.
+    pub question_ids: Vec<String>,
+    /// SHA-256 of the file's bytes.
+    pub sha256: String,
+}
+
 /// Reads a results export and maps it into `graph`, calling `sink` for each
-/// quad (rows are read and mapped one at a time). Returns the question IDs
-/// the results refer to, in first-seen order.
-pub fn map_file(
+/// quad (rows are read and mapped one at a time).
+pub fn map_path(
     file: &Path,
-    bytes: &[u8],
     graph: &GraphName,
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
-) -> Result<Vec<String>> {
+) -> Result<Mapped> {
     struct Mapping<'a> {
         mapper: RowMapper,
         sink: &'a mut dyn FnMut(Quad),
@@ -234,8 +360,11 @@ pub fn map_file(
         mapper: RowMapper::new(graph.clone(), opts),
         sink,
     };
-    read_file(file, bytes, &mut m)?;
-    Ok(m.mapper.question_ids())
+    let sha256 = read_path(file, &mut m)?;
+    Ok(Mapped {
+        question_ids: m.mapper.question_ids(),
+        sha256,
+    })
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

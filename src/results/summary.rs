@@ -1,7 +1,7 @@
 //! `kld info RESULTS`: what a verification run holds, counted, read straight
 //! from the export (no store), like `kld info` of a checkpoint.
 
-use super::{read_file, Visit};
+use super::{read_path, Visit};
 use crate::error::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -58,7 +58,8 @@ fn text(v: &Value) -> Option<String> {
 
 impl Visit for Counting {
     fn header(&mut self, h: &Value) {
-        self.s.format_version = text(&h["format_version"]);
+        self.s.format_version = text(&h["format_version"])
+            .or_else(|| (h["source_format"] == "csv").then(|| "csv".to_string()));
         let m = &h["metadata"];
         self.s.job_id = text(&m["job_id"]);
         self.s.export_timestamp = text(&m["export_timestamp"]);
@@ -88,15 +89,15 @@ impl Visit for Counting {
             Some(false) => m.verified_false += 1,
             None => m.verified_null += 1,
         }
-        let cat = meta["failure"]["category"].as_str().unwrap_or("none");
+        // A CSV failure has a reason but no category.
+        let cat = match (&meta["failure"], meta["failure"]["category"].as_str()) {
+            (_, Some(c)) => c,
+            (Value::Null, None) => "none",
+            _ => "unknown",
+        };
         *m.failures.entry(cat.to_string()).or_default() += 1;
-        for (dict, family) in [
-            ("llm_trait_scores", "llm"),
-            ("regex_trait_scores", "regex"),
-            ("callable_trait_scores", "callable"),
-            ("metric_trait_scores", "metric"),
-            ("agentic_trait_scores", "agentic"),
-        ] {
+        for &(dict, family) in super::map::SCORE_DICTS {
+            let family = family.unwrap_or("unknown");
             for key in row["rubric"][dict]
                 .as_object()
                 .into_iter()
@@ -116,9 +117,9 @@ impl Visit for Counting {
 }
 
 /// Counts a results export (rows streamed as when loading).
-pub fn summarize(file: &Path, bytes: &[u8]) -> Result<RunSummary> {
+pub fn summarize(file: &Path) -> Result<RunSummary> {
     let mut c = Counting::default();
-    read_file(file, bytes, &mut c)?;
+    read_path(file, &mut c)?;
     c.s.questions = c.questions.len();
     Ok(c.s)
 }
@@ -142,16 +143,24 @@ impl RunSummary {
         ));
         out.push_str("models:\n");
         for (name, m) in &self.models {
-            let verified = m.verified_true + m.verified_false;
-            let rate = if verified > 0 {
-                format!("{:.1}%", 100.0 * m.verified_true as f64 / verified as f64)
+            if self.format_version.as_deref() == Some("csv") {
+                // A CSV writes false and null alike: no pass rate over verified rows.
+                out.push_str(&format!(
+                    "  {name}: {} results, {} verified true, {} false or not verified (CSV cannot tell)\n",
+                    m.results, m.verified_true, m.verified_null
+                ));
             } else {
-                "-".into()
-            };
-            out.push_str(&format!(
-                "  {name}: {} results, pass rate {rate} ({} true, {} false, {} not verified)\n",
-                m.results, m.verified_true, m.verified_false, m.verified_null
-            ));
+                let verified = m.verified_true + m.verified_false;
+                let rate = if verified > 0 {
+                    format!("{:.1}%", 100.0 * m.verified_true as f64 / verified as f64)
+                } else {
+                    "-".into()
+                };
+                out.push_str(&format!(
+                    "  {name}: {} results, pass rate {rate} ({} true, {} false, {} not verified)\n",
+                    m.results, m.verified_true, m.verified_false, m.verified_null
+                ));
+            }
             let failures: Vec<String> = m
                 .failures
                 .iter()

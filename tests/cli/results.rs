@@ -286,10 +286,48 @@ fn hostile_results_files_end_in_located_errors() {
         "\"format_version\": \"9.0\"",
         1,
     );
+    // CSV: cut inside row 3's quoted cells; a replicate that is no number.
+    let good_csv = std::fs::read_to_string(
+        corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.csv"),
+    )
+    .unwrap();
+    let truncated_csv =
+        good_csv[..good_csv.match_indices("\r\n").nth(3).unwrap().0 - 40].to_string();
+    let mut rdr = csv::Reader::from_reader(good_csv.as_bytes());
+    let header = rdr.headers().unwrap().clone();
+    let replicate = header.iter().position(|c| c == "replicate").unwrap();
+    let mut records: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert!(records[0][replicate].parse::<u32>().is_ok());
+    let mut cells: Vec<String> = records[0].iter().map(str::to_string).collect();
+    cells[replicate] = "three".into();
+    records[0] = csv::StringRecord::from(cells);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).unwrap();
+    for r in &records {
+        w.write_record(r).unwrap();
+    }
+    let wrong_csv = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    // A 100 MB trace string never closed.
+    let mut huge = format!("{}\n{}\n", lines[0], lines[1]);
+    huge.push_str(&lines[2][..lines[2].find("\"raw_llm_response\": \"").unwrap() + 21]);
+    huge.push_str(&"x".repeat(100 << 20));
     for (name, text, want) in [
         ("truncated.json", truncated, ":4:"),
         ("wrong.json", wrong, "/results/1"),
         ("version.json", version, "format_version"),
+        ("truncated.csv", truncated_csv, "/rows/2: truncated"),
+        (
+            "short.csv",
+            format!("{good_csv}a,b\r\n"),
+            "cells where the header has",
+        ),
+        (
+            "unclosed.json",
+            format!("{}\n{}\n", lines[0], lines[1]),
+            "never closed",
+        ),
+        ("wrong.csv", wrong_csv, "/rows/0/replicate"),
+        ("huge-trace.json", huge, ":3:"),
     ] {
         let p = d.path().join(name);
         std::fs::write(&p, text).unwrap();
@@ -494,4 +532,173 @@ fn info_summarises_a_run_like_karenina_s_facts() {
             .arg(corpus().join("results/res-karenina-output__probe_dj.full.json")),
     );
     assert!(out.contains("pass rate 33.3%"), "{out}");
+}
+
+/// (CSV file, its checkpoint if any, the expect facts) for every run.
+fn csv_runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
+    let dir = corpus().join("results");
+    runs()
+        .into_iter()
+        .map(|(_, cp, e)| (dir.join(e["csv"].as_str().unwrap()), cp, e))
+        .collect()
+}
+
+#[test]
+fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
+    let mut traits_checked = 0;
+    for (file, cp, expect) in csv_runs() {
+        let mut inputs = vec![&file];
+        if let Some(c) = &cp {
+            inputs.push(c);
+        }
+        // results-by-model: CSV writes false and null alike (an empty cell),
+        // so verified_false is 0 and verified_null holds both.
+        let rows = query(&inputs, "results-by-model");
+        let mut want: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+        {
+            let id = &m["identity"];
+            let e = want
+                .entry((
+                    id["interface"].as_str().unwrap().into(),
+                    id["model_name"].as_str().unwrap().into(),
+                ))
+                .or_default();
+            let vr = &m["verify_result"];
+            e[0] += m["results"].as_u64().unwrap();
+            e[1] += vr["true"].as_u64().unwrap();
+            e[2] += vr["false"].as_u64().unwrap() + vr["null"].as_u64().unwrap();
+        }
+        let got: BTreeMap<(String, String), [u64; 3]> = rows
+            .iter()
+            .map(|r| {
+                assert_eq!(r["verified_false"], "0", "{}", file.display());
+                (
+                    (r["interface"].clone(), r["model_name"].clone()),
+                    [
+                        r["results"].parse().unwrap(),
+                        r["verified_true"].parse().unwrap(),
+                        r["verified_null"].parse().unwrap(),
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{}", file.display());
+
+        // trait-scores: no trait family in a CSV; agentic scores are not
+        // exported. n for every score key, true_count for boolean traits.
+        let rows = query(&inputs, "trait-scores");
+        let got: BTreeMap<(String, String), &BTreeMap<String, String>> = rows
+            .iter()
+            .map(|r| {
+                assert!(!r.contains_key("type"), "CSV rows have no family: {r:?}");
+                ((r["model_name"].clone(), r["trait"].clone()), r)
+            })
+            .collect();
+        let mut want_rows = 0;
+        for m in expect["facts"]["per_answering_model"]
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+        {
+            let model = m["identity"]["model_name"].as_str().unwrap().to_string();
+            for (dict, traits) in m["traits"].as_object().into_iter().flatten() {
+                if dict.starts_with("agentic") {
+                    continue;
+                }
+                for (name, stats) in traits.as_object().unwrap() {
+                    let entries: Vec<(String, &Value)> = if stats["type"] == "metric" {
+                        stats["metrics"]
+                            .as_object()
+                            .unwrap()
+                            .iter()
+                            .map(|(k, s)| (format!("{name}.{k}"), s))
+                            .collect()
+                    } else {
+                        vec![(name.clone(), stats)]
+                    };
+                    for (key, s) in entries {
+                        let n = s["n"].as_u64().unwrap();
+                        if n == 0 {
+                            continue;
+                        }
+                        want_rows += 1;
+                        let r = got.get(&(model.clone(), key.clone())).unwrap_or_else(|| {
+                            panic!("{}: no row for {model} {key}", file.display())
+                        });
+                        assert_eq!(r["n"], n.to_string(), "{} {model} {key}", file.display());
+                        if s["type"] == "boolean" {
+                            assert_eq!(
+                                r["true_count"],
+                                s["true"].to_string(),
+                                "{} {model} {key}",
+                                file.display()
+                            );
+                            traits_checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(got.len(), want_rows, "{}: extra trait rows", file.display());
+    }
+    assert!(
+        traits_checked > 20,
+        "only {traits_checked} boolean traits checked"
+    );
+}
+
+#[test]
+fn the_same_run_as_json_and_as_csv_answers_alike() {
+    let mut compared = 0;
+    for ((json, cp, expect), (csv, _, _)) in runs().into_iter().zip(csv_runs()) {
+        let rows_of = |f: &PathBuf| {
+            let mut inputs = vec![f];
+            if let Some(c) = &cp {
+                inputs.push(c);
+            }
+            query(&inputs, "results-by-model")
+                .into_iter()
+                .map(|r| {
+                    let f: u64 = r["verified_false"].parse().unwrap();
+                    let n: u64 = r["verified_null"].parse().unwrap();
+                    (
+                        r["run"].clone(),
+                        r["interface"].clone(),
+                        r["model_name"].clone(),
+                        r["results"].clone(),
+                        r["verified_true"].clone(),
+                        f + n,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rows_of(&json), rows_of(&csv), "{}", csv.display());
+        compared += 1;
+        // Result IRIs: recomputed from the CSV with Karenina's recipe, equal
+        // the JSON's result_id (scenario rows hash fields the CSV lacks).
+        if expect["run_kind"] != "scenario" {
+            let ids = |f: &PathBuf| {
+                let out = stdout_of(kld().args(["query", "--format", "tsv"]).arg(f).arg("-e").arg(
+                    "SELECT ?r WHERE { ?r a <urn:karenina:vocab:VerificationResult> } ORDER BY ?r",
+                ));
+                let mut v: Vec<String> = out.lines().skip(1).map(str::to_string).collect();
+                v.sort();
+                v
+            };
+            let mut want: Vec<String> = expect["facts"]["result_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| format!("<urn:karenina:result:{}>", i.as_str().unwrap()))
+                .collect();
+            want.sort();
+            assert_eq!(ids(&csv), want, "{}", csv.display());
+            assert_eq!(ids(&json), want, "{}", json.display());
+        }
+    }
+    assert!(compared >= 8);
 }
