@@ -44,6 +44,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "results-without-question",
     "run-diff",
     "scenarios",
+    "scores-by-trait",
     "shared-questions",
     "templates",
     "trait-scores",

@@ -12,15 +12,25 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const CHECKPOINT_EXTS: &[&str] = &[".jsonld"];
+const INPUT_EXTS: &[&str] = &[".jsonld", ".json", ".csv"];
 
-/// Expands inputs; prints I/O problems; returns files and whether any failed.
+/// Expands inputs (in directories: checkpoints, and `.json`/`.csv` files
+/// that are results exports); prints I/O problems; returns files and whether
+/// any failed.
 pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
     let mut failed = false;
-    for r in fsutil::collect_inputs(inputs, CHECKPOINT_EXTS) {
+    for r in fsutil::collect_inputs(inputs, INPUT_EXTS) {
         match r {
-            Ok(p) => files.push(p),
+            Ok(p) if inputs.contains(&p) || p.extension().is_some_and(|e| e == "jsonld") => {
+                files.push(p)
+            }
+            // A preset or other JSON beside the checkpoints is not an input.
+            Ok(p) => {
+                if matches!(karenina_ld::results::sniff_file(&p), Ok(Some(_)) | Err(_)) {
+                    files.push(p)
+                }
+            }
             Err(e) => {
                 eprintln!("kld: {e}");
                 failed = true;
@@ -80,6 +90,8 @@ pub(super) fn load_into(
     }
     let mut status = OK;
     let mut out = std::io::stdout().lock();
+    let mut requested = Vec::new();
+    let explicit = explicit_checkpoint(store, results_args.for_checkpoint.as_deref());
     for (file, r) in results {
         match r {
             Ok(info) => {
@@ -87,51 +99,59 @@ pub(super) fn load_into(
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
                 }
                 if info.kind == karenina_ld::store::GraphKind::Results {
-                    report_link(
-                        store,
-                        &file,
-                        &info.graph,
-                        results_args.for_checkpoint.as_deref(),
-                    );
+                    match &explicit {
+                        Err(m) => eprintln!("kld: {m}; {} not bound", file.display()),
+                        Ok(c) => requested.push((info.graph.clone(), c.clone())),
+                    }
                 }
             }
             Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
         }
     }
+    // Bind the new runs, and re-bind earlier ones whose match may have changed.
+    match store.bind(&requested) {
+        Ok(bound) => bound.iter().for_each(report_binding),
+        Err(e) => {
+            eprintln!("kld: binding results to checkpoints: {e}");
+            status = status.max(INVALID);
+        }
+    }
     status
 }
 
-/// Binds a loaded results file to its checkpoint; says so when it cannot.
-fn report_link(store: &CheckpointStore, file: &Path, graph: &str, explicit: Option<&str>) {
-    use karenina_ld::results::link::{link, Link};
-    let explicit = explicit.map(|c| {
-        store
+/// The checkpoint graph `--for` names, if any; an error text when it names
+/// no loaded checkpoint.
+fn explicit_checkpoint(
+    store: &CheckpointStore,
+    name: Option<&str>,
+) -> Result<Option<String>, String> {
+    match name {
+        None => Ok(None),
+        Some(c) => store
             .resolve(c)
-            .map(|i| i.graph.clone())
-            .unwrap_or_else(|| c.to_string())
-    });
-    if let Some(c) = &explicit {
-        if store.resolve(c).is_none() {
-            eprintln!(
-                "kld: --for {c}: no such checkpoint loaded; {} not bound",
-                file.display()
-            );
-            return;
-        }
+            .map(|i| Some(i.graph.clone()))
+            .ok_or_else(|| format!("--for {c}: no such checkpoint loaded")),
     }
-    match link(store.store(), graph, explicit.as_deref()) {
-        Ok(Link::Bound(_)) => {}
-        Ok(Link::Orphan { questions }) => eprintln!(
-            "kld: {}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)",
-            file.display()
+}
+
+/// Says what binding did, when there is something to say.
+pub(super) fn report_binding(b: &karenina_ld::store::Bound) {
+    use karenina_ld::results::link::Link;
+    let file = &b.source;
+    match (&b.link, b.requested) {
+        (Link::Bound(_), true) => {}
+        (Link::Bound(c), false) => eprintln!("kld: {file}: results now bound to {c}"),
+        (Link::Orphan { questions }, true) => eprintln!(
+            "kld: {file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"
         ),
-        Ok(Link::Ambiguous(c)) => eprintln!(
-            "kld: {}: results match {} loaded checkpoints ({}); not bound",
-            file.display(),
+        (Link::Orphan { .. }, false) => {
+            eprintln!("kld: {file}: results no longer bound (their checkpoint is gone)")
+        }
+        (Link::Ambiguous(c), _) => eprintln!(
+            "kld: {file}: results match {} loaded checkpoints ({}); not bound (use --for)",
             c.len(),
             c.join(", ")
         ),
-        Err(e) => eprintln!("kld: {}: {e}", file.display()),
     }
 }
 

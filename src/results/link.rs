@@ -1,14 +1,15 @@
 //! Binding a results graph to the checkpoint it ran. The export names no
 //! benchmark and a question ID can be in several checkpoints, so a results
 //! graph is bound to the checkpoint the user names (`--for`), else to the one
-//! loaded checkpoint that holds every question ID of the run; no match (an
-//! orphan run) and several matches are reported. The binding is the triple
-//! `<results graph> karenina:forBenchmark <checkpoint graph>` in the default
-//! graph.
+//! loaded checkpoint that holds every question ID of the run (for scenario
+//! turn rows, whose question ID is a hash of the node text: every scenario
+//! name and node id); no match (an
+//! orphan run) and several matches are reported. The store keeps the
+//! binding as `<results graph> karenina:forBenchmark <checkpoint graph>` in
+//! the default graph.
 
 use crate::error::{Error, Result};
-use crate::vocab;
-use oxigraph::model::{GraphNameRef, NamedNode, Quad, Term};
+use oxigraph::model::Term;
 use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
@@ -53,68 +54,57 @@ fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {
     Ok(out)
 }
 
-/// Binds `results` (a results graph) to `explicit` or to the one loaded
-/// checkpoint holding all its question IDs, replacing an earlier binding.
-pub fn link(store: &Store, results: &str, explicit: Option<&str>) -> Result<Link> {
-    let k = |l: &str| format!("<{}>", vocab::karenina(l));
+const PREFIXES: &str =
+    "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/>";
+
+/// What a run must find in a checkpoint, one `?key` each: the question ID of
+/// a plain row, `scenario␟name␟node` for a scenario turn row.
+const KEYS: &str = "?r karenina:questionId ?qid
+    OPTIONAL { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }
+    BIND(IF(BOUND(?sid), CONCAT(\"scenario\\u001F\", ?sid, \"\\u001F\", ?nid), ?qid) AS ?key)";
+
+/// The one loaded checkpoint holding every key (question ID, or scenario
+/// name and node) of the run in results graph `results`; the store records
+/// the outcome ([`crate::store::CheckpointStore::bind`]).
+pub fn find(store: &Store, results: &str) -> Result<Link> {
     let total = count_rows(
         store,
         &format!(
-            "SELECT (COUNT(DISTINCT ?qid) AS ?n) WHERE {{ GRAPH <{results}> {{ ?r {} ?qid }} }}",
-            k("questionId")
+            "{PREFIXES} SELECT (COUNT(DISTINCT ?key) AS ?n) WHERE {{ GRAPH <{results}> {{ {KEYS} }} }}"
         ),
     )?
     .first()
     .map_or(0, |r| r.1);
-    let link = match explicit {
-        Some(c) => Link::Bound(c.to_string()),
-        None => {
-            let rows = count_rows(
-                store,
-                &format!(
-                    "SELECT ?c (COUNT(DISTINCT ?qid) AS ?n) WHERE {{
-                       GRAPH <{results}> {{ ?r {qid} ?qid }}
-                       ?c a {cg} .
-                       GRAPH ?c {{ ?item a <{item}> ; {id} ?qid }}
-                     }} GROUP BY ?c",
-                    qid = k("questionId"),
-                    cg = k(vocab::k::CHECKPOINT_GRAPH),
-                    item = vocab::schema("DataFeedItem"),
-                    id = k(vocab::k::ID),
-                ),
-            )?;
-            let mut full: Vec<String> = rows
-                .into_iter()
-                .filter(|(_, n)| *n == total && total > 0)
-                .map(|(c, _)| c)
-                .collect();
-            full.sort();
-            match full.len() {
-                0 => Link::Orphan { questions: total },
-                1 => Link::Bound(full.remove(0)),
-                _ => Link::Ambiguous(full),
-            }
-        }
-    };
-    let r = NamedNode::new(results).map_err(|e| Error::Rdf(e.to_string()))?;
-    let p = NamedNode::new_unchecked(vocab::karenina("forBenchmark"));
-    let old: Vec<Quad> = store
-        .quads_for_pattern(
-            Some(r.as_ref().into()),
-            Some(p.as_ref()),
-            None,
-            Some(GraphNameRef::DefaultGraph),
-        )
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|e| Error::Rdf(e.to_string()))?;
-    for q in &old {
-        store.remove(q).map_err(|e| Error::Rdf(e.to_string()))?;
-    }
-    if let Link::Bound(c) = &link {
-        let c = NamedNode::new(c.as_str()).map_err(|e| Error::Rdf(e.to_string()))?;
-        store
-            .insert(&Quad::new(r, p, c, GraphNameRef::DefaultGraph))
-            .map_err(|e| Error::Rdf(e.to_string()))?;
-    }
-    Ok(link)
+    // Per checkpoint, the run's keys it holds: question IDs of items, and
+    // (scenario name, node id) pairs of scenario nodes.
+    let rows = count_rows(
+        store,
+        &format!(
+            "{PREFIXES} SELECT ?c (COUNT(DISTINCT ?key) AS ?n) WHERE {{
+               {{ GRAPH <{results}> {{ ?r karenina:questionId ?qid
+                    OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
+                  ?c a karenina:{cg} .
+                  GRAPH ?c {{ ?item a schema:DataFeedItem ; karenina:id ?qid }}
+                  BIND(?qid AS ?key) }}
+               UNION
+               {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
+                  ?c a karenina:{cg} .
+                  GRAPH ?c {{ ?s a karenina:Scenario ; schema:name ?sid ; karenina:node ?node .
+                             ?node schema:nodeId ?nid }}
+                  BIND(CONCAT(\"scenario\\u001F\", ?sid, \"\\u001F\", ?nid) AS ?key) }}
+             }} GROUP BY ?c",
+            cg = crate::vocab::k::CHECKPOINT_GRAPH,
+        ),
+    )?;
+    let mut full: Vec<String> = rows
+        .into_iter()
+        .filter(|(_, n)| *n == total && total > 0)
+        .map(|(c, _)| c)
+        .collect();
+    full.sort();
+    Ok(match full.len() {
+        0 => Link::Orphan { questions: total },
+        1 => Link::Bound(full.remove(0)),
+        _ => Link::Ambiguous(full),
+    })
 }

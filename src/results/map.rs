@@ -216,6 +216,12 @@ impl RowMapper {
             ("timestamp", "timestamp"),
             ("execution_time", "executionTime"),
             ("template_id", "templateId"),
+            // Scenario turn rows: linked by scenario name and node id, since
+            // their question ID is a hash of the node's text (spec §6).
+            ("scenario_id", "scenarioId"),
+            ("scenario_node", "scenarioNode"),
+            ("scenario_turn", "scenarioTurn"),
+            ("scenario_path", "scenarioPath"),
         ] {
             if let Some(t) = meta.get(key).and_then(scalar) {
                 e(local, t, sink);
@@ -270,16 +276,24 @@ impl RowMapper {
             for (key, v) in scores {
                 // A metric trait's value is {metric: number}: one score per
                 // metric (in a CSV, any dict value is a metric trait's).
-                let entries: Vec<(String, &Value)> = match (family, v) {
-                    (Some("metric") | None, Value::Object(ms)) => {
-                        ms.iter().map(|(m, x)| (format!("{key}.{m}"), x)).collect()
-                    }
-                    _ => vec![(key.clone(), v)],
+                let (entries, trait_name): (Vec<(String, &Value)>, &str) = match (family, v) {
+                    (Some("metric") | None, Value::Object(ms)) => (
+                        ms.iter().map(|(m, x)| (format!("{key}.{m}"), x)).collect(),
+                        key,
+                    ),
+                    // Template-kind traits write `trait.field` keys: the trait
+                    // is the part before the first `.` (as Karenina splits).
+                    (Some("regex" | "callable"), _) => (vec![(key.clone(), v)], key),
+                    _ => (
+                        vec![(key.clone(), v)],
+                        key.split_once('.').map_or(key.as_str(), |(t, _)| t),
+                    ),
                 };
                 for (score_key, value) in entries {
                     let s = NamedOrBlankNode::BlankNode(BlankNode::default());
                     e("score", s.clone().into(), sink);
                     self.emit(sink, &s, k("scoreKey"), string(&score_key));
+                    self.emit(sink, &s, k("traitName"), string(trait_name));
                     if let Some(family) = family {
                         self.emit(sink, &s, k("traitFamily"), string(family));
                     }

@@ -6,7 +6,9 @@
 //! graph replaced in one transaction: a concurrent query sees the old graph or
 //! the new one, never half. A file that no longer validates keeps its old graph;
 //! the error is recorded on the [`State`] (shown by `/errors` and the page) and
-//! logged. A deleted file's graph is removed.
+//! logged. A deleted file's graph is removed. Results exports are watched
+//! too, and after every change the results graphs are bound again, so a run
+//! whose checkpoint arrives later is bound to it then.
 
 use super::State;
 use crate::error::Error;
@@ -44,7 +46,7 @@ pub fn spawn(
             let paths: BTreeSet<PathBuf> = events
                 .iter()
                 .flat_map(|e| e.paths.iter().cloned())
-                .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
+                .filter(|p| watched(&handler_state, p))
                 .collect();
             for p in paths {
                 handle(&handler_state, &p, processor, &handler_log);
@@ -68,6 +70,19 @@ pub fn spawn(
     })
 }
 
+/// Checkpoints (`.jsonld`), and results exports (`.json`, `.csv` that read as
+/// one, or that are loaded).
+fn watched(state: &State, p: &Path) -> bool {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some("jsonld") => true,
+        Some("json" | "csv") => {
+            crate::results::sniff_file(p).is_ok_and(|l| l.is_some())
+                || state.with_store_mut(|s| s.graphs().any(|g| Path::new(&g.source) == p))
+        }
+        _ => false,
+    }
+}
+
 /// Re-reads one changed path: replace, keep-with-error, or remove its graph.
 pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     let shown = path.display().to_string();
@@ -81,17 +96,22 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
         });
         state.set_error(&shown, None);
         match removed {
-            Some(Ok(true)) => log(format!("watch: {shown} deleted: graph removed")),
+            Some(Ok(true)) => {
+                log(format!("watch: {shown} deleted: graph removed"));
+                rebind(state, log);
+            }
             Some(Err(e)) => log(format!("watch: {shown}: {e}")),
             _ => {}
         }
         return;
     }
-    match store::prepare(path, processor) {
+    let options = state.with_store_mut(|s| s.results_options());
+    match store::prepare_with(path, processor, options) {
         Ok(prepared) => match state.with_store_mut(|s| s.insert(prepared, true)) {
             Ok(info) => {
                 state.set_error(&shown, None);
                 log(format!("watch: {shown} reloaded into {}", info.graph));
+                rebind(state, log);
             }
             Err(e) => {
                 state.set_error(&shown, Some(e.to_string()));
@@ -112,5 +132,29 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
             ));
             state.set_error(&shown, Some(message));
         }
+    }
+}
+
+/// Re-binds results graphs after a change (a checkpoint that came or went, a
+/// run read again) and logs what changed.
+fn rebind(state: &State, log: &Log) {
+    use crate::results::link::Link;
+    match state.with_store_mut(|s| s.bind(&[])) {
+        Ok(bound) => {
+            for b in bound {
+                log(match &b.link {
+                    Link::Bound(c) => format!("watch: {}: results bound to {c}", b.source),
+                    Link::Orphan { .. } => {
+                        format!("watch: {}: results bound to no checkpoint", b.source)
+                    }
+                    Link::Ambiguous(c) => format!(
+                        "watch: {}: results match {} checkpoints; not bound",
+                        b.source,
+                        c.len()
+                    ),
+                })
+            }
+        }
+        Err(e) => log(format!("watch: binding results: {e}")),
     }
 }

@@ -344,12 +344,29 @@ fn hostile_results_files_end_in_located_errors() {
 fn pass_rate_by_benchmark_matches_the_facts() {
     for (file, cp, expect) in runs() {
         let Some(cp) = cp else { continue };
-        // Scenario rows link by scenario name and node, which is not built yet
-        // (their question IDs come from node texts, not checkpoint items).
-        if expect["run_kind"] == "scenario" {
-            continue;
-        }
         let rows = query(&[&file, &cp], "pass-rate-by-benchmark");
+        if expect["run_kind"] == "scenario" {
+            // Scenario turn rows (question IDs hashed from node texts) are
+            // bound through their scenario name and node id: every one of
+            // them names a node of a scenario of the bound checkpoint.
+            let out = stdout_of(
+                kld()
+                    .args(["query", "--format", "tsv", "-e"])
+                    .arg(
+                        "PREFIX k: <urn:karenina:vocab:> PREFIX s: <https://schema.org/>
+                         SELECT (COUNT(?r) AS ?n) WHERE {
+                           ?rg k:forBenchmark ?c .
+                           GRAPH ?rg { ?r k:scenarioId ?sid ; k:scenarioNode ?nid }
+                           GRAPH ?c { ?sc a k:Scenario ; s:name ?sid ; k:node ?node .
+                                      ?node s:nodeId ?nid } }",
+                    )
+                    .arg(&file)
+                    .arg(&cp),
+            );
+            let n: u64 = out.lines().nth(1).unwrap().parse().unwrap();
+            assert_eq!(n, expect["facts"]["scenario_rows"].as_u64().unwrap());
+            assert!(n > 0);
+        }
         for m in expect["facts"]["per_answering_model"]
             .as_object()
             .unwrap()
@@ -701,4 +718,225 @@ fn the_same_run_as_json_and_as_csv_answers_alike() {
         }
     }
     assert!(compared >= 8);
+}
+
+/// Rows of a query on a store directory, as TSV lines after the header.
+fn store_rows(store: &std::path::Path, name: &str) -> Vec<String> {
+    stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "--named", name, "--store"])
+            .arg(store),
+    )
+    .lines()
+    .skip(1)
+    .map(str::to_string)
+    .collect()
+}
+
+#[test]
+fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("store");
+    let run = corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json");
+    let cp = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    // The run first: no checkpoint yet, an orphan.
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&run)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "results link to no loaded checkpoint",
+        ));
+    assert!(store_rows(&store, "pass-rate-by-benchmark").is_empty());
+    // Its checkpoint later, in another command: the run is bound then, and
+    // the binding is in the store directory (reopened by the next command).
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&cp)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("results now bound to"));
+    let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
+    assert!(
+        index.contains("\tauto file://") && index.contains("with_rubrics.jsonld"),
+        "{index}"
+    );
+    let rows = store_rows(&store, "pass-rate-by-benchmark");
+    let expect: Value = serde_json::from_slice(
+        &std::fs::read(
+            corpus()
+                .join("results/res-tests__fixtures__checkpoints__with_rubrics.full.expect.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        rows.len(),
+        expect["facts"]["per_answering_model"]
+            .as_object()
+            .unwrap()
+            .len(),
+        "{rows:?}"
+    );
+    // A second checkpoint holding the same questions makes an automatic
+    // binding ambiguous; an explicit --for stands.
+    let copy = d.path().join("copy.jsonld");
+    std::fs::copy(&cp, &copy).unwrap();
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&copy)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "results match 2 loaded checkpoints",
+        ));
+    assert!(store_rows(&store, "pass-rate-by-benchmark").is_empty());
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&run)
+        .arg("--for")
+        .arg(&copy)
+        .assert()
+        .success();
+    let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
+    assert!(
+        index.contains("\tfor file://") && index.contains("copy.jsonld"),
+        "{index}"
+    );
+    let rows = store_rows(&store, "pass-rate-by-benchmark");
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.contains("copy.jsonld")),
+        "{rows:?}"
+    );
+    // Loading yet another checkpoint does not undo the user's choice.
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"))
+        .assert()
+        .success();
+    let rows = store_rows(&store, "pass-rate-by-benchmark");
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.contains("copy.jsonld")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn serve_watch_binds_a_run_when_its_checkpoint_arrives() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("bench");
+    std::fs::create_dir(&dir).unwrap();
+    let run = dir.join("run.json");
+    std::fs::copy(
+        corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+        &run,
+    )
+    .unwrap();
+    let port = free_port();
+    let _guard = ServerGuard(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
+            .arg("serve")
+            .arg(&dir)
+            .args(["--watch", "--quiet", "--bind", &format!("127.0.0.1:{port}")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(wait_for_port(port, std::time::Duration::from_secs(60)));
+    let client = reqwest::blocking::Client::new();
+    let bound = || -> usize {
+        let v: Value = client
+            .get(format!("http://127.0.0.1:{port}/sparql"))
+            .query(&[(
+                "query",
+                "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }",
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        v["results"]["bindings"].as_array().unwrap().len()
+    };
+    // The results file in a watched directory is loaded, and an orphan.
+    assert_eq!(bound(), 0);
+    std::fs::copy(
+        corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
+        dir.join("bench.jsonld"),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while bound() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        bound(),
+        1,
+        "the run was not bound once its checkpoint arrived"
+    );
+    std::fs::remove_file(dir.join("bench.jsonld")).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while bound() == 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(bound(), 0, "the binding outlived its checkpoint");
+}
+
+#[test]
+fn scores_link_to_the_checkpoint_s_traits_and_type_csv_scores() {
+    let mut typed = 0;
+    for ((json, cp, _), (csv, _, _)) in runs().into_iter().zip(csv_runs()) {
+        let Some(cp) = cp else { continue };
+        let by_trait = |f: &PathBuf| query(&[f, &cp], "scores-by-trait");
+        let json_rows = by_trait(&json);
+        // Every score joined to a trait is counted once: per model and score
+        // key, the n over the trait rows equals trait-scores' n.
+        let mut n_by_key: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for r in &json_rows {
+            assert!(r["type"].starts_with("karenina:"), "{r:?}");
+            assert!(
+                r["score_key"] == r["trait"]
+                    || r["score_key"].starts_with(&format!("{}.", r["trait"])),
+                "{r:?}"
+            );
+            *n_by_key
+                .entry((r["model_name"].clone(), r["score_key"].clone()))
+                .or_default() += r["n"].parse::<u64>().unwrap();
+        }
+        for r in query(&[&json, &cp], "trait-scores") {
+            if let Some(n) = n_by_key.get(&(r["model_name"].clone(), r["trait"].clone())) {
+                assert_eq!(n.to_string(), r["n"], "{} {r:?}", json.display());
+            }
+        }
+        // A CSV's scores, untyped in the file, get the checkpoint's trait
+        // type, the same as the JSON export of the same run.
+        let key = |r: &BTreeMap<String, String>| {
+            [
+                "benchmark",
+                "scope",
+                "trait",
+                "type",
+                "score_key",
+                "model_name",
+            ]
+            .map(|k| r.get(k).cloned().unwrap_or_default())
+        };
+        let json_by_key: BTreeMap<_, _> = json_rows.iter().map(|r| (key(r), r)).collect();
+        for r in by_trait(&csv) {
+            let j = json_by_key
+                .get(&key(&r))
+                .unwrap_or_else(|| panic!("{}: {r:?} not in the JSON's rows", csv.display()));
+            assert_eq!(r["n"], j["n"], "{r:?}");
+            assert_eq!(r["true_count"], j["true_count"], "{r:?}");
+            typed += 1;
+        }
+    }
+    assert!(typed > 30, "only {typed} CSV score rows typed");
 }

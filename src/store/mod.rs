@@ -9,7 +9,7 @@
 //!
 //! A store directory is plain RDF that any tool can read: `graphs/<hash>.nq`
 //! holds one graph as N-Quads, `index.tsv` lists graph, source, sha256, load
-//! time and file. Every file is written atomically; opening a directory parses
+//! time, file, kind and (for results) the checkpoint the run is bound to. Every file is written atomically; opening a directory parses
 //! the graph files in parallel into an in-memory store.
 
 use crate::error::{Error, Result};
@@ -26,6 +26,9 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod binding;
+pub use binding::{Binding, Bound};
+
 /// What the store knows about one loaded checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GraphInfo {
@@ -41,6 +44,8 @@ pub struct GraphInfo {
     pub quads: usize,
     /// What the graph holds.
     pub kind: GraphKind,
+    /// For a results graph: the checkpoint graph its run is bound to.
+    pub binding: Option<Binding>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -136,6 +141,7 @@ pub fn prepare_with(
                 loaded_at: now_utc(),
                 quads: quads.len(),
                 kind: GraphKind::Results,
+                binding: None,
             },
             content: Content::Quads(quads),
         });
@@ -155,6 +161,7 @@ pub fn prepare_with(
         loaded_at: now_utc(),
         quads: 0,
         kind: GraphKind::Checkpoint,
+        binding: None,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
@@ -208,9 +215,9 @@ impl CheckpointStore {
         let mut infos = Vec::new();
         for (n, line) in text.lines().enumerate().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
-            if f.len() != 6 && f.len() != 7 {
+            if !(6..=8).contains(&f.len()) {
                 return Err(Error::Rdf(format!(
-                    "{}:{}: expected 6 or 7 tab-separated fields",
+                    "{}:{}: expected 6 to 8 tab-separated fields",
                     index_path.display(),
                     n + 1
                 )));
@@ -226,6 +233,7 @@ impl CheckpointStore {
                 } else {
                     GraphKind::Checkpoint
                 },
+                binding: f.get(7).and_then(|b| Binding::parse(b)),
             });
         }
         let parsed: Vec<Result<Vec<Quad>>> = infos
@@ -256,6 +264,11 @@ impl CheckpointStore {
         self.results_options = o;
     }
 
+    /// See [`CheckpointStore::set_results_options`].
+    pub fn results_options(&self) -> ResultsOptions {
+        self.results_options
+    }
+
     /// The underlying Oxigraph store (for SPARQL and export).
     pub fn store(&self) -> &Store {
         &self.store
@@ -270,6 +283,14 @@ impl CheckpointStore {
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
         let mut info = p.info;
+        // A results file read again keeps the checkpoint the user bound it to.
+        if info.binding.is_none() {
+            info.binding = self
+                .index
+                .get(&info.graph)
+                .and_then(|old| old.binding.clone())
+                .filter(|b| b.explicit);
+        }
         let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
         let old = self.provenance_quads(&g)?;
         let mut nq = (persist && self.dir.is_some())
@@ -364,10 +385,10 @@ impl CheckpointStore {
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\n");
+        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\n");
         for i in self.index.values() {
             s.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\n",
+                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\n",
                 i.graph,
                 i.source.replace(['\t', '\n'], " "),
                 i.sha256,
@@ -377,7 +398,11 @@ impl CheckpointStore {
                 match i.kind {
                     GraphKind::Checkpoint => "checkpoint",
                     GraphKind::Results => "results",
-                }
+                },
+                i.binding
+                    .as_ref()
+                    .map(Binding::to_field)
+                    .unwrap_or_default()
             ));
         }
         fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
@@ -465,7 +490,7 @@ fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
     let s = NamedOrBlankNode::NamedNode(g.clone());
     let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
     let d = GraphName::DefaultGraph;
-    vec![
+    let mut quads = vec![
         Quad::new(
             s.clone(),
             NamedNode::new_unchecked(RDF_TYPE),
@@ -485,13 +510,22 @@ fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
             d.clone(),
         ),
         Quad::new(
-            s,
+            s.clone(),
             k(k::LOADED_AT),
             Term::Literal(Literal::new_typed_literal(
                 &info.loaded_at,
                 NamedNode::new_unchecked(XSD_DATETIME),
             )),
-            d,
+            d.clone(),
         ),
-    ]
+    ];
+    if let Some(b) = &info.binding {
+        quads.push(Quad::new(
+            s,
+            k(binding::FOR_BENCHMARK),
+            NamedNode::new_unchecked(b.checkpoint.clone()),
+            d,
+        ));
+    }
+    quads
 }

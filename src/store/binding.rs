@@ -1,0 +1,172 @@
+//! Which checkpoint each results graph ran: kept by the store (in the
+//! provenance triple `<results graph> karenina:forBenchmark <checkpoint>` and
+//! in `index.tsv`), so it survives a store directory being reopened, and
+//! recomputed whenever graphs come or go, so a run loaded before its
+//! checkpoint is bound once the checkpoint arrives. The matching itself is
+//! [`crate::results::link`]'s.
+
+use super::{rdf_err, CheckpointStore, GraphKind};
+use crate::error::Result;
+use crate::results::link::{self, Link};
+use crate::vocab;
+use oxigraph::model::{GraphNameRef, NamedNode, Quad};
+
+/// `karenina:forBenchmark`, local name.
+pub(super) const FOR_BENCHMARK: &str = "forBenchmark";
+
+/// A results graph's checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The checkpoint graph IRI.
+    pub checkpoint: String,
+    /// Named by the user (`--for`) rather than found by question IDs.
+    pub explicit: bool,
+}
+
+impl Binding {
+    /// The `index.tsv` field: `for <iri>` or `auto <iri>`.
+    pub(super) fn to_field(&self) -> String {
+        format!(
+            "{} {}",
+            if self.explicit { "for" } else { "auto" },
+            self.checkpoint
+        )
+    }
+
+    /// Reads [`Binding::to_field`]'s text; `None` for an empty field.
+    pub(super) fn parse(field: &str) -> Option<Binding> {
+        let (how, iri) = field.split_once(' ')?;
+        Some(Binding {
+            checkpoint: iri.to_string(),
+            explicit: how == "for",
+        })
+    }
+}
+
+/// What binding did to one results graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// The results graph.
+    pub graph: String,
+    /// Its source file.
+    pub source: String,
+    /// The outcome.
+    pub link: Link,
+    /// Named in the request (rather than re-bound because other graphs changed).
+    pub requested: bool,
+}
+
+impl CheckpointStore {
+    /// Binds the results graphs in `requested` (to the checkpoint graph given,
+    /// or to the one loaded checkpoint holding all their question IDs), then
+    /// re-binds every other results graph not bound by the user, since loaded
+    /// or removed checkpoints may have changed its match. Returns the outcome
+    /// for each requested graph and for each other graph whose binding
+    /// changed. A store directory's index is written once, at the end.
+    pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
+        let mut out = Vec::new();
+        for (graph, explicit) in requested {
+            let link = match explicit {
+                Some(c) => Link::Bound(c.clone()),
+                None => link::find(self.store(), graph)?,
+            };
+            let binding = match &link {
+                Link::Bound(c) => Some(Binding {
+                    checkpoint: c.clone(),
+                    explicit: explicit.is_some(),
+                }),
+                _ => None,
+            };
+            self.set_binding(graph, binding)?;
+            out.push(self.bound(graph, link, true));
+        }
+        let others: Vec<(String, Option<Binding>)> = self
+            .index
+            .values()
+            .filter(|i| i.kind == GraphKind::Results)
+            .filter(|i| !requested.iter().any(|(g, _)| *g == i.graph))
+            .map(|i| (i.graph.clone(), i.binding.clone()))
+            .collect();
+        for (graph, old) in others {
+            // A user's choice stands while its checkpoint is loaded.
+            if let Some(b) = &old {
+                if b.explicit && self.index.contains_key(&b.checkpoint) {
+                    continue;
+                }
+            }
+            let link = link::find(self.store(), &graph)?;
+            let new = match &link {
+                Link::Bound(c) => Some(Binding {
+                    checkpoint: c.clone(),
+                    explicit: false,
+                }),
+                _ => None,
+            };
+            if new != old {
+                self.set_binding(&graph, new)?;
+                out.push(self.bound(&graph, link, false));
+            }
+        }
+        self.save_index()?;
+        Ok(out)
+    }
+
+    fn bound(&self, graph: &str, link: Link, requested: bool) -> Bound {
+        Bound {
+            graph: graph.to_string(),
+            source: self
+                .index
+                .get(graph)
+                .map(|i| i.source.clone())
+                .unwrap_or_default(),
+            link,
+            requested,
+        }
+    }
+
+    /// Replaces the `forBenchmark` triple of `graph` and its index entry.
+    fn set_binding(&mut self, graph: &str, binding: Option<Binding>) -> Result<()> {
+        let r = NamedNode::new(graph).map_err(rdf_err)?;
+        let p = NamedNode::new_unchecked(vocab::karenina(FOR_BENCHMARK));
+        let old: Vec<Quad> = self
+            .store
+            .quads_for_pattern(
+                Some(r.as_ref().into()),
+                Some(p.as_ref()),
+                None,
+                Some(GraphNameRef::DefaultGraph),
+            )
+            .collect::<std::result::Result<_, _>>()
+            .map_err(rdf_err)?;
+        for q in &old {
+            self.store.remove(q).map_err(rdf_err)?;
+        }
+        if let Some(b) = &binding {
+            let c = NamedNode::new(b.checkpoint.as_str()).map_err(rdf_err)?;
+            self.store
+                .insert(&Quad::new(r, p, c, GraphNameRef::DefaultGraph))
+                .map_err(rdf_err)?;
+        }
+        if let Some(i) = self.index.get_mut(graph) {
+            i.binding = binding;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_field_round_trips() {
+        for explicit in [true, false] {
+            let b = Binding {
+                checkpoint: "file:///a%20b.jsonld".into(),
+                explicit,
+            };
+            assert_eq!(Binding::parse(&b.to_field()), Some(b));
+        }
+        assert_eq!(Binding::parse(""), None);
+    }
+}
