@@ -23,26 +23,66 @@ pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".kld-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(path, e))?;
-    fill(tmp.as_file_mut()).map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    let mut f = AtomicFile::create(path)?;
+    fill(f.tmp.as_file_mut()).map_err(|e| Error::io(path, e))?;
+    f.commit()
+}
+
+/// A file written in pieces (it is a [`Write`]) that replaces its target
+/// only on [`AtomicFile::commit`]; dropped before that, it leaves the target
+/// exactly as it was. For content too large to hold in memory first.
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    /// A temporary file beside `path`.
+    pub fn create(path: &Path) -> Result<Self> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".kld-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(AtomicFile {
+            tmp,
+            target: path.to_path_buf(),
+        })
     }
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    // Make the rename itself durable where the platform allows it.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+
+    /// Flushes to disk and renames over the target (keeping its permissions).
+    pub fn commit(self) -> Result<()> {
+        let path = &self.target;
+        self.tmp
+            .as_file()
+            .sync_all()
+            .map_err(|e| Error::io(path, e))?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let _ = std::fs::set_permissions(self.tmp.path(), meta.permissions());
+        }
+        let dir = self.tmp.path().parent().map(Path::to_path_buf);
+        self.tmp
+            .persist(path)
+            .map_err(|e| Error::io(path, e.error))?;
+        // Make the rename itself durable where the platform allows it.
+        if let Some(Ok(d)) = dir.map(std::fs::File::open) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.flush()
+    }
 }
 
 /// Expands FILE|DIR arguments: files as given, directories searched recursively

@@ -495,7 +495,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
                     }
                 })
         } else {
-            karenina_ld::store::prepare(f, Processor::Direct).map(|p| p.into_quads())
+            karenina_ld::store::prepare(f, Processor::Direct).and_then(|p| p.into_quads())
         };
         match r {
             Ok(qs) => quads.extend(qs),

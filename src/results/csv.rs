@@ -16,7 +16,8 @@
 //!   (§3.3), which gives the JSON export's IDs for non-scenario rows (the CSV
 //!   drops the scenario fields that scenario rows' IDs include).
 //!
-//! Every cell is also kept, as written, in the row's `rest` literal.
+//! The run node lists the columns; every non-empty cell that no triple holds
+//! is kept, as written, in the row's `rest` literal.
 
 use super::{located, nan_tokens, Visit};
 use crate::error::{Error, Result};
@@ -24,6 +25,22 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
+
+/// Columns whose cells become triples (and so are not repeated in `rest`).
+const MAPPED: &[&str] = &[
+    "question_id",
+    "answering_model",
+    "parsing_model",
+    "replicate",
+    "execution_time",
+    "timestamp",
+    "run_name",
+    "verify_result",
+    "verify_granular_result",
+    "embedding_similarity_score",
+    "embedding_override_applied",
+    "question_specific_rubrics",
+];
 
 /// Where the raw cells travel inside a synthesized row (see [`super::map`]).
 pub(super) const RAW_CELLS: &str = "\u{0}csv";
@@ -104,12 +121,12 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
         let row = to_row(&cells, &traits)
             .map_err(|(column, m)| located(file, line, 1, &format!("{path}/{column}"), m))?;
         visit
-            .row(&row)
+            .row(row)
             .map_err(|m| located(file, line, 1, &path, m))?;
         index += 1;
     }
     if first {
-        visit.header(&json!({"source_format": "csv"}));
+        visit.header(&bare_header(&headers));
     }
     drop(rdr);
     // Karenina ends every record with `\r\n`: a file that does not end in a
@@ -181,13 +198,19 @@ impl<'a> Cells<'a> {
 }
 
 fn header(cells: &Cells) -> Value {
+    let mut h = bare_header(cells.headers);
     let mut m = Map::new();
     for key in ["export_timestamp", "karenina_version", "job_id"] {
         if !cells.get(key).is_empty() {
             m.insert(key.into(), Value::String(cells.get(key).into()));
         }
     }
-    json!({"source_format": "csv", "metadata": m})
+    h["metadata"] = Value::Object(m);
+    h
+}
+
+fn bare_header(columns: &[String]) -> Value {
+    json!({"source_format": "csv", "columns": columns})
 }
 
 type CellError = (String, String);
@@ -454,10 +477,20 @@ fn to_row(cells: &Cells, traits: &[usize]) -> std::result::Result<Value, CellErr
             template.insert(key.into(), v);
         }
     }
+    // The rest: non-empty cells no triple holds (the run node lists the
+    // columns, so empty cells need not be kept).
+    let failed = bool_cell(cell("success")) == Some(false);
     let raw: Map<String, Value> = headers
         .iter()
         .zip(record.iter())
-        .map(|(h, c)| (h.clone(), Value::String(c.into())))
+        .enumerate()
+        .filter(|(i, (h, c))| {
+            !c.is_empty()
+                && !traits.contains(i)
+                && !MAPPED.contains(&h.as_str())
+                && !(failed && h.as_str() == "error")
+        })
+        .map(|(_, (h, c))| (h.clone(), Value::String(c.into())))
         .collect();
     Ok(json!({
         "metadata": {

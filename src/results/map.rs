@@ -22,6 +22,42 @@ const TRACE_FIELDS: &[&str] = &[
     "investigation_trace",
 ];
 
+/// `metadata` fields held by triples (so not repeated in `rest`).
+const MAPPED_METADATA: &[&str] = &[
+    "question_id",
+    "result_id",
+    "run_name",
+    "answering",
+    "parsing",
+    "replicate",
+    "timestamp",
+    "execution_time",
+    "template_id",
+    "scenario_id",
+    "scenario_node",
+    "scenario_turn",
+    "scenario_path",
+];
+
+/// `template` fields held by triples.
+const MAPPED_TEMPLATE: &[&str] = &[
+    "verify_result",
+    "verify_granular_result",
+    "abstention_detected",
+    "sufficiency_detected",
+    "embedding_similarity_score",
+    "embedding_override_applied",
+];
+
+/// Removes `keys` from the object at JSON pointer `at`, if there is one.
+fn strip(v: &mut Value, at: &str, keys: &[&str]) {
+    if let Some(o) = v.pointer_mut(at).and_then(Value::as_object_mut) {
+        for key in keys {
+            o.shift_remove(*key);
+        }
+    }
+}
+
 /// The score dictionaries of a row's `rubric`, with the trait family each
 /// holds (`None`: a CSV export's trait columns, which do not say).
 pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
@@ -130,6 +166,9 @@ impl RowMapper {
         if let Some(t) = header.get("format_version").and_then(scalar) {
             self.emit(sink, &r, k("formatVersion"), t);
         }
+        if let Some(c) = header.get("columns") {
+            self.emit(sink, &r, k("csvColumns"), json(c));
+        }
         let format = header
             .get("source_format")
             .and_then(Value::as_str)
@@ -146,7 +185,7 @@ impl RowMapper {
     }
 
     /// Maps one row; an error message for a row that is not a result.
-    pub fn row(&mut self, row: &Value, sink: &mut dyn FnMut(Quad)) -> Result<(), String> {
+    pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), String> {
         let meta = row
             .get("metadata")
             .filter(|m| m.is_object())
@@ -212,6 +251,7 @@ impl RowMapper {
             }
         }
         for (key, local) in [
+            ("result_id", "resultId"),
             ("replicate", "replicate"),
             ("timestamp", "timestamp"),
             ("execution_time", "executionTime"),
@@ -311,29 +351,34 @@ impl RowMapper {
                 }
             }
         }
-        // Everything else, losslessly, minus traces unless asked for. A CSV
-        // row's rest is its cells as written.
-        if let Some(Value::Object(cells)) = row.get(super::csv::RAW_CELLS) {
-            let mut cells = cells.clone();
+        // Everything else: what no triple above holds, minus traces unless
+        // asked for (a CSV row's rest was chosen by its reader).
+        let mut rest = row;
+        if let Some(cells) = rest
+            .get_mut(super::csv::RAW_CELLS)
+            .and_then(Value::as_object_mut)
+        {
+            let mut cells = std::mem::take(cells);
             if !self.opts.with_traces {
                 cells.remove("raw_llm_response");
             }
             e("rest", json(&Value::Object(cells)), sink);
             return Ok(());
         }
-        let mut rest = row.clone();
+        strip(&mut rest, "/metadata", MAPPED_METADATA);
+        strip(&mut rest, "/metadata/failure", &["category", "reason"]);
+        strip(&mut rest, "/template", MAPPED_TEMPLATE);
+        strip(&mut rest, "/template/usage_metadata", &["total"]);
+        let dicts: Vec<&str> = SCORE_DICTS.iter().map(|(d, _)| *d).collect();
+        strip(&mut rest, "/rubric", &dicts);
         if !self.opts.with_traces {
-            if let Some(t) = rest.get_mut("template").and_then(Value::as_object_mut) {
-                for f in TRACE_FIELDS {
-                    t.remove(*f);
-                }
-            }
-            if let Some(r) = rest.get_mut("rubric").and_then(Value::as_object_mut) {
-                r.remove("agentic_trait_investigation_traces");
-            }
-            if let Some(o) = rest.as_object_mut() {
-                o.remove("evaluation_input");
-            }
+            strip(&mut rest, "/template", TRACE_FIELDS);
+            strip(
+                &mut rest,
+                "/rubric",
+                &["agentic_trait_investigation_traces"],
+            );
+            strip(&mut rest, "", &["evaluation_input"]);
         }
         e("rest", json(&rest), sink);
         Ok(())

@@ -148,7 +148,7 @@ pub trait Visit {
     /// The header (`format_version`, `metadata`; `{}` for a bare array).
     fn header(&mut self, header: &serde_json::Value);
     /// One row.
-    fn row(&mut self, row: &serde_json::Value) -> std::result::Result<(), String>;
+    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String>;
 }
 
 /// Reads a results export from disk, streamed (the file is never held
@@ -248,7 +248,7 @@ fn read_json(file: &Path, r: &mut dyn BufRead, visit: &mut dyn Visit) -> Result<
             }
             let path = format!("/results/{index}");
             let v = parse_value(file, row, n, &path)?;
-            visit.row(&v).map_err(|m| located(file, n, 1, &path, m))?;
+            visit.row(v).map_err(|m| located(file, n, 1, &path, m))?;
             index += 1;
         }
         if !closed {
@@ -322,7 +322,9 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
         }
     };
     for (path, r) in rows {
-        visit.row(r).map_err(|m| located(file, 1, 1, &path, m))?;
+        visit
+            .row(r.clone())
+            .map_err(|m| located(file, 1, 1, &path, m))?;
     }
     Ok(())
 }
@@ -352,7 +354,7 @@ pub fn map_path(
         fn header(&mut self, header: &serde_json::Value) {
             self.mapper.run(header, self.sink);
         }
-        fn row(&mut self, row: &serde_json::Value) -> std::result::Result<(), String> {
+        fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String> {
             self.mapper.row(row, self.sink)
         }
     }

@@ -66,7 +66,7 @@ impl Visit for Counting {
         self.s.karenina_version = text(&m["karenina_version"]);
     }
 
-    fn row(&mut self, row: &Value) -> std::result::Result<(), String> {
+    fn row(&mut self, row: Value) -> std::result::Result<(), String> {
         let meta = &row["metadata"];
         let qid = meta["question_id"]
             .as_str()

@@ -81,21 +81,30 @@ pub struct Prepared {
 enum Content {
     Quads(Vec<Quad>),
     Model(Box<Checkpoint>),
+    /// A big results export: read and mapped on a second thread while the
+    /// inserting thread inserts, in bounded chunks.
+    ResultsFile(PathBuf, ResultsOptions),
 }
+
+/// Quads per chunk handed from the mapping thread to the inserting one.
+const CHUNK: usize = 16 * 1024;
 
 /// Files at least this large are streamed into the store (see [`Content`]).
 const STREAM_THRESHOLD: usize = 32 << 20;
 
 impl Prepared {
-    /// The quads, in `info.graph`.
-    pub fn into_quads(self) -> Vec<Quad> {
-        match self.content {
+    /// The quads, in `info.graph` (a big results export is read now).
+    pub fn into_quads(self) -> Result<Vec<Quad>> {
+        let g = || GraphName::NamedNode(NamedNode::new_unchecked(self.info.graph.clone()));
+        Ok(match self.content {
             Content::Quads(q) => q,
-            Content::Model(cp) => {
-                let g = GraphName::NamedNode(NamedNode::new_unchecked(self.info.graph.clone()));
-                rdf::lossless::direct_quads(&cp, &g)
+            Content::Model(cp) => rdf::lossless::direct_quads(&cp, &g()),
+            Content::ResultsFile(path, opts) => {
+                let mut quads = Vec::new();
+                crate::results::map_path(&path, &g(), opts, &mut |q| quads.push(q))?;
+                quads
             }
-        }
+        })
     }
 }
 
@@ -127,9 +136,27 @@ pub fn prepare_with(
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
     if crate::results::sniff_file(path)?.is_some() {
-        // Results exports are streamed from disk: never held whole.
+        // Results exports are streamed from disk: never held whole; big ones
+        // are mapped only at insert time, straight into the store.
         let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
         let graph = rdf::file_url(&canon)?;
+        let size = std::fs::metadata(path)
+            .map_err(|e| Error::io(path, e))?
+            .len();
+        if size >= STREAM_THRESHOLD as u64 {
+            return Ok(Prepared {
+                info: GraphInfo {
+                    graph,
+                    source: canon.display().to_string(),
+                    sha256: String::new(),
+                    loaded_at: now_utc(),
+                    quads: 0,
+                    kind: GraphKind::Results,
+                    binding: None,
+                },
+                content: Content::ResultsFile(path.to_path_buf(), results_opts),
+            });
+        }
         let g = GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(rdf_err)?);
         let mut quads = Vec::new();
         let mapped = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
@@ -293,8 +320,14 @@ impl CheckpointStore {
         }
         let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
         let old = self.provenance_quads(&g)?;
-        let mut nq = (persist && self.dir.is_some())
-            .then(|| RdfSerializer::from_format(RdfFormat::NQuads).for_writer(Vec::new()));
+        let mut nq = match (&self.dir, persist) {
+            (Some(dir), true) => Some(RdfSerializer::from_format(RdfFormat::NQuads).for_writer(
+                std::io::BufWriter::new(fsutil::AtomicFile::create(
+                    &dir.join("graphs").join(file_for_graph(&info.graph)),
+                )?),
+            )),
+            _ => None,
+        };
         let mut write_err = None;
         let mut tx = self.store.start_transaction().map_err(rdf_err)?;
         tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
@@ -325,6 +358,40 @@ impl CheckpointStore {
                     }
                 })
             }
+            Content::ResultsFile(path, opts) => {
+                let g = GraphName::NamedNode(g.clone());
+                let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Quad>>(4);
+                let mapped = std::thread::scope(|scope| {
+                    let mapper = scope.spawn(move || {
+                        let mut buf = Vec::with_capacity(CHUNK);
+                        let r = crate::results::map_path(path, &g, *opts, &mut |q| {
+                            buf.push(q);
+                            if buf.len() == CHUNK {
+                                let _ = send
+                                    .send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK)));
+                            }
+                        });
+                        let _ = send.send(buf);
+                        r
+                    });
+                    for chunk in chunks {
+                        tx.extend(chunk.iter());
+                        count += chunk.len();
+                        if let Some(w) = &mut nq {
+                            for q in &chunk {
+                                if let Err(e) = w.serialize_quad(q) {
+                                    write_err.get_or_insert(e);
+                                }
+                            }
+                        }
+                    }
+                    mapper
+                        .join()
+                        .unwrap_or_else(|_| Err(Error::Rdf("results mapping panicked".into())))
+                });
+                // A bad file: the transaction is dropped, nothing changes.
+                info.sha256 = mapped?.sha256;
+            }
         }
         info.quads = count;
         tx.extend(provenance(&g, &info).iter());
@@ -332,12 +399,13 @@ impl CheckpointStore {
             return Err(rdf_err(e));
         }
         tx.commit().map_err(rdf_err)?;
-        if let (Some(w), Some(dir)) = (nq, &self.dir) {
-            let bytes = w.finish().map_err(rdf_err)?;
-            fsutil::write_atomic(
-                &dir.join("graphs").join(file_for_graph(&info.graph)),
-                &bytes,
-            )?;
+        if let Some(w) = nq {
+            let file = w
+                .finish()
+                .map_err(rdf_err)?
+                .into_inner()
+                .map_err(|e| rdf_err(e.error()))?;
+            file.commit()?;
         }
         self.index.insert(info.graph.clone(), info.clone());
         Ok(info)

@@ -940,3 +940,127 @@ fn scores_link_to_the_checkpoint_s_traits_and_type_csv_scores() {
     }
     assert!(typed > 30, "only {typed} CSV score rows typed");
 }
+
+/// Leaves of a JSON value as (path, scalar text), nulls left out.
+fn leaves(v: &Value, path: String, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Null => {}
+        Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| leaves(x, format!("{path}/{k}"), out)),
+        Value::Array(a) if !a.is_empty() => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{path}/{i}"), out)),
+        Value::Array(_) => out.push((path, "[]".into())),
+        Value::String(s) => out.push((path, s.clone())),
+        other => out.push((path, other.to_string())),
+    }
+}
+
+#[test]
+fn every_value_of_a_row_is_a_triple_or_in_rest() {
+    use karenina_ld::results::{map_path, ResultsOptions};
+    use oxigraph::model::{GraphName, Term};
+    let traces = [
+        "raw_llm_response",
+        "trace_messages",
+        "conversation_context",
+        "investigation_trace",
+        "agentic_trait_investigation_traces",
+        "evaluation_input",
+    ];
+    let mut checked = 0;
+    for (file, _, _) in runs() {
+        let mut quads = Vec::new();
+        map_path(
+            &file,
+            &GraphName::DefaultGraph,
+            ResultsOptions::default(),
+            &mut |q| quads.push(q),
+        )
+        .unwrap();
+        // Literal texts per result node (scores' values included), and rest.
+        let mut texts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut rest: BTreeMap<String, Value> = BTreeMap::new();
+        let mut score_of: BTreeMap<String, String> = BTreeMap::new();
+        for q in &quads {
+            if q.predicate.as_str().ends_with(":score") {
+                score_of.insert(q.object.to_string(), q.subject.to_string());
+            }
+        }
+        for q in &quads {
+            let s = q.subject.to_string();
+            let owner = score_of.get(&s).cloned().unwrap_or(s);
+            if let Term::Literal(l) = &q.object {
+                if q.predicate.as_str().ends_with(":rest") {
+                    rest.insert(owner, serde_json::from_str(l.value()).unwrap());
+                } else {
+                    let mut t = l.value().to_string();
+                    if l.datatype().as_str().ends_with("#JSON") {
+                        let v: Value = serde_json::from_str(&t).unwrap();
+                        let mut ls = Vec::new();
+                        leaves(&v, String::new(), &mut ls);
+                        texts
+                            .entry(owner.clone())
+                            .or_default()
+                            .extend(ls.into_iter().map(|l| l.1));
+                        continue;
+                    }
+                    if t == "NaN" || t == "INF" {
+                        t = if t == "NaN" {
+                            "NaN".into()
+                        } else {
+                            "Infinity".into()
+                        };
+                    }
+                    texts.entry(owner).or_default().push(t);
+                }
+            }
+        }
+        // Each row, by its result IRI, against the file's JSON.
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().skip(1).take_while(|l| !l.starts_with(']')) {
+            let line = line.trim_end_matches(',');
+            if !line.starts_with('{') {
+                continue;
+            }
+            let row: Value = serde_json::from_str(
+                &line
+                    .replace("NaN", "\"NaN\"")
+                    .replace("Infinity", "\"Infinity\""),
+            )
+            .unwrap();
+            let id = format!(
+                "<urn:karenina:result:{}>",
+                row["metadata"]["result_id"].as_str().unwrap()
+            );
+            let mut ls = Vec::new();
+            leaves(&row, String::new(), &mut ls);
+            let mut in_rest = Vec::new();
+            leaves(&rest[&id], String::new(), &mut in_rest);
+            let in_rest: std::collections::BTreeSet<_> = in_rest.into_iter().collect();
+            let literal = &texts[&id];
+            for (path, value) in ls {
+                if traces.iter().any(|t| path.contains(&format!("/{t}"))) {
+                    continue;
+                }
+                // A model without tools has no tools triple (Karenina's default).
+                if path.ends_with("/tools") && value == "[]" {
+                    continue;
+                }
+                let held = in_rest.contains(&(path.clone(), value.clone()))
+                    || literal.iter().any(|t| {
+                        *t == value
+                            || t.parse::<f64>()
+                                .ok()
+                                .zip(value.parse::<f64>().ok())
+                                .is_some_and(|(a, b)| a == b)
+                    });
+                assert!(held, "{}: {id} {path} = {value} is lost", file.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5000, "only {checked} values checked");
+}

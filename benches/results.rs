@@ -1,0 +1,231 @@
+//! 100,000 verification results loaded and `results-by-model` answered
+//! (issue 12): throughput and peak RSS against the store's own size. Run with
+//! `cargo build --release && cargo bench --bench results`.
+//!
+//! The results are Karenina's own exports from `../shared/corpus/results/`
+//! scaled up: each of the three full runs (with their MCP traces, deep
+//! judgment and every trait kind) is repeated to a third of 100,000 rows,
+//! each copy with a fresh `result_id` and replicate, in the v2.2 stream
+//! layout Karenina writes (the row text otherwise byte for byte); the CSV
+//! exports are scaled the same way. Each run is measured as its own process
+//! (`wait4` gives that child's peak RSS):
+//! - `kld load --store` of the three exports with their checkpoints: wall
+//!   time, MB/s of results bytes, peak RSS; the store's own size is the size
+//!   of the N-Quads the store directory holds for the same graphs;
+//! - `kld query --store DIR --named results-by-model` (reopen + answer);
+//! - `kld query FILES --named results-by-model` (in memory: load + answer);
+//! - the same with the CSV exports.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const TOTAL: usize = 100_000;
+const RUNS: [(&str, &str); 3] = [
+    (
+        "res-docs__notebooks__test_checkpoint.full",
+        "docs__notebooks__test_checkpoint.jsonld",
+    ),
+    (
+        "res-karenina-output__probe_dj.full",
+        "karenina-output__probe_dj.jsonld",
+    ),
+    (
+        "res-tests__fixtures__checkpoints__with_rubrics.full",
+        "tests__fixtures__checkpoints__with_rubrics.jsonld",
+    ),
+];
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+/// Scales a v2.2 stream to `n` rows: rows repeated with a new result_id and
+/// replicate (same lengths where possible, so the bytes stay Karenina's).
+fn scale_json(src: &Path, dst: &Path, n: usize, seed: usize) -> u64 {
+    let text = std::fs::read_to_string(src).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines
+        .map(|l| l.trim_end_matches(','))
+        .filter(|l| l.starts_with('{'))
+        .collect();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).unwrap());
+    writeln!(out, "{header}").unwrap();
+    for i in 0..n {
+        let row = rows[i % rows.len()];
+        let at = row.find("\"result_id\": \"").unwrap() + 14;
+        let id = format!("{:016x}", (seed as u64) << 40 | i as u64);
+        let copy = i / rows.len() + 1;
+        let mut line = format!("{}{}{}", &row[..at], id, &row[at + 16..]);
+        if let Some(r) = line.find("\"replicate\": ") {
+            let end = r + 13 + line[r + 13..].find([',', '}']).unwrap();
+            line.replace_range(r + 13..end, &copy.to_string());
+        }
+        out.write_all(line.as_bytes()).unwrap();
+        out.write_all(if i + 1 < n { b",\n" } else { b"\n" })
+            .unwrap();
+    }
+    out.write_all(b"]}\n").unwrap();
+    out.flush().unwrap();
+    std::fs::metadata(dst).unwrap().len()
+}
+
+/// Scales a CSV export to `n` records (the csv crate writes Karenina's
+/// `\r\n` terminators and minimal quoting).
+fn scale_csv(src: &Path, dst: &Path, n: usize) -> u64 {
+    let mut rdr = csv::Reader::from_path(src).unwrap();
+    let header = rdr.headers().unwrap().clone();
+    let records: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_path(dst)
+        .unwrap();
+    w.write_record(&header).unwrap();
+    let replicate = header.iter().position(|h| h == "replicate").unwrap();
+    for i in 0..n {
+        let mut rec: Vec<String> = records[i % records.len()]
+            .iter()
+            .map(str::to_string)
+            .collect();
+        rec[replicate] = (i / records.len() + 1).to_string();
+        w.write_record(&rec).unwrap();
+    }
+    w.flush().unwrap();
+    std::fs::metadata(dst).unwrap().len()
+}
+
+/// Runs a command to completion; (seconds, peak RSS in MB, stdout).
+fn measure(cmd: &mut Command) -> (f64, f64, String) {
+    let out_file = tempfile::NamedTempFile::new().unwrap();
+    let t = Instant::now();
+    let child = cmd
+        .stdout(out_file.reopen().unwrap())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid);
+    let secs = t.elapsed().as_secs_f64();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{cmd:?} failed"
+    );
+    let out = std::fs::read_to_string(out_file.path()).unwrap();
+    (secs, ru.ru_maxrss as f64 / 1024.0, out)
+}
+
+fn dir_bytes(d: &Path) -> u64 {
+    let mut total = 0;
+    for e in std::fs::read_dir(d).unwrap().flatten() {
+        let m = e.metadata().unwrap();
+        total += if m.is_dir() {
+            dir_bytes(&e.path())
+        } else {
+            m.len()
+        };
+    }
+    total
+}
+
+fn main() {
+    let kld = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kld");
+    assert!(kld.exists(), "build it first: cargo build --release");
+    let work = tempfile::tempdir().unwrap();
+    let per_run = TOTAL.div_ceil(RUNS.len());
+    let (mut json_files, mut csv_files, mut cps) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut json_bytes, mut csv_bytes) = (0u64, 0u64);
+    for (i, (run, cp)) in RUNS.iter().enumerate() {
+        let n = per_run.min(TOTAL - i * per_run);
+        let j = work.path().join(format!("{run}.json"));
+        json_bytes += scale_json(&corpus().join(format!("results/{run}.json")), &j, n, i);
+        json_files.push(j);
+        let c = work.path().join(format!("{run}.csv"));
+        csv_bytes += scale_csv(&corpus().join(format!("results/{run}.csv")), &c, n);
+        csv_files.push(c);
+        cps.push(corpus().join("loads").join(cp));
+    }
+    let mb = |b: u64| b as f64 / 1e6;
+    println!(
+        "{TOTAL} results: JSON exports {:.0} MB, CSV exports {:.0} MB (3 runs, scaled from the corpus)",
+        mb(json_bytes),
+        mb(csv_bytes)
+    );
+    for (label, files, bytes) in [
+        ("JSON", &json_files, json_bytes),
+        ("CSV", &csv_files, csv_bytes),
+    ] {
+        let store = work.path().join(format!("store-{label}"));
+        let (secs, rss, _) = measure(
+            Command::new(&kld)
+                .args(["load", "--store"])
+                .arg(&store)
+                .args(&cps)
+                .args(files.iter()),
+        );
+        let store_mb = mb(dir_bytes(&store.join("graphs")));
+        println!(
+            "{label:<4} kld load --store: {secs:>6.2} s  {:>6.1} MB/s  peak RSS {rss:>6.0} MB  store (N-Quads) {store_mb:>5.0} MB  RSS/store {:.2}",
+            mb(bytes) / secs,
+            rss / store_mb
+        );
+        let (secs, rss, out) = measure(
+            Command::new(&kld)
+                .args([
+                    "query",
+                    "--format",
+                    "tsv",
+                    "--named",
+                    "results-by-model",
+                    "--store",
+                ])
+                .arg(&store),
+        );
+        let rows = out.lines().count() - 1;
+        let results: u64 = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').nth(3).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(
+            results as usize, TOTAL,
+            "results-by-model counts every result"
+        );
+        println!(
+            "{label:<4} kld query --store results-by-model: {secs:>6.2} s  peak RSS {rss:>6.0} MB  ({rows} rows, {results} results)"
+        );
+        let (secs, rss, _) = measure(
+            Command::new(&kld)
+                .args(["query", "--format", "tsv", "--named", "results-by-model"])
+                .args(&cps)
+                .args(files.iter()),
+        );
+        println!(
+            "{label:<4} kld query FILES results-by-model (load + answer in memory): {secs:>6.2} s  {:>6.1} MB/s  peak RSS {rss:>6.0} MB  RSS/store {:.2}",
+            mb(bytes) / secs,
+            rss / store_mb
+        );
+    }
+    // Reading alone (no store): `kld info` streams the exports.
+    for (label, files) in [("JSON", &json_files), ("CSV", &csv_files)] {
+        let t = Instant::now();
+        let mut peak: f64 = 0.0;
+        for f in files.iter() {
+            let (_, rss, _) = measure(Command::new(&kld).args(["info"]).arg(f));
+            peak = peak.max(rss);
+        }
+        let bytes: u64 = files
+            .iter()
+            .map(|f| std::fs::metadata(f).unwrap().len())
+            .sum();
+        println!(
+            "{label:<4} kld info (read only): {:>6.2} s  {:>6.1} MB/s  peak RSS {peak:>5.0} MB",
+            t.elapsed().as_secs_f64(),
+            mb(bytes) / t.elapsed().as_secs_f64()
+        );
+    }
+}
