@@ -96,7 +96,9 @@ fn scale_csv(src: &Path, dst: &Path, n: usize) -> u64 {
     std::fs::metadata(dst).unwrap().len()
 }
 
-/// Runs a command to completion; (seconds, peak RSS in MB, stdout).
+/// Runs a command to completion; (seconds, peak RSS in MB, stdout). The
+/// child is reaped by `wait4` (for its own rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn measure(cmd: &mut Command) -> (f64, f64, String) {
     let out_file = tempfile::NamedTempFile::new().unwrap();
     let t = Instant::now();

@@ -217,6 +217,25 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         }
     }
     if sent > 0 || deleted > 0 {
+        // Bind results runs to checkpoints on the server (new files, or
+        // checkpoints that came or went, can change any binding).
+        match push::bind_on_server(&client, &mut provenance) {
+            Ok(links) => {
+                for (g, l) in links {
+                    let source = provenance.get(&g).map_or(g.clone(), |p| p.source.clone());
+                    super::rdf::report_binding(&karenina_ld::store::Bound {
+                        graph: g,
+                        source,
+                        link: l,
+                        requested: true,
+                    });
+                }
+            }
+            Err(e) => {
+                eprintln!("kld: binding results on the server: {e}");
+                status = status.max(INVALID);
+            }
+        }
         if let Err(e) = push::put_provenance(&client, &provenance) {
             eprintln!("kld: writing the provenance graph: {e}");
             status = status.max(INVALID);

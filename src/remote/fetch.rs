@@ -38,6 +38,11 @@ pub fn fetch_checkpoint(client: &RemoteClient, graph: &str) -> Result<Checkpoint
             "graph {graph} has no provenance on the server (it was not pushed by kld push), so it cannot be checked; refusing to write an unverified file"
         )));
     };
+    if pushed.kind == crate::store::GraphKind::Results {
+        return Err(Error::Remote(format!(
+            "graph {graph} holds a results export: `kld extract` rebuilds checkpoints; query results instead"
+        )));
+    }
     let numbers = numbers_of(&quads);
     let cp = rdf::checkpoint_from_quads(quads.clone());
     let got = cp

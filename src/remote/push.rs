@@ -1,4 +1,6 @@
-//! `kld push`: checkpoint graphs into a server over the Graph Store Protocol.
+//! `kld push`: checkpoint and results graphs into a server over the Graph
+//! Store Protocol. Results graphs are bound to their checkpoint on the server
+//! (the same matching as locally, run there), recorded in the provenance.
 //!
 //! One PUT per checkpoint graph (its lossless graph as N-Triples, named by the
 //! file URL as in the local store), and the provenance of every pushed graph in
@@ -12,6 +14,8 @@ use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{self, ReadOptions};
 use crate::rdf::{self, Processor};
+use crate::results::link::{self, Link};
+use crate::store::GraphKind;
 use crate::vocab::{self, XSD_DATETIME, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::io::{RdfFormat, RdfSerializer};
 use oxigraph::model::{GraphName, Literal, NamedNode, Quad, Term};
@@ -37,6 +41,10 @@ pub struct Pushed {
     pub numbers: String,
     /// When it was pushed (RFC 3339, UTC).
     pub loaded_at: String,
+    /// A checkpoint or a results export.
+    pub kind: GraphKind,
+    /// For a results graph: the checkpoint graph its run is bound to.
+    pub bound_to: Option<String>,
 }
 
 /// Why a file is sent.
@@ -69,10 +77,12 @@ fn k(local: &str) -> NamedNode {
 pub fn server_provenance(client: &RemoteClient) -> Result<BTreeMap<String, Pushed>> {
     let q = format!(
         "PREFIX karenina: <urn:karenina:vocab:>
-SELECT ?g ?source ?sha ?canon ?numbers ?at WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {{
+SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {{
   ?g karenina:sha256 ?sha .
   OPTIONAL {{ ?g karenina:source ?source }} OPTIONAL {{ ?g karenina:canonicalSha256 ?canon }}
-  OPTIONAL {{ ?g karenina:numbers ?numbers }} OPTIONAL {{ ?g karenina:loadedAt ?at }} }} }}"
+  OPTIONAL {{ ?g karenina:numbers ?numbers }} OPTIONAL {{ ?g karenina:loadedAt ?at }}
+  OPTIONAL {{ ?g a ?results FILTER(?results = karenina:ResultsGraph) }}
+  OPTIONAL {{ ?g karenina:forBenchmark ?for }} }} }}"
     );
     let body = client.query(&q, "application/sparql-results+json")?;
     let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
@@ -101,6 +111,12 @@ SELECT ?g ?source ?sha ?canon ?numbers ?at WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {
                 canonical_sha256: text("canon"),
                 numbers: text("numbers"),
                 loaded_at: text("at"),
+                kind: if text("results").is_empty() {
+                    GraphKind::Checkpoint
+                } else {
+                    GraphKind::Results
+                },
+                bound_to: Some(text("for")).filter(|f| !f.is_empty()),
             },
         );
     }
@@ -174,6 +190,9 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 
 /// Reads, maps and PUTs one checkpoint; returns its provenance.
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    if crate::results::sniff_file(file)?.is_some() {
+        return push_results(client, file, graph);
+    }
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
     let cp = model::read_checkpoint(file, &bytes, ReadOptions::default())?;
     let quads = rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?;
@@ -195,7 +214,91 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
         canonical_sha256: sha256_hex(canonical.as_bytes()),
         numbers: numbers_of(&quads),
         loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        kind: GraphKind::Checkpoint,
+        bound_to: None,
     })
+}
+
+/// A results export: its graph (traces left out, as when loading) in one
+/// PUT. There is no canonical form to record: `extract` rebuilds checkpoints.
+fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    let mut quads = Vec::new();
+    let mapped = crate::results::map_path(
+        file,
+        &GraphName::DefaultGraph,
+        crate::results::ResultsOptions::default(),
+        &mut |q| quads.push(q),
+    )?;
+    let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
+    for q in &quads {
+        w.serialize_triple(q.as_ref())
+            .map_err(|e| Error::Rdf(e.to_string()))?;
+    }
+    client.put_graph(graph, w.finish().map_err(|e| Error::Rdf(e.to_string()))?)?;
+    Ok(Pushed {
+        graph: graph.to_string(),
+        source: std::fs::canonicalize(file)
+            .map_err(|e| Error::io(file, e))?
+            .display()
+            .to_string(),
+        sha256: mapped.sha256,
+        canonical_sha256: String::new(),
+        numbers: numbers_of(&quads),
+        loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        kind: GraphKind::Results,
+        bound_to: None,
+    })
+}
+
+/// Binds every results graph in `entries` to the one checkpoint graph in
+/// `entries` holding all its question IDs (queries on the server, as
+/// [`link::find`] does locally), recording it in the entry. Returns the
+/// outcome per results graph.
+pub fn bind_on_server(
+    client: &RemoteClient,
+    entries: &mut BTreeMap<String, Pushed>,
+) -> Result<Vec<(String, Link)>> {
+    let checkpoints: Vec<String> = entries
+        .values()
+        .filter(|p| p.kind == GraphKind::Checkpoint)
+        .map(|p| p.graph.clone())
+        .collect();
+    let mut run = |q: &str| -> Result<Vec<(String, usize)>> {
+        let body = client.query(q, "application/sparql-results+json")?;
+        let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
+            .for_reader(std::io::Cursor::new(body))
+            .map_err(|e| Error::Remote(format!("binding query: {e}")))?;
+        let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
+            return Err(Error::Remote("binding query: not a SELECT answer".into()));
+        };
+        let mut rows = Vec::new();
+        for s in solutions {
+            let s = s.map_err(|e| Error::Remote(format!("binding query: {e}")))?;
+            let c = match s.get("c") {
+                Some(Term::NamedNode(n)) => n.as_str().to_string(),
+                _ => String::new(),
+            };
+            let n = match s.get("n") {
+                Some(Term::Literal(l)) => l.value().parse().unwrap_or(0),
+                _ => 0,
+            };
+            rows.push((c, n));
+        }
+        Ok(rows)
+    };
+    let mut out = Vec::new();
+    for p in entries
+        .values_mut()
+        .filter(|p| p.kind == GraphKind::Results)
+    {
+        let l = link::find_with(&p.graph, Some(&checkpoints), &mut run)?;
+        p.bound_to = match &l {
+            Link::Bound(c) => Some(c.clone()),
+            _ => None,
+        };
+        out.push((p.graph.clone(), l));
+    }
+    Ok(out)
 }
 
 /// Replaces the provenance graph with `entries` (one PUT).
@@ -207,7 +310,7 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
         let mut triples = vec![
             (
                 NamedNode::new_unchecked(vocab::RDF_TYPE),
-                Term::NamedNode(k(vocab::k::CHECKPOINT_GRAPH)),
+                Term::NamedNode(k(p.kind.class())),
             ),
             (k(vocab::k::SOURCE), lit(&p.source)),
             (k(vocab::k::SHA256), lit(&p.sha256)),
@@ -220,6 +323,12 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
                 )),
             ),
         ];
+        if let Some(c) = &p.bound_to {
+            triples.push((
+                k("forBenchmark"),
+                Term::NamedNode(NamedNode::new(c).map_err(|e| Error::Rdf(e.to_string()))?),
+            ));
+        }
         if !p.loaded_at.is_empty() {
             triples.push((
                 k(vocab::k::LOADED_AT),

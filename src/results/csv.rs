@@ -485,10 +485,10 @@ fn to_row(cells: &Cells, traits: &[usize]) -> std::result::Result<Value, CellErr
         .zip(record.iter())
         .enumerate()
         .filter(|(i, (h, c))| {
-            !c.is_empty()
-                && !traits.contains(i)
-                && !MAPPED.contains(&h.as_str())
-                && !(failed && h.as_str() == "error")
+            let held = traits.contains(i)
+                || MAPPED.contains(&h.as_str())
+                || (failed && h.as_str() == "error");
+            !c.is_empty() && !held
         })
         .map(|(_, (h, c))| (h.clone(), Value::String(c.into())))
         .collect();

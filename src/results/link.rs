@@ -58,44 +58,58 @@ const PREFIXES: &str =
     "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/>";
 
 /// What a run must find in a checkpoint, one `?key` each: the question ID of
-/// a plain row, `scenario␟name␟node` for a scenario turn row.
+/// a plain row, `scenario@@name@@node` for a scenario turn row.
 const KEYS: &str = "?r karenina:questionId ?qid
     OPTIONAL { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }
-    BIND(IF(BOUND(?sid), CONCAT(\"scenario\\u001F\", ?sid, \"\\u001F\", ?nid), ?qid) AS ?key)";
+    BIND(IF(BOUND(?sid), CONCAT(\"scenario@@\", ?sid, \"@@\", ?nid), ?qid) AS ?key)";
 
 /// The one loaded checkpoint holding every key (question ID, or scenario
 /// name and node) of the run in results graph `results`; the store records
 /// the outcome ([`crate::store::CheckpointStore::bind`]).
 pub fn find(store: &Store, results: &str) -> Result<Link> {
-    let total = count_rows(
-        store,
-        &format!(
-            "{PREFIXES} SELECT (COUNT(DISTINCT ?key) AS ?n) WHERE {{ GRAPH <{results}> {{ {KEYS} }} }}"
-        ),
-    )?
+    find_with(results, None, &mut |q| count_rows(store, q))
+}
+
+/// Answers a SPARQL query with `(?c, ?n)` rows.
+pub type Runner<'a> = dyn FnMut(&str) -> Result<Vec<(String, usize)>> + 'a;
+
+/// [`find`] through any SPARQL runner (`run` answers a query with `?c ?n`
+/// rows), among the `candidates` checkpoint graphs if given, else among the
+/// graphs typed `karenina:CheckpointGraph`: how `kld push` binds on a server.
+pub fn find_with(results: &str, candidates: Option<&[String]>, run: &mut Runner) -> Result<Link> {
+    let total = run(&format!(
+        "{PREFIXES} SELECT (COUNT(DISTINCT ?key) AS ?n) WHERE {{ GRAPH <{results}> {{ {KEYS} }} }}"
+    ))?
     .first()
     .map_or(0, |r| r.1);
+    let checkpoints = match candidates {
+        Some([]) => return Ok(Link::Orphan { questions: total }),
+        Some(c) => format!(
+            "VALUES ?c {{ {} }}",
+            c.iter()
+                .map(|g| format!("<{g}>"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => format!("?c a karenina:{} .", crate::vocab::k::CHECKPOINT_GRAPH),
+    };
     // Per checkpoint, the run's keys it holds: question IDs of items, and
     // (scenario name, node id) pairs of scenario nodes.
-    let rows = count_rows(
-        store,
-        &format!(
-            "{PREFIXES} SELECT ?c (COUNT(DISTINCT ?key) AS ?n) WHERE {{
-               {{ GRAPH <{results}> {{ ?r karenina:questionId ?qid
-                    OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
-                  ?c a karenina:{cg} .
-                  GRAPH ?c {{ ?item a schema:DataFeedItem ; karenina:id ?qid }}
-                  BIND(?qid AS ?key) }}
-               UNION
-               {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
-                  ?c a karenina:{cg} .
-                  GRAPH ?c {{ ?s a karenina:Scenario ; schema:name ?sid ; karenina:node ?node .
-                             ?node schema:nodeId ?nid }}
-                  BIND(CONCAT(\"scenario\\u001F\", ?sid, \"\\u001F\", ?nid) AS ?key) }}
-             }} GROUP BY ?c",
-            cg = crate::vocab::k::CHECKPOINT_GRAPH,
-        ),
-    )?;
+    let rows = run(&format!(
+        "{PREFIXES} SELECT ?c (COUNT(DISTINCT ?key) AS ?n) WHERE {{
+           {{ GRAPH <{results}> {{ ?r karenina:questionId ?qid
+                OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
+              {checkpoints}
+              GRAPH ?c {{ ?item a schema:DataFeedItem ; karenina:id ?qid }}
+              BIND(?qid AS ?key) }}
+           UNION
+           {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
+              {checkpoints}
+              GRAPH ?c {{ ?s a karenina:Scenario ; schema:name ?sid ; karenina:node ?node .
+                         ?node schema:nodeId ?nid }}
+              BIND(CONCAT(\"scenario@@\", ?sid, \"@@\", ?nid) AS ?key) }}
+         }} GROUP BY ?c"
+    ))?;
     let mut full: Vec<String> = rows
         .into_iter()
         .filter(|(_, n)| *n == total && total > 0)

@@ -390,3 +390,59 @@ fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
     );
     assert!(!target.exists());
 }
+
+#[test]
+fn results_exports_push_bind_and_answer_on_a_real_oxigraph_server() {
+    let d = tempfile::tempdir().unwrap();
+    let o = Oxigraph::start(&d.path().join("db"));
+    let res = |f: &str| corpus().join("results").join(f);
+    let cp = |f: &str| corpus().join("loads").join(f);
+    let files = [
+        cp("tests__fixtures__checkpoints__with_rubrics.jsonld"),
+        cp("karenina-output__probe_dj.jsonld"),
+        cp("karenina-output__scenario_probe.jsonld"),
+        res("res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+        res("res-karenina-output__probe_dj.full.csv"),
+        res("res-karenina-output__scenario_probe.scenario.json"),
+        res("res-orphan.orphan.json"),
+    ];
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let out = push(&o, &[], &inputs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The orphan run is bound to nothing and says so, on the server as locally.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("results link to no loaded checkpoint"));
+    for name in [
+        "results-by-model",
+        "pass-rate-by-benchmark",
+        "trait-scores",
+        "scores-by-trait",
+        "results-without-question",
+    ] {
+        let local = stdout_of(
+            kld()
+                .args(["query", "--format", "tsv", "--named", name])
+                .args(&files),
+        );
+        let remote = stdout_of(
+            kld()
+                .arg("query")
+                .args(o.server())
+                .args(["--format", "tsv", "--named", name]),
+        );
+        let sorted = |s: &str| {
+            let mut v: Vec<String> = s.lines().map(str::to_string).collect();
+            v.sort();
+            v
+        };
+        assert!(sorted(&local).len() > 1, "{name}: no rows locally");
+        assert_eq!(sorted(&remote), sorted(&local), "{name}");
+    }
+    // A results graph is not a checkpoint: extract says so and writes nothing.
+    let out = extract(&o, &files[3]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("results export"));
+}
