@@ -14,7 +14,11 @@
 //!   of the N-Quads the store directory holds for the same graphs;
 //! - `kld query --store DIR --named results-by-model` (reopen + answer);
 //! - `kld query FILES --named results-by-model` (in memory: load + answer);
-//! - the same with the CSV exports.
+//! - the same with the CSV exports;
+//! - in a child process, an in-memory store loaded through the library: its
+//!   resident size (RSS after loading, minus before) and the peak over the
+//!   same baseline, so peak/store is the load's overhead over the store;
+//! - `kld info` of each export (reading alone, no store).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -134,7 +138,34 @@ fn dir_bytes(d: &Path) -> u64 {
     total
 }
 
+/// `VmRSS` / `VmHWM` of this process, in MB.
+fn vm(field: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+    let kb: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kb / 1024.0
+}
+
+/// In a child process of this bench: loads the files into an in-memory
+/// store and prints the store's resident size (RSS after loading, freed
+/// memory returned to the system, minus RSS before) and the peak RSS above
+/// that same baseline.
+fn child(files: &[PathBuf]) {
+    let base = vm("VmRSS");
+    let mut store = karenina_ld::store::CheckpointStore::in_memory().unwrap();
+    let loaded = store.load_files(files, karenina_ld::rdf::Processor::Direct, &|_, _| {});
+    assert!(loaded.iter().all(|(_, r)| r.is_ok()));
+    unsafe { libc::malloc_trim(0) };
+    let resident = vm("VmRSS") - base;
+    let peak = vm("VmHWM") - base;
+    println!("{resident:.0} {peak:.0}");
+}
+
 fn main() {
+    if let Ok(list) = std::env::var("KLD_RESULTS_BENCH_CHILD") {
+        let files: Vec<PathBuf> = list.split('\n').map(PathBuf::from).collect();
+        return child(&files);
+    }
     let kld = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/kld");
     assert!(kld.exists(), "build it first: cargo build --release");
     let work = tempfile::tempdir().unwrap();
@@ -210,6 +241,25 @@ fn main() {
             "{label:<4} kld query FILES results-by-model (load + answer in memory): {secs:>6.2} s  {:>6.1} MB/s  peak RSS {rss:>6.0} MB  RSS/store {:.2}",
             mb(bytes) / secs,
             rss / store_mb
+        );
+    }
+    // The store's own size in memory, against the peak while loading it.
+    for (label, files) in [("JSON", &json_files), ("CSV", &csv_files)] {
+        let list: Vec<String> = cps
+            .iter()
+            .chain(files.iter())
+            .map(|p| p.display().to_string())
+            .collect();
+        let (_, _, out) = measure(
+            Command::new(std::env::current_exe().unwrap())
+                .env("KLD_RESULTS_BENCH_CHILD", list.join("\n")),
+        );
+        let v: Vec<f64> = out.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        println!(
+            "{label:<4} in-memory store of {TOTAL} results: resident {:.0} MB, peak while loading {:.0} MB: peak/store {:.2}",
+            v[0],
+            v[1],
+            v[1] / v[0]
         );
     }
     // Reading alone (no store): `kld info` streams the exports.

@@ -84,13 +84,71 @@ enum Content {
     /// A big results export: read and mapped on a second thread while the
     /// inserting thread inserts, in bounded chunks.
     ResultsFile(PathBuf, ResultsOptions),
+    /// A big graph file of a store directory, parsed the same way.
+    NQuadsFile(PathBuf),
+}
+
+/// Produces the quads of a streamed content, in chunks, on a second thread
+/// while `consume` takes them on this one (at most a few chunks in flight).
+/// Returns the SHA-256 of a results export.
+fn stream_chunks(
+    content: &Content,
+    graph: &GraphName,
+    mut consume: impl FnMut(Vec<Quad>),
+) -> Result<Option<String>> {
+    let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Quad>>(4);
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(move || {
+            let mut buf = Vec::with_capacity(CHUNK);
+            let mut sink = |q: Quad| {
+                buf.push(q);
+                if buf.len() == CHUNK {
+                    let _ = send.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK)));
+                }
+            };
+            let r = match content {
+                Content::ResultsFile(path, opts) => {
+                    crate::results::map_path(path, graph, *opts, &mut sink).map(|m| Some(m.sha256))
+                }
+                Content::NQuadsFile(path) => std::fs::File::open(path)
+                    .map_err(|e| Error::io(path, e))
+                    .and_then(|f| {
+                        for q in RdfParser::from_format(RdfFormat::NQuads)
+                            .for_reader(std::io::BufReader::with_capacity(1 << 16, f))
+                        {
+                            sink(q.map_err(|e| Error::Rdf(format!("{}: {e}", path.display())))?);
+                        }
+                        Ok(None)
+                    }),
+                _ => Ok(None),
+            };
+            let _ = send.send(buf);
+            r
+        });
+        for chunk in chunks {
+            consume(chunk);
+        }
+        producer
+            .join()
+            .unwrap_or_else(|_| Err(Error::Rdf("reading a graph panicked".into())))
+    })
 }
 
 /// Quads per chunk handed from the mapping thread to the inserting one.
 const CHUNK: usize = 16 * 1024;
 
 /// Files at least this large are streamed into the store (see [`Content`]).
-const STREAM_THRESHOLD: usize = 32 << 20;
+/// (`KLD_STREAM_THRESHOLD=BYTES` lowers it, so tests can take the streaming
+/// paths with small files.)
+fn stream_threshold() -> u64 {
+    static T: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        std::env::var("KLD_STREAM_THRESHOLD")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(32 << 20)
+    })
+}
 
 impl Prepared {
     /// The quads, in `info.graph` (a big results export is read now).
@@ -99,9 +157,9 @@ impl Prepared {
         Ok(match self.content {
             Content::Quads(q) => q,
             Content::Model(cp) => rdf::lossless::direct_quads(&cp, &g()),
-            Content::ResultsFile(path, opts) => {
+            c @ (Content::ResultsFile(..) | Content::NQuadsFile(_)) => {
                 let mut quads = Vec::new();
-                crate::results::map_path(&path, &g(), opts, &mut |q| quads.push(q))?;
+                stream_chunks(&c, &g(), |chunk| quads.extend(chunk))?;
                 quads
             }
         })
@@ -143,7 +201,7 @@ pub fn prepare_with(
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len();
-        if size >= STREAM_THRESHOLD as u64 {
+        if size >= stream_threshold() {
             return Ok(Prepared {
                 info: GraphInfo {
                     graph,
@@ -176,7 +234,7 @@ pub fn prepare_with(
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
     let sha256 = sha256_hex(&bytes);
-    let big = bytes.len() >= STREAM_THRESHOLD;
+    let big = bytes.len() as u64 >= stream_threshold();
     drop(bytes);
     let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
     let graph = rdf::file_url(&canon)?;
@@ -263,26 +321,36 @@ impl CheckpointStore {
                 binding: f.get(7).and_then(|b| Binding::parse(b)),
             });
         }
-        let parsed: Vec<Result<Vec<Quad>>> = infos
-            .par_iter()
-            .map(|i| {
-                let p = dir.join("graphs").join(file_for_graph(&i.graph));
-                let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-                RdfParser::from_format(RdfFormat::NQuads)
-                    .for_slice(&bytes)
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| Error::Rdf(format!("{}: {e}", p.display())))
-            })
-            .collect();
-        for (info, quads) in infos.into_iter().zip(parsed) {
-            s.insert(
-                Prepared {
-                    info,
-                    content: Content::Quads(quads?),
-                },
-                false,
-            )?;
-        }
+        // Graph files are read in parallel and inserted as they arrive (a
+        // few in flight, big ones streamed), so opening never holds every
+        // graph's quads besides the store.
+        let graphs = dir.join("graphs");
+        let (send, prepared) = std::sync::mpsc::sync_channel::<Result<Prepared>>(8);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                infos.into_par_iter().for_each_with(send, |send, info| {
+                    let p = graphs.join(file_for_graph(&info.graph));
+                    let content = match std::fs::metadata(&p) {
+                        Err(e) => Err(Error::io(&p, e)),
+                        Ok(m) if m.len() >= stream_threshold() => Ok(Content::NQuadsFile(p)),
+                        Ok(_) => std::fs::read(&p)
+                            .map_err(|e| Error::io(&p, e))
+                            .and_then(|bytes| {
+                                RdfParser::from_format(RdfFormat::NQuads)
+                                    .for_slice(&bytes)
+                                    .collect::<std::result::Result<Vec<_>, _>>()
+                                    .map_err(|e| Error::Rdf(format!("{}: {e}", p.display())))
+                            })
+                            .map(Content::Quads),
+                    };
+                    let _ = send.send(content.map(|content| Prepared { info, content }));
+                });
+            });
+            for p in prepared {
+                s.insert(p?, false)?;
+            }
+            Ok(())
+        })?;
         Ok(s)
     }
 
@@ -358,39 +426,22 @@ impl CheckpointStore {
                     }
                 })
             }
-            Content::ResultsFile(path, opts) => {
-                let g = GraphName::NamedNode(g.clone());
-                let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Quad>>(4);
-                let mapped = std::thread::scope(|scope| {
-                    let mapper = scope.spawn(move || {
-                        let mut buf = Vec::with_capacity(CHUNK);
-                        let r = crate::results::map_path(path, &g, *opts, &mut |q| {
-                            buf.push(q);
-                            if buf.len() == CHUNK {
-                                let _ = send
-                                    .send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK)));
-                            }
-                        });
-                        let _ = send.send(buf);
-                        r
-                    });
-                    for chunk in chunks {
-                        tx.extend(chunk.iter());
-                        count += chunk.len();
-                        if let Some(w) = &mut nq {
-                            for q in &chunk {
-                                if let Err(e) = w.serialize_quad(q) {
-                                    write_err.get_or_insert(e);
-                                }
+            c @ (Content::ResultsFile(..) | Content::NQuadsFile(_)) => {
+                let sha = stream_chunks(c, &GraphName::NamedNode(g.clone()), |chunk| {
+                    tx.extend(chunk.iter());
+                    count += chunk.len();
+                    if let Some(w) = &mut nq {
+                        for q in &chunk {
+                            if let Err(e) = w.serialize_quad(q) {
+                                write_err.get_or_insert(e);
                             }
                         }
                     }
-                    mapper
-                        .join()
-                        .unwrap_or_else(|_| Err(Error::Rdf("results mapping panicked".into())))
-                });
-                // A bad file: the transaction is dropped, nothing changes.
-                info.sha256 = mapped?.sha256;
+                })?;
+                // (On an error above the transaction is dropped: nothing changes.)
+                if let Some(sha) = sha {
+                    info.sha256 = sha;
+                }
             }
         }
         info.quads = count;

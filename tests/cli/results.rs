@@ -1064,3 +1064,42 @@ fn every_value_of_a_row_is_a_triple_or_in_rest() {
     }
     assert!(checked > 5000, "only {checked} values checked");
 }
+
+#[test]
+fn streamed_loads_and_reopens_give_the_same_answers() {
+    // KLD_STREAM_THRESHOLD=1: every file takes the streaming paths (results
+    // mapped while inserted, store files written and reopened in chunks).
+    let res = corpus().join("results");
+    let files = [
+        corpus().join("loads/karenina-output__probe_dj.jsonld"),
+        res.join("res-karenina-output__probe_dj.full.json"),
+        res.join("res-karenina-output__probe_dj.full.csv"),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let mut answers = Vec::new();
+    for (name, threshold) in [("plain", None), ("streamed", Some("1"))] {
+        let store = d.path().join(name);
+        let mut load = kld();
+        load.args(["load", "--store"]).arg(&store).args(&files);
+        let mut query = kld();
+        query
+            .args([
+                "query",
+                "--format",
+                "tsv",
+                "--named",
+                "trait-scores",
+                "--store",
+            ])
+            .arg(&store);
+        if let Some(t) = threshold {
+            load.env("KLD_STREAM_THRESHOLD", t);
+            query.env("KLD_STREAM_THRESHOLD", t);
+        }
+        load.assert().success();
+        let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
+        answers.push((stdout_of(&mut query), index.lines().count()));
+    }
+    assert!(answers[0].0.lines().count() > 20);
+    assert_eq!(answers[0], answers[1]);
+}
