@@ -1103,3 +1103,78 @@ fn streamed_loads_and_reopens_give_the_same_answers() {
     assert!(answers[0].0.lines().count() > 20);
     assert_eq!(answers[0], answers[1]);
 }
+
+#[test]
+fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
+    let d = tempfile::tempdir().unwrap();
+    let res = corpus().join("results");
+    // One run with an answering model name that needs escaping in SPARQL.
+    let tricky = d.path().join("tricky.json");
+    let text = std::fs::read_to_string(res.join("res-docs__notebooks__test_checkpoint.full.json"))
+        .unwrap()
+        .replace(
+            "\"model_name\": \"gpt-4.1-mini\"",
+            "\"model_name\": \"gpt \\\"4.1\\\" \\\\ mini ünï\"",
+        );
+    assert!(text.contains("ünï\""));
+    std::fs::write(&tricky, text).unwrap();
+    let files = [
+        corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"),
+        tricky,
+        corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
+        res.join("res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+        corpus().join("loads/karenina-output__probe_dj.jsonld"),
+        res.join("res-karenina-output__probe_dj.full.csv"),
+        res.join("res-orphan.orphan.json"),
+    ];
+    let want = query(&files.iter().collect::<Vec<_>>(), "pass-rate-by-benchmark");
+    assert!(want.len() >= 6, "{want:?}");
+    assert!(want.iter().any(|r| r["model_name"].contains("ünï")));
+    let port = free_port();
+    let _guard = ServerGuard(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
+            .arg("serve")
+            .args(&files)
+            .args(["--quiet", "--bind", &format!("127.0.0.1:{port}")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(wait_for_port(port, std::time::Duration::from_secs(60)));
+    let shot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/serve-results.png");
+    let out = crate::serve::python(
+        "browser_results.py",
+        &[&format!("http://127.0.0.1:{port}"), shot.to_str().unwrap()],
+    );
+    let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(seen["empty_message"], false);
+    let bars = seen["bars"].as_array().unwrap();
+    // One bar per row of pass-rate-by-benchmark, with that row's numbers.
+    assert_eq!(bars.len(), want.len());
+    for r in &want {
+        let graph = r["graph"].trim_start_matches('<').trim_end_matches('>');
+        let b = bars
+            .iter()
+            .find(|b| b["graph"] == graph && b["model"] == r["model_name"].as_str())
+            .unwrap_or_else(|| panic!("no bar for {r:?}"));
+        assert_eq!(b["interface"], r["interface"].as_str());
+        assert_eq!(b["passed"], r["passed"].as_str());
+        assert_eq!(b["results"], r["results"].as_str());
+        let (passed, results): (f64, f64) =
+            (r["passed"].parse().unwrap(), r["results"].parse().unwrap());
+        assert!((b["fill_ratio"].as_f64().unwrap() - passed / results).abs() < 1e-6);
+        assert!(b["label"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{}/{}", r["passed"], r["results"])));
+        // The outcomes behind the bar: one row per result, `passed` of them true.
+        let outcomes = b["outcomes"].as_array().unwrap();
+        assert_eq!(outcomes.len().to_string(), r["results"], "{r:?}");
+        let trues = outcomes.iter().filter(|o| o[3] == "true").count();
+        assert_eq!(trues.to_string(), r["passed"], "{r:?}");
+        // Bound runs' questions are the checkpoint's: their text is shown.
+        assert!(outcomes.iter().any(|o| !o[1].as_str().unwrap().is_empty()));
+    }
+    assert!(shot.exists());
+}

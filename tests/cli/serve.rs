@@ -369,7 +369,7 @@ fn a_query_past_the_timeout_is_stopped_with_503_and_the_server_goes_on() {
     assert_eq!(ok.status(), 200);
 }
 
-fn python(script: &str, args: &[&str]) -> String {
+pub(crate) fn python(script: &str, args: &[&str]) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/scripts")
         .join(script);

@@ -1,5 +1,7 @@
-// The page of `kld serve`: benchmarks, one benchmark's questions, a SPARQL
-// editor over the catalogue, and (under --watch) the current load errors.
+// The page of `kld serve`: benchmarks, one benchmark's questions, the pass
+// rates of verification results (an SVG chart) with the outcomes behind each
+// bar, a SPARQL editor over the catalogue, and (under --watch) the current
+// load errors.
 // Plain JS, no dependencies: everything comes from this server's routes.
 "use strict";
 
@@ -193,6 +195,110 @@ async function runQuery() {
   status.textContent = `${res.results.bindings.length} rows in ${ms} ms`;
 }
 
+// ---- results view ----------------------------------------------------------
+// Terms put into query text: a string literal with \ " and line breaks
+// escaped; an IRI with the characters SPARQL forbids in one percent-encoded.
+const sparqlString = (s) => '"' + String(s).replace(/[\\"\n\r]/g,
+  (c) => ({ "\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r" })[c]) + '"';
+const sparqlIri = (s) => "<" + String(s).replace(/[\u0000-\u0020<>"{}|^`\\]/g,
+  (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")) + ">";
+
+async function select(query) {
+  const r = await fetch("/sparql", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
+    body: new URLSearchParams({ query }),
+  });
+  if (!r.ok) throw new Error(await r.text());
+  const res = await r.json();
+  return res.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+const svg = (tag, attrs = {}, ...kids) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+};
+
+async function loadResults() {
+  const q = catalogue.find((c) => c.name === "pass-rate-by-benchmark");
+  if (!q) return;
+  drawChart(await select(q.query));
+}
+
+function drawChart(rows) {
+  const box = $("#pass-chart");
+  $("#results-empty").hidden = rows.length > 0;
+  if (!rows.length) { box.replaceChildren(); $("#outcomes").hidden = true; return; }
+  const barH = 22, gap = 8, labelW = 420, chartW = 420, top = 26;
+  const height = top + rows.length * (barH + gap) + 4;
+  const chart = svg("svg", { width: labelW + chartW + 170, height, role: "img",
+    "aria-label": "pass rate per answering model and benchmark" });
+  for (const p of [0, 25, 50, 75, 100]) {
+    const x = labelW + (chartW * p) / 100;
+    chart.append(svg("line", { x1: x, x2: x, y1: top - 6, y2: height - 2, class: "grid" }),
+      svg("text", { x, y: top - 10, "text-anchor": "middle", class: "axis" }, `${p}%`));
+  }
+  rows.forEach((r, i) => {
+    const y = top + i * (barH + gap);
+    const rate = Number(r.results) ? Number(r.passed) / Number(r.results) : 0;
+    const g = svg("g", { class: "bar", tabindex: 0 });
+    Object.assign(g.dataset, { graph: r.graph, benchmark: r.benchmark, interface: r.interface,
+      model: r.model_name, passed: r.passed, results: r.results });
+    g.append(
+      svg("title", {}, `${r.interface}:${r.model_name} on ${r.benchmark}: ${r.passed} of ${r.results} passed`),
+      svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" },
+        `${r.benchmark} · ${r.interface}:${r.model_name}`),
+      svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }),
+      svg("rect", { x: labelW, y, width: chartW * rate, height: barH, class: "fill" }),
+      svg("text", { x: labelW + chartW + 8, y: y + barH * 0.72, class: "value" },
+        `${r.passed}/${r.results} (${Math.round(rate * 100)}%)`));
+    g.onclick = () => showOutcomes(r);
+    g.onkeydown = (e) => { if (e.key === "Enter") showOutcomes(r); };
+    chart.append(g);
+  });
+  box.replaceChildren(chart);
+}
+
+async function showOutcomes(r) {
+  const g = sparqlIri(r.graph);
+  const rows = await select(`PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?question_id ?question_text ?replicate ?verify_result ?failure_category ?run WHERE {
+  ?rg karenina:forBenchmark ${g} .
+  GRAPH ?rg {
+    ?r a karenina:VerificationResult ; karenina:questionId ?question_id ; karenina:runName ?run ;
+       karenina:answeringInterface ${sparqlString(r.interface)} ;
+       karenina:answeringModelName ${sparqlString(r.model_name)} .
+    OPTIONAL { ?r karenina:replicate ?replicate }
+    OPTIONAL { ?r karenina:verifyResult ?verify_result }
+    OPTIONAL { ?r karenina:failureCategory ?failure_category }
+  }
+  OPTIONAL {
+    SELECT ?question_id (SAMPLE(?text) AS ?question_text) WHERE {
+      GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:text ?text }
+    } GROUP BY ?question_id
+  }
+} ORDER BY ?question_id ?run ?replicate`);
+  $("#outcomes").hidden = false;
+  $("#outcomes-title").textContent =
+    `${r.interface}:${r.model_name} on ${r.benchmark}: ${r.passed} of ${r.results} passed`;
+  const verdict = (v) => (v === "true" ? "true" : v === "false" ? "false" : "—");
+  $("#outcomes-table tbody").replaceChildren(...rows.map((o) => {
+    const tr = el("tr", {},
+      el("td", {}, el("code", {}, o.question_id)),
+      el("td", {}, (o.question_text || "").slice(0, 160)),
+      el("td", {}, o.replicate ?? ""),
+      el("td", { className: `verdict-${verdict(o.verify_result)}` }, verdict(o.verify_result)),
+      el("td", {}, o.failure_category ?? ""),
+      el("td", {}, o.run));
+    return tr;
+  }));
+  $("#outcomes").scrollIntoView();
+}
+
 // ---- load errors (--watch) -------------------------------------------------
 async function loadErrors() {
   const e = await getJson("/errors");
@@ -210,9 +316,11 @@ async function main() {
     if (q) { $("#query").value = q.query; $("#query-description").textContent = q.description; }
   };
   $("#run").onclick = runQuery;
+  makeSortable($("#outcomes-table"));
   await Promise.all([loadBenchmarks(), loadCatalogue()]);
+  await loadResults();
   if (await loadErrors()) {
-    setInterval(() => { loadErrors(); loadBenchmarks(); }, 2000);
+    setInterval(() => { loadErrors(); loadBenchmarks(); loadResults(); }, 2000);
   }
 }
 

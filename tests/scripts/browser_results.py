@@ -1,0 +1,50 @@
+"""Drives the results view of `kld serve` in headless Chromium (selenium +
+chromedriver): reads every bar of the pass-rate chart (its data attributes),
+clicks each and reads the outcomes table behind it, saves a screenshot.
+Prints what it saw as one JSON line."""
+import json
+import shutil
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+base, screenshot = sys.argv[1], sys.argv[2]
+opts = webdriver.ChromeOptions()
+for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1600"]:
+    opts.add_argument(a)
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+if chromium:
+    opts.binary_location = chromium
+service = Service(executable_path=shutil.which("chromedriver"))
+driver = webdriver.Chrome(service=service, options=opts)
+wait = WebDriverWait(driver, 30)
+seen = {"bars": []}
+try:
+    driver.get(base + "/#results-view")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pass-chart .bar")
+               or d.find_element(By.ID, "results-empty").is_displayed())
+    seen["empty_message"] = driver.find_element(By.ID, "results-empty").is_displayed()
+    bars = driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar")
+    for i in range(len(bars)):
+        bar = driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar")[i]
+        data = {k: bar.get_attribute("data-" + k)
+                for k in ["graph", "benchmark", "interface", "model", "passed", "results"]}
+        fill = bar.find_element(By.CSS_SELECTOR, "rect.fill")
+        track = bar.find_element(By.CSS_SELECTOR, "rect.track")
+        data["fill_ratio"] = float(fill.get_attribute("width")) / float(track.get_attribute("width"))
+        data["label"] = bar.find_element(By.CSS_SELECTOR, "text.value").text
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", bar)
+        want = f"{data['passed']} of {data['results']} passed"
+        wait.until(lambda d: d.find_element(By.ID, "outcomes-title").text.endswith(want)
+                   and data["model"] in d.find_element(By.ID, "outcomes-title").text)
+        rows = driver.find_elements(By.CSS_SELECTOR, "#outcomes-table tbody tr")
+        data["outcomes"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+        seen["bars"].append(data)
+    driver.execute_script("document.getElementById('results-view').scrollIntoView()")
+    driver.save_screenshot(screenshot)
+finally:
+    driver.quit()
+print(json.dumps(seen))
