@@ -142,20 +142,20 @@ pub enum Command {
     },
     /// Rewrite checkpoints as the exact bytes Karenina's save() writes.
     Canon(checkpoint::CanonArgs),
-    /// Summarize a checkpoint: questions, templates, traits by kind and scope, keywords.
+    /// Summarize a checkpoint (questions, templates, traits, keywords) or a results export (models, pass rates, failures, traits).
     Info {
-        /// Checkpoint file.
+        /// Checkpoint or results export (JSON or CSV).
         input: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
-    /// Load checkpoints into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
+    /// Load checkpoints and results exports into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
     Load {
         /// Store directory (created if missing): N-Quads per graph plus index.tsv.
         #[arg(long)]
         store: PathBuf,
-        /// Checkpoint files or directories.
+        /// Checkpoints, results exports (JSON, CSV) or directories.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// How checkpoints become quads.

@@ -269,7 +269,7 @@ pub struct QueryArgs {
     /// Store directory to open.
     #[arg(long)]
     pub store: Option<PathBuf>,
-    /// Checkpoint files or directories to load, and/or one QUERY.rq file.
+    /// Checkpoints, results exports or directories to load, and/or one QUERY.rq file.
     pub inputs: Vec<PathBuf>,
     /// A query of the catalogue (see `kld queries`).
     #[arg(long, short = 'n')]
@@ -409,7 +409,7 @@ pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
 /// Arguments of `kld export`.
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
-    /// Checkpoint files or directories.
+    /// Checkpoints, results exports or directories.
     pub inputs: Vec<PathBuf>,
     /// Also export every graph of this store directory.
     #[arg(long)]

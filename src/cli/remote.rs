@@ -80,7 +80,7 @@ impl ServerArgs {
 /// Arguments of `kld push`.
 #[derive(clap::Args, Debug)]
 pub struct PushArgs {
-    /// Checkpoint files or directories.
+    /// Checkpoints, results exports or directories.
     pub inputs: Vec<PathBuf>,
     /// Also push the checkpoints of this store directory (their source files).
     #[arg(long)]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// Arguments of `kld serve`.
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
-    /// Checkpoint files or directories to load (and to watch with --watch).
+    /// Checkpoints, results exports or directories to load (and to watch with --watch).
     pub inputs: Vec<PathBuf>,
     /// Store directory to open (graphs replaced under --watch are written back).
     #[arg(long)]
@@ -20,7 +20,8 @@ pub struct ServeArgs {
     /// Address to listen on (non-loopback addresses expose an unauthenticated endpoint).
     #[arg(long, default_value = "127.0.0.1:7879")]
     pub bind: SocketAddr,
-    /// Re-read checkpoints that change on disk and replace their graphs.
+    /// Re-read checkpoints and results exports that change on disk, replace
+    /// their graphs, and bind results to checkpoints again.
     #[arg(long)]
     pub watch: bool,
     /// Stop a query after this many seconds (answered 503).

@@ -433,6 +433,9 @@ fn a_real_browser_sees_benchmarks_filters_questions_and_runs_a_catalogue_query()
         assert_eq!(row[3], b["finished"].to_string());
         assert_eq!(row[4], b["traits"].to_string());
     }
+    // Checkpoints only: the results view shows its message, no bars.
+    assert_eq!(seen["results_empty"], true);
+    assert_eq!(seen["result_bars"], 0);
     // Filtering by a keyword shows exactly the questions carrying it.
     let first = &listing.as_array().unwrap()[0];
     let keyword = seen["keyword"].as_str().unwrap();

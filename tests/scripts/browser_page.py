@@ -28,6 +28,10 @@ try:
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#benchmarks-table tbody tr"))
     rows = driver.find_elements(By.CSS_SELECTOR, "#benchmarks-table tbody tr")
     seen["benchmarks"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    # No results exports loaded: the results view says so instead of a chart.
+    wait.until(lambda d: d.find_element(By.ID, "results-empty").is_displayed())
+    seen["results_empty"] = driver.find_element(By.ID, "results-empty").is_displayed()
+    seen["result_bars"] = len(driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar"))
     # Open the first benchmark (the listing is sorted by source, like /checkpoints).
     first = rows[0]
     seen["opened"] = first.find_elements(By.TAG_NAME, "td")[0].text
