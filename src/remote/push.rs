@@ -197,24 +197,46 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
     let cp = model::read_checkpoint(file, &bytes, ReadOptions::default())?;
     let quads = rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?;
     let canonical = write_checkpoint(&cp, &WriteOptions::default());
+    put(
+        client,
+        file,
+        graph,
+        &quads,
+        sha256_hex(&bytes),
+        GraphKind::Checkpoint,
+    )
+    .map(|p| Pushed {
+        canonical_sha256: sha256_hex(canonical.as_bytes()),
+        ..p
+    })
+}
+
+/// PUTs `quads` (in the default graph) as `graph`; the provenance of it.
+fn put(
+    client: &RemoteClient,
+    file: &Path,
+    graph: &str,
+    quads: &[Quad],
+    sha256: String,
+    kind: GraphKind,
+) -> Result<Pushed> {
     let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
-    for q in &quads {
+    for q in quads {
         w.serialize_triple(q.as_ref())
             .map_err(|e| Error::Rdf(e.to_string()))?;
     }
-    let nt = w.finish().map_err(|e| Error::Rdf(e.to_string()))?;
-    client.put_graph(graph, nt)?;
+    client.put_graph(graph, w.finish().map_err(|e| Error::Rdf(e.to_string()))?)?;
     Ok(Pushed {
         graph: graph.to_string(),
         source: std::fs::canonicalize(file)
             .map_err(|e| Error::io(file, e))?
             .display()
             .to_string(),
-        sha256: sha256_hex(&bytes),
-        canonical_sha256: sha256_hex(canonical.as_bytes()),
-        numbers: numbers_of(&quads),
+        sha256,
+        canonical_sha256: String::new(),
+        numbers: numbers_of(quads),
         loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-        kind: GraphKind::Checkpoint,
+        kind,
         bound_to: None,
     })
 }
@@ -229,25 +251,14 @@ fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushe
         crate::results::ResultsOptions::default(),
         &mut |q| quads.push(q),
     )?;
-    let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
-    for q in &quads {
-        w.serialize_triple(q.as_ref())
-            .map_err(|e| Error::Rdf(e.to_string()))?;
-    }
-    client.put_graph(graph, w.finish().map_err(|e| Error::Rdf(e.to_string()))?)?;
-    Ok(Pushed {
-        graph: graph.to_string(),
-        source: std::fs::canonicalize(file)
-            .map_err(|e| Error::io(file, e))?
-            .display()
-            .to_string(),
-        sha256: mapped.sha256,
-        canonical_sha256: String::new(),
-        numbers: numbers_of(&quads),
-        loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-        kind: GraphKind::Results,
-        bound_to: None,
-    })
+    put(
+        client,
+        file,
+        graph,
+        &quads,
+        mapped.sha256,
+        GraphKind::Results,
+    )
 }
 
 /// Binds every results graph in `entries` to the one checkpoint graph in
@@ -274,15 +285,7 @@ pub fn bind_on_server(
         let mut rows = Vec::new();
         for s in solutions {
             let s = s.map_err(|e| Error::Remote(format!("binding query: {e}")))?;
-            let c = match s.get("c") {
-                Some(Term::NamedNode(n)) => n.as_str().to_string(),
-                _ => String::new(),
-            };
-            let n = match s.get("n") {
-                Some(Term::Literal(l)) => l.value().parse().unwrap_or(0),
-                _ => 0,
-            };
-            rows.push((c, n));
+            rows.push(link::checkpoint_count(&s));
         }
         Ok(rows)
     };

@@ -40,18 +40,23 @@ fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {
     };
     let mut out = Vec::new();
     for s in sols {
-        let s = s.map_err(|e| sparql_err(&e))?;
-        let c = match s.get("c") {
-            Some(Term::NamedNode(n)) => n.as_str().to_string(),
-            _ => String::new(),
-        };
-        let n = match s.get("n") {
-            Some(Term::Literal(l)) => l.value().parse().unwrap_or(0),
-            _ => 0,
-        };
-        out.push((c, n));
+        out.push(checkpoint_count(&s.map_err(|e| sparql_err(&e))?));
     }
     Ok(out)
+}
+
+/// One `(?c, ?n)` row of the matching queries: a checkpoint graph (empty for
+/// the total) and a count.
+pub fn checkpoint_count(s: &oxigraph::sparql::QuerySolution) -> (String, usize) {
+    let c = match s.get("c") {
+        Some(Term::NamedNode(n)) => n.as_str().to_string(),
+        _ => String::new(),
+    };
+    let n = match s.get("n") {
+        Some(Term::Literal(l)) => l.value().parse().unwrap_or(0),
+        _ => 0,
+    };
+    (c, n)
 }
 
 const PREFIXES: &str =

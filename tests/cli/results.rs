@@ -30,6 +30,30 @@ fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
     v
 }
 
+/// Per (interface, model name), from the expect file: results and
+/// verify_result true / false / null.
+fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
+    let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
+    for m in expect["facts"]["per_answering_model"]
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.values())
+    {
+        let id = &m["identity"];
+        let e = want
+            .entry((
+                id["interface"].as_str().unwrap().to_string(),
+                id["model_name"].as_str().unwrap().to_string(),
+            ))
+            .or_default();
+        e[0] += m["results"].as_u64().unwrap();
+        for (i, k) in ["true", "false", "null"].iter().enumerate() {
+            e[i + 1] += m["verify_result"][*k].as_u64().unwrap();
+        }
+    }
+    want
+}
+
 /// Rows of a catalogue query as maps var → value text.
 fn query(files: &[&PathBuf], name: &str) -> Vec<BTreeMap<String, String>> {
     let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
@@ -51,25 +75,7 @@ fn results_by_model_reproduces_karenina_s_facts() {
             inputs.push(c);
         }
         let rows = query(&inputs, "results-by-model");
-        // The expectation, per (interface, model name), from the expect file.
-        let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
-        for m in expect["facts"]["per_answering_model"]
-            .as_object()
-            .into_iter()
-            .flat_map(|o| o.values())
-        {
-            let id = &m["identity"];
-            let e = want
-                .entry((
-                    id["interface"].as_str().unwrap().to_string(),
-                    id["model_name"].as_str().unwrap().to_string(),
-                ))
-                .or_default();
-            e[0] += m["results"].as_u64().unwrap();
-            for (i, k) in ["true", "false", "null"].iter().enumerate() {
-                e[i + 1] += m["verify_result"][*k].as_u64().unwrap();
-            }
-        }
+        let want = by_model(&expect);
         let got: BTreeMap<(String, String), [u64; 4]> = rows
             .iter()
             .map(|r| {
@@ -571,24 +577,10 @@ fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
         // results-by-model: CSV writes false and null alike (an empty cell),
         // so verified_false is 0 and verified_null holds both.
         let rows = query(&inputs, "results-by-model");
-        let mut want: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();
-        for m in expect["facts"]["per_answering_model"]
-            .as_object()
+        let want: BTreeMap<(String, String), [u64; 3]> = by_model(&expect)
             .into_iter()
-            .flat_map(|o| o.values())
-        {
-            let id = &m["identity"];
-            let e = want
-                .entry((
-                    id["interface"].as_str().unwrap().into(),
-                    id["model_name"].as_str().unwrap().into(),
-                ))
-                .or_default();
-            let vr = &m["verify_result"];
-            e[0] += m["results"].as_u64().unwrap();
-            e[1] += vr["true"].as_u64().unwrap();
-            e[2] += vr["false"].as_u64().unwrap() + vr["null"].as_u64().unwrap();
-        }
+            .map(|(k, [n, t, f, u])| (k, [n, t, f + u]))
+            .collect();
         let got: BTreeMap<(String, String), [u64; 3]> = rows
             .iter()
             .map(|r| {

@@ -3,24 +3,15 @@ reads the benchmarks table, opens the first benchmark, filters its questions
 by a keyword, picks the `traits` query from the catalogue, runs it, reads the
 result rows, saves a screenshot. Prints what it saw as one JSON line."""
 import json
-import shutil
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from browser import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, screenshot = sys.argv[1], sys.argv[2]
-opts = webdriver.ChromeOptions()
-for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1800"]:
-    opts.add_argument(a)
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-if chromium:
-    opts.binary_location = chromium
-service = Service(executable_path=shutil.which("chromedriver"))
-driver = webdriver.Chrome(service=service, options=opts)
+driver = chromium("1400,1800")
 wait = WebDriverWait(driver, 30)
 seen = {}
 try:
