@@ -54,6 +54,43 @@ fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
     want
 }
 
+/// Every score key of the expect facts, metric traits split per metric:
+/// (interface, model name, trait family, score key, its stats).
+fn expected_scores(expect: &Value) -> Vec<(String, String, String, String, &Value)> {
+    let mut out = Vec::new();
+    for m in expect["facts"]["per_answering_model"]
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.values())
+    {
+        let id = &m["identity"];
+        let (interface, model) = (
+            id["interface"].as_str().unwrap().to_string(),
+            id["model_name"].as_str().unwrap().to_string(),
+        );
+        for (dict, traits) in m["traits"].as_object().into_iter().flatten() {
+            let family = dict.split('_').next().unwrap().to_string();
+            for (name, stats) in traits.as_object().unwrap() {
+                if stats["type"] == "metric" {
+                    for (k, s) in stats["metrics"].as_object().unwrap() {
+                        let key = format!("{name}.{k}");
+                        out.push((interface.clone(), model.clone(), family.clone(), key, s));
+                    }
+                } else {
+                    out.push((
+                        interface.clone(),
+                        model.clone(),
+                        family.clone(),
+                        name.clone(),
+                        stats,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Rows of a catalogue query as maps var → value text.
 fn query(files: &[&PathBuf], name: &str) -> Vec<BTreeMap<String, String>> {
     let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
@@ -122,83 +159,55 @@ fn trait_scores_reproduce_karenina_s_facts() {
             })
             .collect();
         let mut want_keys = 0;
-        for m in expect["facts"]["per_answering_model"]
-            .as_object()
-            .into_iter()
-            .flat_map(|o| o.values())
-        {
-            let id = &m["identity"];
-            let (interface, model) = (
-                id["interface"].as_str().unwrap().to_string(),
-                id["model_name"].as_str().unwrap().to_string(),
-            );
-            for (dict, traits) in m["traits"].as_object().into_iter().flatten() {
-                let family = dict.split('_').next().unwrap().to_string();
-                for (name, stats) in traits.as_object().unwrap() {
-                    // A metric trait: one score key per metric.
-                    let entries: Vec<(String, &Value)> = if stats["type"] == "metric" {
-                        stats["metrics"]
-                            .as_object()
-                            .unwrap()
-                            .iter()
-                            .map(|(k, s)| (format!("{name}.{k}"), s))
-                            .collect()
-                    } else {
-                        vec![(name.clone(), stats)]
-                    };
-                    for (key, s) in entries {
-                        let n = s["n"].as_u64().unwrap();
-                        let row = got.get(&(
-                            interface.clone(),
-                            model.clone(),
-                            family.clone(),
-                            key.clone(),
-                        ));
-                        if n == 0 {
-                            // Only nulls: a row with n = 0, or none.
-                            if let Some(r) = row {
-                                assert_eq!(r["n"], "0");
-                            }
-                            continue;
-                        }
-                        let r = row.unwrap_or_else(|| {
-                            panic!("{}: no row for {model} {family} {key}", file.display())
-                        });
-                        want_keys += 1;
-                        assert_eq!(
-                            r["n"].parse::<u64>().unwrap(),
-                            n,
-                            "{} {key} n",
-                            file.display()
-                        );
-                        if s["type"] == "boolean" {
-                            assert_eq!(
-                                r["true_count"].parse::<u64>().unwrap(),
-                                s["true"].as_u64().unwrap(),
-                                "{} {key} true",
-                                file.display()
-                            );
-                        }
-                        if s["type"] == "number" && s["count_for_mean"].as_u64().unwrap_or(0) > 0 {
-                            let mean: f64 = r
-                                .get("mean")
-                                .unwrap_or_else(|| {
-                                    panic!(
-                                        "{}: no mean for {model} {family} {key}: {r:?} want {s}",
-                                        file.display()
-                                    )
-                                })
-                                .parse()
-                                .unwrap();
-                            let want = s["mean"].as_f64().unwrap();
-                            assert!(
-                                (mean - want).abs() < 1e-9 * want.abs().max(1.0),
-                                "{} {key}: mean {mean} != {want}",
-                                file.display()
-                            );
-                        }
-                    }
+        for (interface, model, family, key, s) in expected_scores(&expect) {
+            let n = s["n"].as_u64().unwrap();
+            let row = got.get(&(
+                interface.clone(),
+                model.clone(),
+                family.clone(),
+                key.clone(),
+            ));
+            if n == 0 {
+                // Only nulls: a row with n = 0, or none.
+                if let Some(r) = row {
+                    assert_eq!(r["n"], "0");
                 }
+                continue;
+            }
+            let r = row
+                .unwrap_or_else(|| panic!("{}: no row for {model} {family} {key}", file.display()));
+            want_keys += 1;
+            assert_eq!(
+                r["n"].parse::<u64>().unwrap(),
+                n,
+                "{} {key} n",
+                file.display()
+            );
+            if s["type"] == "boolean" {
+                assert_eq!(
+                    r["true_count"].parse::<u64>().unwrap(),
+                    s["true"].as_u64().unwrap(),
+                    "{} {key} true",
+                    file.display()
+                );
+            }
+            if s["type"] == "number" && s["count_for_mean"].as_u64().unwrap_or(0) > 0 {
+                let mean: f64 = r
+                    .get("mean")
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{}: no mean for {model} {family} {key}: {r:?} want {s}",
+                            file.display()
+                        )
+                    })
+                    .parse()
+                    .unwrap();
+                let want = s["mean"].as_f64().unwrap();
+                assert!(
+                    (mean - want).abs() < 1e-9 * want.abs().max(1.0),
+                    "{} {key}: mean {mean} != {want}",
+                    file.display()
+                );
             }
         }
         checked += want_keys;
@@ -608,48 +617,27 @@ fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
             })
             .collect();
         let mut want_rows = 0;
-        for m in expect["facts"]["per_answering_model"]
-            .as_object()
-            .into_iter()
-            .flat_map(|o| o.values())
-        {
-            let model = m["identity"]["model_name"].as_str().unwrap().to_string();
-            for (dict, traits) in m["traits"].as_object().into_iter().flatten() {
-                if dict.starts_with("agentic") {
-                    continue;
-                }
-                for (name, stats) in traits.as_object().unwrap() {
-                    let entries: Vec<(String, &Value)> = if stats["type"] == "metric" {
-                        stats["metrics"]
-                            .as_object()
-                            .unwrap()
-                            .iter()
-                            .map(|(k, s)| (format!("{name}.{k}"), s))
-                            .collect()
-                    } else {
-                        vec![(name.clone(), stats)]
-                    };
-                    for (key, s) in entries {
-                        let n = s["n"].as_u64().unwrap();
-                        if n == 0 {
-                            continue;
-                        }
-                        want_rows += 1;
-                        let r = got.get(&(model.clone(), key.clone())).unwrap_or_else(|| {
-                            panic!("{}: no row for {model} {key}", file.display())
-                        });
-                        assert_eq!(r["n"], n.to_string(), "{} {model} {key}", file.display());
-                        if s["type"] == "boolean" {
-                            assert_eq!(
-                                r["true_count"],
-                                s["true"].to_string(),
-                                "{} {model} {key}",
-                                file.display()
-                            );
-                            traits_checked += 1;
-                        }
-                    }
-                }
+        for (_, model, family, key, s) in expected_scores(&expect) {
+            if family == "agentic" {
+                continue;
+            }
+            let n = s["n"].as_u64().unwrap();
+            if n == 0 {
+                continue;
+            }
+            want_rows += 1;
+            let r = got
+                .get(&(model.clone(), key.clone()))
+                .unwrap_or_else(|| panic!("{}: no row for {model} {key}", file.display()));
+            assert_eq!(r["n"], n.to_string(), "{} {model} {key}", file.display());
+            if s["type"] == "boolean" {
+                assert_eq!(
+                    r["true_count"],
+                    s["true"].to_string(),
+                    "{} {model} {key}",
+                    file.display()
+                );
+                traits_checked += 1;
             }
         }
         assert_eq!(got.len(), want_rows, "{}: extra trait rows", file.display());
@@ -731,26 +719,23 @@ fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
     let store = d.path().join("store");
     let run = corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json");
     let cp = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    // `kld load --store STORE ARGS…`, which must succeed; its stderr.
+    let load = |args: &[&std::ffi::OsStr]| -> String {
+        let out = kld()
+            .args(["load", "--store"])
+            .arg(&store)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
     // The run first: no checkpoint yet, an orphan.
-    kld()
-        .args(["load", "--store"])
-        .arg(&store)
-        .arg(&run)
-        .assert()
-        .success()
-        .stderr(predicates::str::contains(
-            "results link to no loaded checkpoint",
-        ));
+    assert!(load(&[run.as_os_str()]).contains("results link to no loaded checkpoint"));
     assert!(store_rows(&store, "pass-rate-by-benchmark").is_empty());
     // Its checkpoint later, in another command: the run is bound then, and
     // the binding is in the store directory (reopened by the next command).
-    kld()
-        .args(["load", "--store"])
-        .arg(&store)
-        .arg(&cp)
-        .assert()
-        .success()
-        .stderr(predicates::str::contains("results now bound to"));
+    assert!(load(&[cp.as_os_str()]).contains("results now bound to"));
     let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
     assert!(
         index.contains("\tauto file://") && index.contains("with_rubrics.jsonld"),
@@ -777,24 +762,9 @@ fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
     // binding ambiguous; an explicit --for stands.
     let copy = d.path().join("copy.jsonld");
     std::fs::copy(&cp, &copy).unwrap();
-    kld()
-        .args(["load", "--store"])
-        .arg(&store)
-        .arg(&copy)
-        .assert()
-        .success()
-        .stderr(predicates::str::contains(
-            "results match 2 loaded checkpoints",
-        ));
+    assert!(load(&[copy.as_os_str()]).contains("results match 2 loaded checkpoints"));
     assert!(store_rows(&store, "pass-rate-by-benchmark").is_empty());
-    kld()
-        .args(["load", "--store"])
-        .arg(&store)
-        .arg(&run)
-        .arg("--for")
-        .arg(&copy)
-        .assert()
-        .success();
+    load(&[run.as_os_str(), "--for".as_ref(), copy.as_os_str()]);
     let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
     assert!(
         index.contains("\tfor file://") && index.contains("copy.jsonld"),
@@ -806,12 +776,9 @@ fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
         "{rows:?}"
     );
     // Loading yet another checkpoint does not undo the user's choice.
-    kld()
-        .args(["load", "--store"])
-        .arg(&store)
-        .arg(corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"))
-        .assert()
-        .success();
+    load(&[corpus()
+        .join("loads/docs__notebooks__test_checkpoint.jsonld")
+        .as_os_str()]);
     let rows = store_rows(&store, "pass-rate-by-benchmark");
     assert!(
         !rows.is_empty() && rows.iter().all(|r| r.contains("copy.jsonld")),
