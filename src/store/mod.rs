@@ -27,7 +27,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+mod stream;
 pub use binding::{Binding, Bound};
+use stream::{stream_chunks, stream_threshold};
 
 /// What the store knows about one loaded checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,68 +90,6 @@ enum Content {
     NQuadsFile(PathBuf),
 }
 
-/// Produces the quads of a streamed content, in chunks, on a second thread
-/// while `consume` takes them on this one (at most a few chunks in flight).
-/// Returns the SHA-256 of a results export.
-fn stream_chunks(
-    content: &Content,
-    graph: &GraphName,
-    mut consume: impl FnMut(Vec<Quad>),
-) -> Result<Option<String>> {
-    let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<Quad>>(4);
-    std::thread::scope(|scope| {
-        let producer = scope.spawn(move || {
-            let mut buf = Vec::with_capacity(CHUNK);
-            let mut sink = |q: Quad| {
-                buf.push(q);
-                if buf.len() == CHUNK {
-                    let _ = send.send(std::mem::replace(&mut buf, Vec::with_capacity(CHUNK)));
-                }
-            };
-            let r = match content {
-                Content::ResultsFile(path, opts) => {
-                    crate::results::map_path(path, graph, *opts, &mut sink).map(|m| Some(m.sha256))
-                }
-                Content::NQuadsFile(path) => std::fs::File::open(path)
-                    .map_err(|e| Error::io(path, e))
-                    .and_then(|f| {
-                        for q in RdfParser::from_format(RdfFormat::NQuads)
-                            .for_reader(std::io::BufReader::with_capacity(1 << 16, f))
-                        {
-                            sink(q.map_err(|e| Error::Rdf(format!("{}: {e}", path.display())))?);
-                        }
-                        Ok(None)
-                    }),
-                _ => Ok(None),
-            };
-            let _ = send.send(buf);
-            r
-        });
-        for chunk in chunks {
-            consume(chunk);
-        }
-        producer
-            .join()
-            .unwrap_or_else(|_| Err(Error::Rdf("reading a graph panicked".into())))
-    })
-}
-
-/// Quads per chunk handed from the mapping thread to the inserting one.
-const CHUNK: usize = 16 * 1024;
-
-/// Files at least this large are streamed into the store (see [`Content`]).
-/// (`KLD_STREAM_THRESHOLD=BYTES` lowers it, so tests can take the streaming
-/// paths with small files.)
-fn stream_threshold() -> u64 {
-    static T: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *T.get_or_init(|| {
-        std::env::var("KLD_STREAM_THRESHOLD")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(32 << 20)
-    })
-}
-
 impl Prepared {
     /// The quads, in `info.graph` (a big results export is read now).
     pub fn into_quads(self) -> Result<Vec<Quad>> {
@@ -159,7 +99,7 @@ impl Prepared {
             Content::Model(cp) => rdf::lossless::direct_quads(&cp, &g()),
             c @ (Content::ResultsFile(..) | Content::NQuadsFile(_)) => {
                 let mut quads = Vec::new();
-                stream_chunks(&c, &g(), |chunk| quads.extend(chunk))?;
+                stream_chunks(&c, &g(), &mut None, |chunk| quads.extend(chunk))?;
                 quads
             }
         })
@@ -427,16 +367,9 @@ impl CheckpointStore {
                 })
             }
             c @ (Content::ResultsFile(..) | Content::NQuadsFile(_)) => {
-                let sha = stream_chunks(c, &GraphName::NamedNode(g.clone()), |chunk| {
+                let sha = stream_chunks(c, &GraphName::NamedNode(g.clone()), &mut nq, |chunk| {
                     tx.extend(chunk.iter());
                     count += chunk.len();
-                    if let Some(w) = &mut nq {
-                        for q in &chunk {
-                            if let Err(e) = w.serialize_quad(q) {
-                                write_err.get_or_insert(e);
-                            }
-                        }
-                    }
                 })?;
                 // (On an error above the transaction is dropped: nothing changes.)
                 if let Some(sha) = sha {
