@@ -5,7 +5,8 @@ use super::ResultsOptions;
 use crate::vocab::{self, RDF_JSON, RDF_TYPE, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// Sentinel strings standing for Karenina's bare `NaN` / `Infinity` tokens.
 pub const NAN: &str = "\u{0}kld:NaN";
@@ -77,6 +78,9 @@ pub struct RowMapper {
     seen_ids: HashSet<String>,
     question_ids: Vec<String>,
     seen_questions: HashSet<String>,
+    /// One node per (trait family, trait name) scored in the file: the trait
+    /// as this run saw it (name, family), shared by its scores.
+    traits: RefCell<HashMap<(Option<&'static str>, String), BlankNode>>,
 }
 
 fn k(local: &str) -> NamedNode {
@@ -132,6 +136,7 @@ impl RowMapper {
             seen_ids: HashSet::new(),
             question_ids: Vec::new(),
             seen_questions: HashSet::new(),
+            traits: RefCell::new(HashMap::new()),
         }
     }
 
@@ -142,6 +147,34 @@ impl RowMapper {
 
     fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
         sink(Quad::new(s.clone(), p, o, self.graph.clone()));
+    }
+
+    /// The node of a trait scored in this file, made (with its name and
+    /// family) the first time: scores point to it rather than repeating both.
+    fn trait_node(
+        &self,
+        family: Option<&'static str>,
+        name: &str,
+        sink: &mut dyn FnMut(Quad),
+    ) -> BlankNode {
+        let key = (family, name.to_string());
+        if let Some(b) = self.traits.borrow().get(&key) {
+            return b.clone();
+        }
+        let b = BlankNode::default();
+        let t = NamedOrBlankNode::BlankNode(b.clone());
+        self.emit(
+            sink,
+            &t,
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k("ScoredTrait")),
+        );
+        self.emit(sink, &t, k("traitName"), string(name));
+        if let Some(f) = family {
+            self.emit(sink, &t, k("traitFamily"), string(f));
+        }
+        self.traits.borrow_mut().insert(key, b.clone());
+        b
     }
 
     /// The run node, from the header (`metadata`, `format_version`).
@@ -329,14 +362,12 @@ impl RowMapper {
                         key.split_once('.').map_or(key.as_str(), |(t, _)| t),
                     ),
                 };
+                let trait_node = self.trait_node(*family, trait_name, sink);
                 for (score_key, value) in entries {
                     let s = NamedOrBlankNode::BlankNode(BlankNode::default());
                     e("score", s.clone().into(), sink);
                     self.emit(sink, &s, k("scoreKey"), string(&score_key));
-                    self.emit(sink, &s, k("traitName"), string(trait_name));
-                    if let Some(family) = family {
-                        self.emit(sink, &s, k("traitFamily"), string(family));
-                    }
+                    self.emit(sink, &s, k("trait"), trait_node.clone().into());
                     match scalar(value) {
                         Some(t) => self.emit(
                             sink,
