@@ -92,6 +92,7 @@ pub(super) fn load_into(
     let mut out = std::io::stdout().lock();
     let mut requested = Vec::new();
     let explicit = explicit_checkpoint(store, results_args.for_checkpoint.as_deref());
+    let loaded = results.iter().any(|(_, r)| r.is_ok());
     for (file, r) in results {
         match r {
             Ok(info) => {
@@ -108,7 +109,11 @@ pub(super) fn load_into(
             Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
         }
     }
-    // Bind the new runs, and re-bind earlier ones whose match may have changed.
+    // Bind the new runs, and re-bind earlier ones whose match may have
+    // changed: only when graphs came in (reopening a store changes nothing).
+    if !loaded {
+        return status;
+    }
     match store.bind(&requested) {
         Ok(bound) => bound.iter().for_each(report_binding),
         Err(e) => {
@@ -136,22 +141,8 @@ fn explicit_checkpoint(
 
 /// Says what binding did, when there is something to say.
 pub(super) fn report_binding(b: &karenina_ld::store::Bound) {
-    use karenina_ld::results::link::Link;
-    let file = &b.source;
-    match (&b.link, b.requested) {
-        (Link::Bound(_), true) => {}
-        (Link::Bound(c), false) => eprintln!("kld: {file}: results now bound to {c}"),
-        (Link::Orphan { questions }, true) => eprintln!(
-            "kld: {file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"
-        ),
-        (Link::Orphan { .. }, false) => {
-            eprintln!("kld: {file}: results no longer bound (their checkpoint is gone)")
-        }
-        (Link::Ambiguous(c), _) => eprintln!(
-            "kld: {file}: results match {} loaded checkpoints ({}); not bound (use --for)",
-            c.len(),
-            c.join(", ")
-        ),
+    if let Some(m) = b.message() {
+        eprintln!("kld: {m}");
     }
 }
 

@@ -139,8 +139,13 @@ pub fn plan(
     let mut failed = Vec::new();
     let mut inputs = std::collections::BTreeSet::new();
     for f in files {
-        let bytes = match std::fs::read(f) {
-            Ok(b) => b,
+        // Hashed streaming: a results export can be gigabytes.
+        let sha = match std::fs::File::open(f).and_then(|mut file| {
+            let mut h = Sha256::new();
+            std::io::copy(&mut file, &mut h)?;
+            Ok(format!("{:x}", h.finalize()))
+        }) {
+            Ok(s) => s,
             Err(e) => {
                 failed.push((f.clone(), Error::io(f, e)));
                 continue;
@@ -155,7 +160,7 @@ pub fn plan(
         };
         inputs.insert(graph.clone());
         match server.get(&graph) {
-            Some(s) if s.sha256 == sha256_hex(&bytes) => p.unchanged.push((f.clone(), graph)),
+            Some(s) if s.sha256 == sha => p.unchanged.push((f.clone(), graph)),
             Some(_) => p.send.push((f.clone(), graph, Reason::Changed)),
             None => p.send.push((f.clone(), graph, Reason::New)),
         }
@@ -245,20 +250,13 @@ fn put(
 /// PUT. There is no canonical form to record: `extract` rebuilds checkpoints.
 fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
     let mut quads = Vec::new();
-    let mapped = crate::results::map_path(
+    let sha256 = crate::results::map_path(
         file,
         &GraphName::DefaultGraph,
         crate::results::ResultsOptions::default(),
         &mut |q| quads.push(q),
     )?;
-    put(
-        client,
-        file,
-        graph,
-        &quads,
-        mapped.sha256,
-        GraphKind::Results,
-    )
+    put(client, file, graph, &quads, sha256, GraphKind::Results)
 }
 
 /// Binds every results graph in `entries` to the one checkpoint graph in

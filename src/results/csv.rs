@@ -23,6 +23,7 @@ use super::{located, nan_tokens, Visit};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -74,9 +75,9 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
              kld reads the exports `karenina verify --output FILE.json|.csv` writes",
         ));
     }
-    let col = |name: &str| headers.iter().position(|h| h == name);
+    let columns = Columns::new(headers);
     for required in ["question_id", "success"] {
-        if col(required).is_none() {
+        if columns.of(required).is_none() {
             return Err(located(
                 file,
                 1,
@@ -86,17 +87,6 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
             ));
         }
     }
-    // Trait columns sit between `keywords` and `question_specific_rubrics`
-    // (or `answering_model`), whatever their names.
-    let traits = match (col("keywords"), col("answering_model")) {
-        (Some(k), Some(a)) => {
-            let end = col("question_specific_rubrics").unwrap_or(a);
-            (k + 1..end)
-                .filter(|&i| headers[i].starts_with("rubric_"))
-                .collect::<Vec<_>>()
-        }
-        _ => Vec::new(),
-    };
     let mut record = ::csv::StringRecord::new();
     let mut first = true;
     let mut index = 0usize;
@@ -110,7 +100,7 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
         let line = record.position().map_or(0, |p| p.line() as usize);
         record_line = line;
         let cells = Cells {
-            headers: &headers,
+            columns: &columns,
             record: &record,
         };
         if first {
@@ -118,7 +108,7 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
             first = false;
         }
         let path = format!("/rows/{index}");
-        let row = to_row(&cells, &traits)
+        let row = to_row(&cells)
             .map_err(|(column, m)| located(file, line, 1, &format!("{path}/{column}"), m))?;
         visit
             .row(row)
@@ -126,7 +116,7 @@ pub(super) fn read(file: &Path, r: &mut dyn Read, visit: &mut dyn Visit) -> Resu
         index += 1;
     }
     if first {
-        visit.header(&bare_header(&headers));
+        visit.header(&bare_header(&columns.names));
     }
     drop(rdr);
     // Karenina ends every record with `\r\n`: a file that does not end in a
@@ -180,25 +170,68 @@ fn csv_err(file: &Path, e: &::csv::Error) -> Error {
     )
 }
 
+/// The header, worked out once per file: where each column is, which are
+/// trait columns, and which cells become triples (not kept in `rest`).
+struct Columns {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    /// Trait columns: the `rubric_<T>` columns between `keywords` and
+    /// `question_specific_rubrics` (or `answering_model`), whatever `T` is.
+    traits: Vec<usize>,
+    /// Per column: its cells are held by triples.
+    held: Vec<bool>,
+}
+
+impl Columns {
+    fn new(names: Vec<String>) -> Self {
+        let mut index = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            index.entry(n.clone()).or_insert(i);
+        }
+        let of = |name: &str| index.get(name).copied();
+        let traits: Vec<usize> = match (of("keywords"), of("answering_model")) {
+            (Some(k), Some(a)) => {
+                let end = of("question_specific_rubrics").unwrap_or(a);
+                (k + 1..end)
+                    .filter(|&i| names[i].starts_with("rubric_"))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let held = (0..names.len())
+            .map(|i| traits.contains(&i) || MAPPED.contains(&names[i].as_str()))
+            .collect();
+        Columns {
+            names,
+            index,
+            traits,
+            held,
+        }
+    }
+
+    fn of(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+}
+
 /// One record, its cells by column name.
 struct Cells<'a> {
-    headers: &'a [String],
+    columns: &'a Columns,
     record: &'a ::csv::StringRecord,
 }
 
 impl<'a> Cells<'a> {
     /// The cell of `column`, empty when the column is absent.
     fn get(&self, column: &str) -> &'a str {
-        self.headers
-            .iter()
-            .position(|h| h == column)
+        self.columns
+            .of(column)
             .and_then(|i| self.record.get(i))
             .unwrap_or("")
     }
 }
 
 fn header(cells: &Cells) -> Value {
-    let mut h = bare_header(cells.headers);
+    let mut h = bare_header(&cells.columns.names);
     let mut m = Map::new();
     for key in ["export_timestamp", "karenina_version", "job_id"] {
         if !cells.get(key).is_empty() {
@@ -398,9 +431,11 @@ pub(super) fn result_id(
     format!("{:x}", Sha256::digest(s.as_bytes()))[..16].to_string()
 }
 
-fn to_row(cells: &Cells, traits: &[usize]) -> std::result::Result<Value, CellError> {
-    let (headers, record) = (cells.headers, cells.record);
+fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
+    let (columns, record) = (cells.columns, cells.record);
+    let headers = &columns.names;
     let cell = |name: &str| cells.get(name);
+    let failed = bool_cell(cell("success")) == Some(false);
     let opt = |s: &str| (!s.is_empty()).then(|| Value::String(s.into()));
     let answering = model_identity(cell("answering_model"));
     let parsing = model_identity(cell("parsing_model"));
@@ -414,12 +449,13 @@ fn to_row(cells: &Cells, traits: &[usize]) -> std::result::Result<Value, CellErr
         replicate.as_ref().and_then(Value::as_i64),
         timestamp,
     );
-    let failure = match bool_cell(cell("success")) {
-        Some(false) => json!({"reason": cell("error")}),
-        _ => Value::Null,
+    let failure = if failed {
+        json!({"reason": cell("error")})
+    } else {
+        Value::Null
     };
     let mut scores = Map::new();
-    for &i in traits {
+    for &i in &columns.traits {
         let name = &headers[i]["rubric_".len()..];
         let s = record.get(i).unwrap_or("");
         if let Some(v) = if s.is_empty() {
@@ -479,18 +515,16 @@ fn to_row(cells: &Cells, traits: &[usize]) -> std::result::Result<Value, CellErr
     }
     // The rest: non-empty cells no triple holds (the run node lists the
     // columns, so empty cells need not be kept).
-    let failed = bool_cell(cell("success")) == Some(false);
     let raw: Map<String, Value> = headers
         .iter()
         .zip(record.iter())
-        .enumerate()
-        .filter(|(i, (h, c))| {
-            let held = traits.contains(i)
-                || MAPPED.contains(&h.as_str())
-                || (failed && h.as_str() == "error");
-            !c.is_empty() && !held
+        .zip(&columns.held)
+        .filter(|((h, c), held)| {
+            // A failed row's `error` is its failure reason, a triple.
+            let reason = failed && h.as_str() == "error";
+            !(c.is_empty() || **held || reason)
         })
-        .map(|(_, (h, c))| (h.clone(), Value::String(c.into())))
+        .map(|((h, c), _)| (h.clone(), Value::String(c.into())))
         .collect();
     Ok(json!({
         "metadata": {

@@ -3,10 +3,9 @@
 //! graph is bound to the checkpoint the user names (`--for`), else to the one
 //! loaded checkpoint that holds every question ID of the run (for scenario
 //! turn rows, whose question ID is a hash of the node text: every scenario
-//! name and node id); no match (an
-//! orphan run) and several matches are reported. The store keeps the
-//! binding as `<results graph> karenina:forBenchmark <checkpoint graph>` in
-//! the default graph.
+//! name and node id); no match (an orphan run) and several matches are
+//! reported. The store keeps the binding as `<results graph>
+//! karenina:forBenchmark <checkpoint graph>` in the default graph.
 
 use crate::error::{Error, Result};
 use oxigraph::model::Term;

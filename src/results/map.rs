@@ -23,38 +23,39 @@ const TRACE_FIELDS: &[&str] = &[
     "investigation_trace",
 ];
 
-/// `metadata` fields held by triples (so not repeated in `rest`).
-const MAPPED_METADATA: &[&str] = &[
-    "question_id",
-    "result_id",
-    "run_name",
-    "answering",
-    "parsing",
-    "replicate",
-    "timestamp",
-    "execution_time",
-    "template_id",
-    "scenario_id",
-    "scenario_node",
-    "scenario_turn",
-    "scenario_path",
+/// Scalar `metadata` fields and the property each becomes.
+const METADATA_TERMS: &[(&str, &str)] = &[
+    ("result_id", "resultId"),
+    ("replicate", "replicate"),
+    ("timestamp", "timestamp"),
+    ("execution_time", "executionTime"),
+    ("template_id", "templateId"),
+    // Scenario turn rows: linked by scenario name and node id, since their
+    // question ID is a hash of the node's text (spec §6).
+    ("scenario_id", "scenarioId"),
+    ("scenario_node", "scenarioNode"),
+    ("scenario_turn", "scenarioTurn"),
+    ("scenario_path", "scenarioPath"),
 ];
 
-/// `template` fields held by triples.
-const MAPPED_TEMPLATE: &[&str] = &[
-    "verify_result",
-    "verify_granular_result",
-    "abstention_detected",
-    "sufficiency_detected",
-    "embedding_similarity_score",
-    "embedding_override_applied",
+/// The other `metadata` fields held by triples.
+const MAPPED_METADATA: &[&str] = &["question_id", "run_name", "answering", "parsing"];
+
+/// Scalar `template` fields and the property each becomes.
+const TEMPLATE_TERMS: &[(&str, &str)] = &[
+    ("verify_result", "verifyResult"),
+    ("verify_granular_result", "verifyGranularResult"),
+    ("abstention_detected", "abstentionDetected"),
+    ("sufficiency_detected", "sufficiencyDetected"),
+    ("embedding_similarity_score", "embeddingSimilarity"),
+    ("embedding_override_applied", "embeddingOverride"),
 ];
 
 /// Removes `keys` from the object at JSON pointer `at`, if there is one.
-fn strip(v: &mut Value, at: &str, keys: &[&str]) {
+fn strip<'k>(v: &mut Value, at: &str, keys: impl IntoIterator<Item = &'k str>) {
     if let Some(o) = v.pointer_mut(at).and_then(Value::as_object_mut) {
         for key in keys {
-            o.shift_remove(*key);
+            o.shift_remove(key);
         }
     }
 }
@@ -70,14 +71,31 @@ pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
     (super::csv::CSV_SCORES, None),
 ];
 
+/// The (interface, model name) of a row's answering or parsing model
+/// (`side`); format 2.0 rows have flat `provider/model` strings instead.
+pub(super) fn model_of(row: &Value, side: &str) -> (String, String) {
+    let id = &row["metadata"][side];
+    match (id.get("interface"), id.get("model_name")) {
+        (Some(i), Some(n)) => (
+            i.as_str().unwrap_or("unknown").to_string(),
+            n.as_str().unwrap_or("unknown").to_string(),
+        ),
+        _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
+            Some(s) => match s.split_once('/') {
+                Some((p, m)) => (p.to_string(), m.to_string()),
+                None => ("unknown".into(), s.to_string()),
+            },
+            None => ("unknown".into(), "unknown".into()),
+        },
+    }
+}
+
 /// Maps rows of one results file into its graph.
 pub struct RowMapper {
     graph: GraphName,
     opts: ResultsOptions,
     run: BlankNode,
     seen_ids: HashSet<String>,
-    question_ids: Vec<String>,
-    seen_questions: HashSet<String>,
     /// One node per (trait family, trait name) scored in the file: the trait
     /// as this run saw it (name, family), shared by its scores.
     traits: RefCell<HashMap<(Option<&'static str>, String), BlankNode>>,
@@ -134,15 +152,8 @@ impl RowMapper {
             opts,
             run: BlankNode::default(),
             seen_ids: HashSet::new(),
-            question_ids: Vec::new(),
-            seen_questions: HashSet::new(),
             traits: RefCell::new(HashMap::new()),
         }
-    }
-
-    /// The question IDs seen so far, first-seen order.
-    pub fn question_ids(self) -> Vec<String> {
-        self.question_ids
     }
 
     fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
@@ -235,9 +246,6 @@ impl RowMapper {
             }
             _ => NamedOrBlankNode::BlankNode(BlankNode::default()),
         };
-        if self.seen_questions.insert(qid.to_string()) {
-            self.question_ids.push(qid.to_string());
-        }
         let e = |p: &str, o: Term, sink: &mut dyn FnMut(Quad)| self.emit(sink, &node, k(p), o);
         self.emit(
             sink,
@@ -255,48 +263,23 @@ impl RowMapper {
             .and_then(Value::as_str)
             .unwrap_or("(unnamed run)");
         e("runName", string(run_name), sink);
-        for (side, prefix) in [("answering", "answering"), ("parsing", "parsing")] {
+        for side in ["answering", "parsing"] {
             let id = &meta[side];
-            // Format 2.0 rows: flat `answering_model` strings ("provider/model").
-            let (interface, name) = match (id.get("interface"), id.get("model_name")) {
-                (Some(i), Some(n)) => (
-                    i.as_str().unwrap_or("unknown").to_string(),
-                    n.as_str().unwrap_or("unknown").to_string(),
-                ),
-                _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
-                    Some(s) => match s.split_once('/') {
-                        Some((p, m)) => (p.to_string(), m.to_string()),
-                        None => ("unknown".into(), s.to_string()),
-                    },
-                    None => ("unknown".into(), "unknown".into()),
-                },
-            };
-            e(&format!("{prefix}Interface"), string(&interface), sink);
-            e(&format!("{prefix}ModelName"), string(&name), sink);
+            let (interface, name) = model_of(&row, side);
+            e(&format!("{side}Interface"), string(&interface), sink);
+            e(&format!("{side}ModelName"), string(&name), sink);
             if let Some(c) = id.get("config_id").and_then(Value::as_str) {
-                e(&format!("{prefix}ConfigId"), string(c), sink);
+                e(&format!("{side}ConfigId"), string(c), sink);
             }
             if let Some(t) = id
                 .get("tools")
                 .filter(|t| t.as_array().is_some_and(|a| !a.is_empty()))
             {
-                e(&format!("{prefix}Tools"), json(t), sink);
+                e(&format!("{side}Tools"), json(t), sink);
             }
         }
-        for (key, local) in [
-            ("result_id", "resultId"),
-            ("replicate", "replicate"),
-            ("timestamp", "timestamp"),
-            ("execution_time", "executionTime"),
-            ("template_id", "templateId"),
-            // Scenario turn rows: linked by scenario name and node id, since
-            // their question ID is a hash of the node's text (spec §6).
-            ("scenario_id", "scenarioId"),
-            ("scenario_node", "scenarioNode"),
-            ("scenario_turn", "scenarioTurn"),
-            ("scenario_path", "scenarioPath"),
-        ] {
-            if let Some(t) = meta.get(key).and_then(scalar) {
+        for (key, local) in METADATA_TERMS {
+            if let Some(t) = meta.get(*key).and_then(scalar) {
                 e(local, t, sink);
             }
         }
@@ -319,15 +302,8 @@ impl RowMapper {
             _ => "template_only",
         };
         e("evaluationMode", string(mode), sink);
-        for (key, local) in [
-            ("verify_result", "verifyResult"),
-            ("verify_granular_result", "verifyGranularResult"),
-            ("abstention_detected", "abstentionDetected"),
-            ("sufficiency_detected", "sufficiencyDetected"),
-            ("embedding_similarity_score", "embeddingSimilarity"),
-            ("embedding_override_applied", "embeddingOverride"),
-        ] {
-            if let Some(t) = template.get(key).and_then(scalar) {
+        for (key, local) in TEMPLATE_TERMS {
+            if let Some(t) = template.get(*key).and_then(scalar) {
                 e(local, t, sink);
             }
         }
@@ -391,25 +367,22 @@ impl RowMapper {
         {
             let mut cells = std::mem::take(cells);
             if !self.opts.with_traces {
-                cells.remove("raw_llm_response");
+                cells.shift_remove("raw_llm_response");
             }
             e("rest", json(&Value::Object(cells)), sink);
             return Ok(());
         }
-        strip(&mut rest, "/metadata", MAPPED_METADATA);
-        strip(&mut rest, "/metadata/failure", &["category", "reason"]);
-        strip(&mut rest, "/template", MAPPED_TEMPLATE);
-        strip(&mut rest, "/template/usage_metadata", &["total"]);
-        let dicts: Vec<&str> = SCORE_DICTS.iter().map(|(d, _)| *d).collect();
-        strip(&mut rest, "/rubric", &dicts);
+        let keys = |terms: &'static [(&str, &str)]| terms.iter().map(|(key, _)| *key);
+        strip(&mut rest, "/metadata", keys(METADATA_TERMS));
+        strip(&mut rest, "/metadata", MAPPED_METADATA.iter().copied());
+        strip(&mut rest, "/metadata/failure", ["category", "reason"]);
+        strip(&mut rest, "/template", keys(TEMPLATE_TERMS));
+        strip(&mut rest, "/template/usage_metadata", ["total"]);
+        strip(&mut rest, "/rubric", SCORE_DICTS.iter().map(|(d, _)| *d));
         if !self.opts.with_traces {
-            strip(&mut rest, "/template", TRACE_FIELDS);
-            strip(
-                &mut rest,
-                "/rubric",
-                &["agentic_trait_investigation_traces"],
-            );
-            strip(&mut rest, "", &["evaluation_input"]);
+            strip(&mut rest, "/template", TRACE_FIELDS.iter().copied());
+            strip(&mut rest, "/rubric", ["agentic_trait_investigation_traces"]);
+            strip(&mut rest, "", ["evaluation_input"]);
         }
         e("rest", json(&rest), sink);
         Ok(())

@@ -1,9 +1,11 @@
-//! Karenina verification-results exports (JSON 2.x) as graphs next to the
-//! checkpoints they ran, so "pass rate per model per benchmark" is a query.
+//! Karenina verification-results exports (JSON 2.x and CSV) as graphs next
+//! to the checkpoints they ran, so "pass rate per model per benchmark" is a
+//! query.
 //!
 //! Reading (`../shared/spec/results-format.md`): the v2.2 stream writes the
 //! header on line 1 and one row per line after it, so rows are read and mapped
-//! one at a time (a 1 GB export never becomes one tree); older layouts (a bare
+//! one at a time (a 1 GB export never becomes one tree); a CSV is read record
+//! by record into the same row shape ([`csv`]); older JSON layouts (a bare
 //! array, `{"results": …}`, `{"runs": …}`) are parsed whole. Karenina writes
 //! bare `NaN` / `Infinity` tokens, which strict JSON readers refuse: they are
 //! read here and kept as `xsd:double` NaN / INF.
@@ -15,9 +17,10 @@
 //! its question ID (and `karenina:question <id>` when the ID is an IRI),
 //! answering and parsing model, replicate, timestamp, evaluation mode, failure
 //! category, verdicts, check outcomes, tokens, execution time, one
-//! `karenina:score` node per score key, and everything else in one `rdf:JSON`
-//! literal (`karenina:rest`). Raw responses and traces are dropped unless
-//! asked for: they are most of a file's size and rarely queried.
+//! `karenina:score` node per score key (pointing to one `karenina:ScoredTrait`
+//! node per trait), and everything no triple holds in one `rdf:JSON` literal
+//! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
+//! they are most of a file's size and rarely queried.
 
 mod csv;
 pub mod link;
@@ -65,11 +68,6 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
         && (t.contains("\"format_version\"") || t.starts_with("{\"runs\""))
         && !t.contains("\"@context\""))
     .then_some(Layout::Json)
-}
-
-/// True when `bytes` start a Karenina results export rather than a checkpoint.
-pub fn is_results(bytes: &[u8]) -> bool {
-    sniff(bytes).is_some()
 }
 
 /// [`sniff`] on the first 4 KiB of a file.
@@ -155,22 +153,21 @@ pub trait Visit {
 /// whole, except an old whole-document JSON layout), handing its header and
 /// rows to `visit`. Returns the SHA-256 of the file's bytes.
 pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
-    let layout = sniff_file(file)?;
     let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
     let mut hashing = Hashing {
         inner: f,
         hasher: Sha256::new(),
     };
-    match layout {
-        Some(Layout::Csv) => csv::read(file, &mut hashing, visit)?,
-        _ => read_json(
-            file,
-            &mut std::io::BufReader::with_capacity(1 << 16, &mut hashing),
-            visit,
-        )?,
+    let mut r = std::io::BufReader::with_capacity(1 << 16, &mut hashing);
+    // The layout from the buffered head (no second open).
+    let head = r.fill_buf().map_err(|e| Error::io(file, e))?;
+    match sniff(head) {
+        Some(Layout::Csv) => csv::read(file, &mut r, visit)?,
+        _ => read_json(file, &mut r, visit)?,
     }
     // Whatever follows the rows (`scenario_results`, `}`) is hashed too.
-    std::io::copy(&mut hashing, &mut std::io::sink()).map_err(|e| Error::io(file, e))?;
+    std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| Error::io(file, e))?;
+    drop(r);
     Ok(format!("{:x}", hashing.hasher.finalize()))
 }
 
@@ -329,23 +326,15 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
     Ok(())
 }
 
-/// What [`map_path`] found besides the quads.
-#[derive(Clone, Debug)]
-pub struct Mapped {
-    /// The question IDs the results refer to, in first-seen order.
-    pub question_ids: Vec<String>,
-    /// SHA-256 of the file's bytes.
-    pub sha256: String,
-}
-
 /// Reads a results export and maps it into `graph`, calling `sink` for each
-/// quad (rows are read and mapped one at a time).
+/// quad (rows are read and mapped one at a time). Returns the SHA-256 of the
+/// file's bytes.
 pub fn map_path(
     file: &Path,
     graph: &GraphName,
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
-) -> Result<Mapped> {
+) -> Result<String> {
     struct Mapping<'a> {
         mapper: RowMapper,
         sink: &'a mut dyn FnMut(Quad),
@@ -362,11 +351,7 @@ pub fn map_path(
         mapper: RowMapper::new(graph.clone(), opts),
         sink,
     };
-    let sha256 = read_path(file, &mut m)?;
-    Ok(Mapped {
-        question_ids: m.mapper.question_ids(),
-        sha256,
-    })
+    read_path(file, &mut m)
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -76,12 +76,8 @@ impl Visit for Counting {
         if let Some(r) = meta["run_name"].as_str() {
             self.s.run_names.insert(r.to_string());
         }
-        let a = &meta["answering"];
-        let model = format!(
-            "{}:{}",
-            a["interface"].as_str().unwrap_or("unknown"),
-            a["model_name"].as_str().unwrap_or("unknown")
-        );
+        let (interface, name) = super::map::model_of(&row, "answering");
+        let model = format!("{interface}:{name}");
         let m = self.s.models.entry(model).or_default();
         m.results += 1;
         match row["template"]["verify_result"].as_bool() {

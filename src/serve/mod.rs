@@ -144,6 +144,11 @@ impl State {
             .clone()
     }
 
+    /// Runs `f` with the store for reading (queries go on meanwhile).
+    pub fn with_store<T>(&self, f: impl FnOnce(&CheckpointStore) -> T) -> T {
+        f(&self.store.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Runs `f` with the store for writing (the watcher's graph replacements).
     pub fn with_store_mut<T>(&self, f: impl FnOnce(&mut CheckpointStore) -> T) -> T {
         f(&mut self.store.write().unwrap_or_else(|e| e.into_inner()))

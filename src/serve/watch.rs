@@ -77,7 +77,7 @@ fn watched(state: &State, p: &Path) -> bool {
         Some("jsonld") => true,
         Some("json" | "csv") => {
             crate::results::sniff_file(p).is_ok_and(|l| l.is_some())
-                || state.with_store_mut(|s| s.graphs().any(|g| Path::new(&g.source) == p))
+                || state.with_store(|s| s.graphs().any(|g| Path::new(&g.source) == p))
         }
         _ => false,
     }
@@ -105,7 +105,7 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
         }
         return;
     }
-    let options = state.with_store_mut(|s| s.results_options());
+    let options = state.with_store(|s| s.results_options());
     match store::prepare_with(path, processor, options) {
         Ok(prepared) => match state.with_store_mut(|s| s.insert(prepared, true)) {
             Ok(info) => {
@@ -138,23 +138,11 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
 /// Re-binds results graphs after a change (a checkpoint that came or went, a
 /// run read again) and logs what changed.
 fn rebind(state: &State, log: &Log) {
-    use crate::results::link::Link;
     match state.with_store_mut(|s| s.bind(&[])) {
-        Ok(bound) => {
-            for b in bound {
-                log(match &b.link {
-                    Link::Bound(c) => format!("watch: {}: results bound to {c}", b.source),
-                    Link::Orphan { .. } => {
-                        format!("watch: {}: results bound to no checkpoint", b.source)
-                    }
-                    Link::Ambiguous(c) => format!(
-                        "watch: {}: results match {} checkpoints; not bound",
-                        b.source,
-                        c.len()
-                    ),
-                })
-            }
-        }
+        Ok(bound) => bound
+            .iter()
+            .filter_map(|b| b.message())
+            .for_each(|m| log(format!("watch: {m}"))),
         Err(e) => log(format!("watch: binding results: {e}")),
     }
 }

@@ -56,13 +56,37 @@ pub struct Bound {
     pub requested: bool,
 }
 
+impl Bound {
+    /// What to tell the user about it, if anything (`FILE: results …`): a
+    /// requested run that was bound needs no word.
+    pub fn message(&self) -> Option<String> {
+        let file = &self.source;
+        Some(match (&self.link, self.requested) {
+            (Link::Bound(_), true) => return None,
+            (Link::Bound(c), false) => format!("{file}: results now bound to {c}"),
+            (Link::Orphan { questions }, true) => format!(
+                "{file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"
+            ),
+            (Link::Orphan { .. }, false) => {
+                format!("{file}: results no longer bound (their checkpoint is gone)")
+            }
+            (Link::Ambiguous(c), _) => format!(
+                "{file}: results match {} loaded checkpoints ({}); not bound (use --for)",
+                c.len(),
+                c.join(", ")
+            ),
+        })
+    }
+}
+
 impl CheckpointStore {
     /// Binds the results graphs in `requested` (to the checkpoint graph given,
     /// or to the one loaded checkpoint holding all their question IDs), then
     /// re-binds every other results graph not bound by the user, since loaded
     /// or removed checkpoints may have changed its match. Returns the outcome
     /// for each requested graph and for each other graph whose binding
-    /// changed. A store directory's index is written once, at the end.
+    /// changed. A store directory's index is written once, at the end, if
+    /// anything was bound.
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
         let mut out = Vec::new();
         for (graph, explicit) in requested {
@@ -107,7 +131,11 @@ impl CheckpointStore {
                 out.push(self.bound(&graph, link, false));
             }
         }
-        self.save_index()?;
+        // (Only a change is written: a command that changed nothing leaves
+        // the store directory as it was.)
+        if !out.is_empty() {
+            self.save_index()?;
+        }
         Ok(out)
     }
 

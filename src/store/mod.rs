@@ -7,10 +7,14 @@
 //! `<graph> a karenina:CheckpointGraph; karenina:source "path"; karenina:sha256
 //! "hex"; karenina:loadedAt "…"^^xsd:dateTime`.
 //!
+//! A results graph is typed `karenina:ResultsGraph` instead, and its run's
+//! binding is `<graph> karenina:forBenchmark <checkpoint graph>` ([`binding`]).
+//!
 //! A store directory is plain RDF that any tool can read: `graphs/<hash>.nq`
 //! holds one graph as N-Quads, `index.tsv` lists graph, source, sha256, load
-//! time, file, kind and (for results) the checkpoint the run is bound to. Every file is written atomically; opening a directory parses
-//! the graph files in parallel into an in-memory store.
+//! time, file, kind and (for results) the checkpoint the run is bound to.
+//! Every file is written atomically; opening a directory parses the graph
+//! files in parallel into an in-memory store.
 
 use crate::error::{Error, Result};
 use crate::fsutil;
@@ -137,39 +141,28 @@ pub fn prepare_with(
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
         let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-        let graph = rdf::file_url(&canon)?;
+        let mut info = GraphInfo {
+            graph: rdf::file_url(&canon)?,
+            source: canon.display().to_string(),
+            sha256: String::new(),
+            loaded_at: now_utc(),
+            quads: 0,
+            kind: GraphKind::Results,
+            binding: None,
+        };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len();
         if size >= stream_threshold() {
-            return Ok(Prepared {
-                info: GraphInfo {
-                    graph,
-                    source: canon.display().to_string(),
-                    sha256: String::new(),
-                    loaded_at: now_utc(),
-                    quads: 0,
-                    kind: GraphKind::Results,
-                    binding: None,
-                },
-                content: Content::ResultsFile(path.to_path_buf(), results_opts),
-            });
+            let content = Content::ResultsFile(path.to_path_buf(), results_opts);
+            return Ok(Prepared { info, content });
         }
-        let g = GraphName::NamedNode(NamedNode::new(graph.clone()).map_err(rdf_err)?);
+        let g = GraphName::NamedNode(NamedNode::new(info.graph.clone()).map_err(rdf_err)?);
         let mut quads = Vec::new();
-        let mapped = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
-        return Ok(Prepared {
-            info: GraphInfo {
-                graph,
-                source: canon.display().to_string(),
-                sha256: mapped.sha256,
-                loaded_at: now_utc(),
-                quads: quads.len(),
-                kind: GraphKind::Results,
-                binding: None,
-            },
-            content: Content::Quads(quads),
-        });
+        info.sha256 = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
+        info.quads = quads.len();
+        let content = Content::Quads(quads);
+        return Ok(Prepared { info, content });
     }
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;

@@ -46,7 +46,7 @@ pub(super) fn stream_chunks(
             };
             let r = match content {
                 Content::ResultsFile(path, opts) => {
-                    crate::results::map_path(path, graph, *opts, &mut sink).map(|m| Some(m.sha256))
+                    crate::results::map_path(path, graph, *opts, &mut sink).map(Some)
                 }
                 Content::NQuadsFile(path) => std::fs::File::open(path)
                     .map_err(|e| Error::io(path, e))

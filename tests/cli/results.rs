@@ -823,22 +823,11 @@ fn serve_watch_binds_a_run_when_its_checkpoint_arrives() {
         &run,
     )
     .unwrap();
-    let port = free_port();
-    let _guard = ServerGuard(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
-            .arg("serve")
-            .arg(&dir)
-            .args(["--watch", "--quiet", "--bind", &format!("127.0.0.1:{port}")])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    assert!(wait_for_port(port, std::time::Duration::from_secs(60)));
+    let server = crate::serve::serve(std::slice::from_ref(&dir), &["--watch"]);
     let client = reqwest::blocking::Client::new();
     let bound = || -> usize {
         let v: Value = client
-            .get(format!("http://127.0.0.1:{port}/sparql"))
+            .get(format!("{}/sparql", server.base))
             .query(&[(
                 "query",
                 "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }",
@@ -1115,22 +1104,11 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
     let want = query(&files.iter().collect::<Vec<_>>(), "pass-rate-by-benchmark");
     assert!(want.len() >= 6, "{want:?}");
     assert!(want.iter().any(|r| r["model_name"].contains("ünï")));
-    let port = free_port();
-    let _guard = ServerGuard(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
-            .arg("serve")
-            .args(&files)
-            .args(["--quiet", "--bind", &format!("127.0.0.1:{port}")])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    assert!(wait_for_port(port, std::time::Duration::from_secs(60)));
+    let server = crate::serve::serve(&files, &[]);
     let shot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/serve-results.png");
     let out = crate::serve::python(
         "browser_results.py",
-        &[&format!("http://127.0.0.1:{port}"), shot.to_str().unwrap()],
+        &[&server.base, shot.to_str().unwrap()],
     );
     let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(seen["empty_message"], false);

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A `kld serve` process on a free loopback port, killed by PID when dropped.
-struct Server {
+pub(crate) struct Server {
     _guard: ServerGuard,
-    base: String,
+    pub(crate) base: String,
 }
 
-fn serve(inputs: &[PathBuf], extra: &[&str]) -> Server {
+pub(crate) fn serve(inputs: &[PathBuf], extra: &[&str]) -> Server {
     let port = free_port();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
         .arg("serve")
