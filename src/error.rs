@@ -216,6 +216,7 @@ impl fmt::Display for Report {
 
 /// Errors of the library.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
@@ -257,6 +258,40 @@ pub enum Error {
     /// A remote SPARQL server refused or failed a request (status and message).
     #[error("{0}")]
     Remote(String),
+    /// A SPARQL UPDATE where only queries are run.
+    #[error("SPARQL: this is a SPARQL UPDATE; only read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE) are run")]
+    UpdateRefused,
+    /// A query past a complexity bound (nesting depth), refused before it ran.
+    #[error("SPARQL: the query's {what} is over the limit of {limit}; simplify it (VALUES instead of long UNION chains, fewer nested groups)")]
+    TooComplex {
+        /// What is over the bound.
+        what: String,
+        /// The bound.
+        limit: usize,
+    },
+    /// A query stopped at its time limit.
+    #[error("SPARQL: query stopped after the {} s time limit", limit.as_secs_f64())]
+    Timeout {
+        /// The time limit.
+        limit: std::time::Duration,
+    },
+    /// A query's answer grew past the byte limit.
+    #[error("SPARQL: the answer was stopped at the limit of {limit} bytes")]
+    ResultTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Writing an answer or a file's contents to the output failed (a closed
+    /// pipe, a full disk).
+    #[error("writing the answer: {0}")]
+    Output(#[source] std::io::Error),
+    /// A query stopped because its reader went away or the process is stopping.
+    #[error("SPARQL: the query was cancelled")]
+    Cancelled,
+    /// A query evaluation panicked (a bug in the evaluator): the query failed,
+    /// nothing else did.
+    #[error("SPARQL: the query failed inside the evaluator: {0}")]
+    QueryPanicked(String),
 }
 
 impl Error {

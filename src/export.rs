@@ -67,15 +67,9 @@ impl ExportFormat {
     }
 }
 
-/// Writes quads in `format`. For triple formats the quads must all be in one
-/// graph unless `union` (graph names are then dropped).
-pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Write) -> Result<()> {
-    let io = |e: std::io::Error| Error::Rdf(format!("writing RDF: {e}"));
-    if format == ExportFormat::JsonLd {
-        let text = crate::rdf::compact::compacted(quads)?;
-        out.write_all(text.as_bytes()).map_err(io)?;
-        return out.write_all(b"\n").map_err(io);
-    }
+/// Oxigraph's streaming serializer for `format` (not JSON-LD, which is
+/// compacted whole), with Karenina's prefixes where the syntax has prefixes.
+pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
     let mut ser = RdfSerializer::from_format(format.rdf_format());
     if !matches!(format, ExportFormat::NTriples | ExportFormat::NQuads) {
         for (p, iri) in [
@@ -89,7 +83,19 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
                 .map_err(|e| Error::Rdf(e.to_string()))?;
         }
     }
-    let mut w = ser.for_writer(&mut *out);
+    Ok(ser)
+}
+
+/// Writes quads in `format`. For triple formats the quads must all be in one
+/// graph unless `union` (graph names are then dropped).
+pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Write) -> Result<()> {
+    let io = |e: std::io::Error| Error::Rdf(format!("writing RDF: {e}"));
+    if format == ExportFormat::JsonLd {
+        let text = crate::rdf::compact::compacted(quads)?;
+        out.write_all(text.as_bytes()).map_err(io)?;
+        return out.write_all(b"\n").map_err(io);
+    }
+    let mut w = rdf_serializer(format)?.for_writer(&mut *out);
     if format.has_graphs() {
         for q in quads {
             w.serialize_quad(q).map_err(io)?;

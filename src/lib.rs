@@ -28,12 +28,15 @@ pub mod json;
 pub mod model;
 pub mod preset;
 pub mod pyjson;
-pub mod query;
 pub mod rdf;
 pub mod remote;
 pub mod results;
 pub mod serve;
+pub mod sparql;
 pub mod store;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};
+
+/// The former name of [`sparql`].
+pub use sparql as query;

@@ -357,20 +357,28 @@ fn default_format(graph_answer: bool) -> ResultFormat {
     }
 }
 
-/// Runs `answer` into buffered stdout; a failure is printed and is exit 1.
+/// Runs `answer` into buffered stdout; a failure is printed and is exit 1
+/// (a reader that went away, as `| head` does, ends the output quietly).
 fn write_answer(
     status: u8,
-    answer: impl FnOnce(&mut dyn Write) -> karenina_ld::Result<usize>,
+    answer: impl FnOnce(&mut (dyn Write + Send)) -> karenina_ld::Result<usize>,
 ) -> anyhow::Result<u8> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match answer(&mut out) {
-        Ok(_) => {
-            out.flush()?;
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let r =
+        answer(&mut out).and_then(|n| out.flush().map(|()| n).map_err(karenina_ld::Error::Output));
+    match r {
+        Ok(_) => Ok(status),
+        Err(karenina_ld::Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             Ok(status)
         }
         Err(e) => {
             drop(out);
-            eprintln!("kld: {e}");
+            match e {
+                karenina_ld::Error::Timeout { .. } => {
+                    eprintln!("kld: {e} (raise it with --timeout)")
+                }
+                e => eprintln!("kld: {e}"),
+            }
             Ok(INVALID.max(status))
         }
     }

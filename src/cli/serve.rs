@@ -17,8 +17,9 @@ pub struct ServeArgs {
     /// Store directory to open (graphs replaced under --watch are written back).
     #[arg(long)]
     pub store: Option<PathBuf>,
-    /// Address to listen on (non-loopback addresses expose an unauthenticated endpoint).
-    #[arg(long, default_value = "127.0.0.1:7879")]
+    /// Address to listen on: HOST:PORT, localhost:PORT or a port (non-loopback
+    /// addresses expose an unauthenticated endpoint).
+    #[arg(long, default_value = "127.0.0.1:7879", value_parser = parse_bind)]
     pub bind: SocketAddr,
     /// Re-read checkpoints and results exports that change on disk, replace
     /// their graphs, and bind results to checkpoints again.
@@ -30,6 +31,18 @@ pub struct ServeArgs {
     /// Queries running at once; more wait for a slot (bounded), then get 503.
     #[arg(long, default_value_t = default_concurrency())]
     pub max_concurrent: usize,
+    /// Stop an answer past this many bytes (the client sees an incomplete
+    /// response; answered 503 if nothing was sent yet).
+    #[arg(long, default_value_t = serve::DEFAULT_MAX_RESULT_BYTES)]
+    pub max_result_bytes: u64,
+    /// Let pages from ORIGIN (e.g. http://localhost:8888) read answers from a
+    /// browser (CORS); repeatable; `*` lets every website read them.
+    #[arg(long = "cors", value_name = "ORIGIN")]
+    pub cors: Vec<String>,
+    /// Answer requests whose Host is NAME (besides localhost, loopback IPs
+    /// and the bound address); repeatable.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_host: Vec<String>,
     /// No log line per request.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -40,6 +53,29 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub results: super::rdf::ResultsArgs,
 }
+
+/// `HOST:PORT`, `localhost:PORT` (loopback) or a bare port (on 127.0.0.1).
+fn parse_bind(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    match s.rsplit_once(':') {
+        Some((h, p)) if h.eq_ignore_ascii_case("localhost") => p
+            .parse::<u16>()
+            .map(|port| SocketAddr::from(([127, 0, 0, 1], port)))
+            .map_err(|_| format!("{p:?} is not a port")),
+        _ => Err(format!(
+            "{s:?} is not an address: give HOST:PORT (127.0.0.1:7879), localhost:PORT or a port"
+        )),
+    }
+}
+
+/// How long a stopping server gives running requests (their queries are
+/// cancelled at once) before it exits anyway.
+const GRACE: Duration = Duration::from_secs(5);
 
 fn default_concurrency() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get() * 2)
@@ -67,6 +103,21 @@ async fn shutdown_signal() {
 }
 
 pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
+    // A panic in a request (a bug) is logged on one line; the request fails
+    // with 500 and the server goes on.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("kld serve: panic{at}: {}", what.replace('\n', " "));
+    }));
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         anyhow::bail!("--timeout must be a positive number of seconds");
     }
@@ -84,6 +135,9 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         Settings {
             timeout: Duration::from_secs_f64(a.timeout),
             max_concurrent: a.max_concurrent,
+            max_result_bytes: Some(a.max_result_bytes),
+            cors: a.cors.clone(),
+            allowed_hosts: a.allow_host.clone(),
         },
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -111,12 +165,24 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         } else {
             None
         };
-        let router = serve::http::router(state, a.watch, (!a.quiet).then_some(print));
+        let router = serve::http::router(state.clone(), a.watch, (!a.quiet).then_some(print), addr);
         eprintln!(
             "kld serve: {graphs} graphs loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",
             start.elapsed().as_secs_f64()
         );
-        serve::http::serve(listener, router, shutdown_signal()).await?;
+        let stopping = async move {
+            shutdown_signal().await;
+            eprintln!("kld serve: stopping (running queries cancelled, {} s grace)", GRACE.as_secs());
+            state.cancel_all();
+            // Whatever still runs after the grace period (a query deaf to
+            // cancellation) does not keep the process alive.
+            std::thread::spawn(|| {
+                std::thread::sleep(GRACE + Duration::from_secs(1));
+                eprintln!("kld serve: stopped (grace period over)");
+                std::process::exit(0);
+            });
+        };
+        serve::http::serve(listener, router, stopping, GRACE).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;

@@ -1,22 +1,30 @@
-//! The HTTP layer of `kld serve` (axum on tokio): routes to [`State`]'s
-//! methods, a concurrency bound, CORS, one log line per request. No protocol
-//! logic lives here.
+//! The HTTP layer of `kld serve` (axum on hyper and tokio): routes to
+//! [`State`]'s methods, a concurrency bound, streamed answers, the Host and
+//! CORS policy, one log line per request, and a server loop with header-read
+//! and idle timeouts and a connection limit. No protocol logic lives here.
+//!
+//! Why the policy: the endpoint has no authentication and runs on a laptop
+//! where a browser visits other websites. Any page can make the browser send
+//! requests to `127.0.0.1`; CORS stays off unless asked for so such a page
+//! cannot read the answers, and a `Host` that is not this machine (a
+//! DNS-rebinding name) is refused so it cannot make them same-origin.
 
 use super::{catalogue, refuse_update, Answer, SparqlRequest, State};
 use crate::query;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path as UrlPath, RawQuery, Request, State as AxState};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
-use tokio::sync::Semaphore;
-use tower_http::cors::{Any, CorsLayer};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, Semaphore};
+use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
@@ -24,6 +32,17 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 
 /// Receives one log line per request (`None`: quiet).
 pub type Log = Option<Arc<dyn Fn(String) + Send + Sync>>;
+
+/// A client must send a request's headers within this time, and an idle
+/// keep-alive connection is closed after it.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more wait in the listen queue.
+pub const MAX_CONNECTIONS: usize = 256;
+/// Largest request body (a POSTed query or form).
+pub const MAX_BODY_BYTES: usize = 2 << 20;
+/// An answer is sent in chunks of this size; a query that fails before its
+/// first chunk gets a proper error status.
+const CHUNK: usize = 64 << 10;
 
 #[derive(Clone)]
 struct App {
@@ -37,26 +56,148 @@ struct App {
 /// ones are turned away with 503.
 const QUEUE_PER_SLOT: usize = 64;
 
+/// What the query thread sends the response.
+enum Msg {
+    Chunk(Bytes),
+    Done,
+    Failed(Answer),
+}
+
+/// Writes an answer into the response as chunks; fails once the response
+/// is gone (the client left), which stops the query.
+struct ChannelWriter {
+    tx: mpsc::Sender<Msg>,
+    buf: Vec<u8>,
+}
+
+impl ChannelWriter {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = Bytes::from(std::mem::take(&mut self.buf));
+        self.tx
+            .blocking_send(Msg::Chunk(chunk))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "client gone"))
+    }
+}
+
+impl std::io::Write for ChannelWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Cancels a query when the request or its response is dropped before the
+/// query finished (a client that went away).
+struct CancelOnDrop(query::Control);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 impl App {
-    /// Runs a query on the blocking pool once a slot is free; too many waiting
-    /// queries get 503 at once rather than piling up.
-    async fn query(&self, req: SparqlRequest, accept: Option<String>) -> Answer {
+    /// Runs a query on the blocking pool once a slot is free; too many
+    /// waiting queries get 503 at once rather than piling up. The answer is
+    /// streamed; HEAD gets the headers a GET would, without running it.
+    async fn query(&self, req: SparqlRequest, accept: Option<String>, head: bool) -> Response {
         let limit = self.state.settings.max_concurrent.max(1);
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= limit * (QUEUE_PER_SLOT + 1) {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return Answer::text(503, "too many queries at once; try again shortly");
+            return respond(Answer::text(
+                503,
+                "too many queries at once; try again shortly",
+            ));
         }
-        let wait = tokio::time::timeout(self.state.settings.timeout, self.permits.acquire()).await;
+        let wait = tokio::time::timeout(
+            self.state.settings.timeout,
+            self.permits.clone().acquire_owned(),
+        )
+        .await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         let permit = match wait {
             Ok(Ok(p)) => p,
-            _ => return Answer::text(503, "the server is busy: no query slot became free in time"),
+            _ => {
+                return respond(Answer::text(
+                    503,
+                    "the server is busy: no query slot became free in time",
+                ))
+            }
         };
         let state = self.state.clone();
-        let answer =
-            tokio::task::spawn_blocking(move || state.run_query(&req, accept.as_deref())).await;
-        drop(permit);
-        answer.unwrap_or_else(|e| Answer::text(500, format!("query task failed: {e}")))
+        let prepared = {
+            let state = state.clone();
+            tokio::task::spawn_blocking(move || state.prepare(&req, accept.as_deref())).await
+        };
+        let prepared = match prepared {
+            Ok(Ok(p)) => p,
+            Ok(Err(a)) => return respond(a),
+            Err(e) => return respond(Answer::text(500, format!("query task failed: {e}"))),
+        };
+        let media = prepared.negotiated.media_type;
+        if head {
+            return respond(Answer {
+                status: 200,
+                content_type: media.into(),
+                body: Vec::new(),
+            });
+        }
+        let guard = CancelOnDrop(prepared.control());
+        let (tx, mut rx) = mpsc::channel::<Msg>(4);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let mut w = ChannelWriter {
+                tx: tx.clone(),
+                buf: Vec::with_capacity(CHUNK),
+            };
+            let msg = match state.run_prepared(&prepared, &mut w) {
+                Ok(_) => match w.send() {
+                    Ok(()) => Msg::Done,
+                    Err(_) => return,
+                },
+                Err(a) => Msg::Failed(a),
+            };
+            let _ = tx.blocking_send(msg);
+        });
+        let first = match rx.recv().await {
+            Some(Msg::Failed(a)) => return respond(a),
+            Some(Msg::Done) => Bytes::new(),
+            Some(Msg::Chunk(b)) => b,
+            None => return respond(Answer::text(500, "the query ended without an answer")),
+        };
+        // The rest streams; a failure mid-answer (time limit, size limit)
+        // aborts the body, so the client sees an incomplete response.
+        let rest =
+            futures_util::stream::unfold((rx, guard, false), |(mut rx, guard, done)| async move {
+                if done {
+                    return None;
+                }
+                match rx.recv().await {
+                    Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
+                    Some(Msg::Done) | None => None,
+                    Some(Msg::Failed(a)) => {
+                        let reason = String::from_utf8_lossy(&a.body).trim().to_string();
+                        Some((Err(std::io::Error::other(reason)), (rx, guard, true)))
+                    }
+                }
+            });
+        let body = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first) });
+        let stream = futures_util::StreamExt::chain(body, rest);
+        Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, media)
+            .body(Body::from_stream(stream))
+            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
     }
 }
 
@@ -84,19 +225,37 @@ fn accept(headers: &HeaderMap) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The endpoint's own URL, the base IRI of its queries.
+fn base(headers: &HeaderMap, path: &str) -> Option<String> {
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    Some(format!("http://{host}{path}"))
+}
+
+fn request(pairs: Vec<(String, String)>) -> Result<SparqlRequest, Box<Response>> {
+    SparqlRequest::from_pairs(pairs).map_err(|m| Box::new(respond(Answer::text(400, m))))
+}
+
 async fn sparql_get(
     AxState(app): AxState<App>,
+    method: Method,
     RawQuery(q): RawQuery,
     headers: HeaderMap,
+    uri: axum::http::Uri,
 ) -> Response {
-    let req = SparqlRequest::from_pairs(pairs(q.as_deref()));
-    respond(app.query(req, accept(&headers)).await)
+    let mut req = match request(pairs(q.as_deref())) {
+        Ok(r) => r,
+        Err(resp) => return *resp,
+    };
+    req.base = base(&headers, uri.path());
+    app.query(req, accept(&headers), method == Method::HEAD)
+        .await
 }
 
 async fn sparql_post(
     AxState(app): AxState<App>,
     RawQuery(q): RawQuery,
     headers: HeaderMap,
+    uri: axum::http::Uri,
     body: Bytes,
 ) -> Response {
     let ctype = headers
@@ -112,15 +271,22 @@ async fn sparql_post(
     let req = match ctype.as_str() {
         "application/x-www-form-urlencoded" => {
             url_pairs.extend(url::form_urlencoded::parse(&body).into_owned());
-            SparqlRequest::from_pairs(url_pairs)
+            request(url_pairs)
         }
         "application/sparql-query" => {
             let Ok(text) = String::from_utf8(body.to_vec()) else {
                 return respond(Answer::text(400, "the query body is not UTF-8"));
             };
-            let mut r = SparqlRequest::from_pairs(url_pairs);
-            r.query = Some(text);
-            r
+            if url_pairs.iter().any(|(k, _)| k == "query" || k == "update") {
+                return respond(Answer::text(
+                    400,
+                    "a query in the body and another in the URL: send one",
+                ));
+            }
+            request(url_pairs).map(|mut r| {
+                r.query = Some(text);
+                r
+            })
         }
         "application/sparql-update" => return respond(refuse_update()),
         other => {
@@ -130,11 +296,17 @@ async fn sparql_post(
             ))
         }
     };
-    respond(app.query(req, accept(&headers)).await)
+    let mut req = match req {
+        Ok(r) => r,
+        Err(resp) => return *resp,
+    };
+    req.base = base(&headers, uri.path());
+    app.query(req, accept(&headers), false).await
 }
 
 async fn named_query(
     AxState(app): AxState<App>,
+    method: Method,
     UrlPath(name): UrlPath<String>,
     RawQuery(q): RawQuery,
     headers: HeaderMap,
@@ -145,10 +317,18 @@ async fn named_query(
             format!("no query named {name:?}; GET /queries lists them"),
         ));
     };
-    let mut req = SparqlRequest::from_pairs(pairs(q.as_deref()));
-    req.update = None;
+    let mut req = match request(
+        pairs(q.as_deref())
+            .into_iter()
+            .filter(|(k, _)| k != "query" && k != "update")
+            .collect(),
+    ) {
+        Ok(r) => r,
+        Err(resp) => return *resp,
+    };
     req.query = Some(nq.text.to_string());
-    respond(app.query(req, accept(&headers)).await)
+    app.query(req, accept(&headers), method == Method::HEAD)
+        .await
 }
 
 async fn store_get(
@@ -208,19 +388,44 @@ fn asset(ctype: &'static str, text: &'static str) -> Response {
     })
 }
 
-/// The routes of `kld serve` over `state`.
-pub fn router(state: Arc<State>, watching: bool, log: Log) -> Router {
+/// True when a request's `Host` names this machine: `localhost` (or a name
+/// under it), a loopback IP, the address the server is bound to (any IP
+/// when bound to all interfaces), or a name the user allowed.
+pub fn host_allowed(host: &str, bound: SocketAddr, allowed: &[String]) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        }),
+    }
+    .trim_end_matches('.')
+    .to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(&name)) {
+        return true;
+    }
+    match name.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback() || ip == bound.ip() || bound.ip().is_unspecified(),
+        Err(_) => false,
+    }
+}
+
+/// The routes of `kld serve` over `state`, for a server bound to `bound`.
+pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) -> Router {
+    let settings = state.settings.clone();
     let app = App {
-        permits: Arc::new(Semaphore::new(state.settings.max_concurrent.max(1))),
+        permits: Arc::new(Semaphore::new(settings.max_concurrent.max(1))),
         waiting: Arc::new(AtomicUsize::new(0)),
         state,
         watching,
     };
-    let cors = CorsLayer::new()
-        .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::HEAD, Method::OPTIONS])
-        .allow_headers(Any);
-    let router = Router::new()
+    let mut router = Router::new()
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
@@ -246,7 +451,46 @@ pub fn router(state: Arc<State>, watching: bool, log: Log) -> Router {
         .route("/errors", get(errors))
         .fallback(|| async { respond(Answer::text(404, "no such route; see / for the page")) })
         .with_state(app)
-        .layer(cors);
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES));
+    if !settings.cors.is_empty() {
+        let origins = if settings.cors.iter().any(|o| o == "*") {
+            AllowOrigin::from(Any)
+        } else {
+            AllowOrigin::list(
+                settings
+                    .cors
+                    .iter()
+                    .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok()),
+            )
+        };
+        router = router.layer(
+            CorsLayer::new()
+                .allow_origin(origins)
+                .allow_methods([Method::GET, Method::POST, Method::HEAD, Method::OPTIONS])
+                .allow_headers(Any),
+        );
+    }
+    let allowed = Arc::new(settings.allowed_hosts);
+    router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: Next| {
+            let allowed = allowed.clone();
+            async move {
+                let host = req
+                    .headers()
+                    .get(header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .map(str::to_string)
+                    .or_else(|| req.uri().authority().map(|a| a.to_string()));
+                match host {
+                    Some(h) if !host_allowed(&h, bound, &allowed) => respond(Answer::text(
+                        403,
+                        format!("Host {h:?} is not this server: kld serve answers requests for localhost and its own address only (--allow-host NAME adds a name)"),
+                    )),
+                    _ => next.run(req).await,
+                }
+            }
+        },
+    ));
     match log {
         None => router,
         Some(log) => router.layer(axum::middleware::from_fn(
@@ -256,10 +500,30 @@ pub fn router(state: Arc<State>, watching: bool, log: Log) -> Router {
                     let (method, path) = (req.method().clone(), req.uri().path().to_string());
                     let start = Instant::now();
                     let resp = next.run(req).await;
+                    let status = resp.status();
+                    // A refusal says why in its (short, plain-text) body:
+                    // the log says it too.
+                    let (resp, why) = if status.is_client_error() || status.is_server_error() {
+                        let (parts, body) = resp.into_parts();
+                        let bytes = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+                        let why = String::from_utf8_lossy(&bytes)
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                            .to_string();
+                        (Response::from_parts(parts, Body::from(bytes)), why)
+                    } else {
+                        (resp, String::new())
+                    };
                     log(format!(
-                        "{method} {path} {} {}ms",
-                        resp.status().as_u16(),
-                        start.elapsed().as_millis()
+                        "{method} {path} {} {}ms{}",
+                        status.as_u16(),
+                        start.elapsed().as_millis(),
+                        if why.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {why}")
+                        }
                     ));
                     resp
                 }
@@ -268,14 +532,97 @@ pub fn router(state: Arc<State>, watching: bool, log: Log) -> Router {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves; in-flight
-/// requests finish first.
+/// Serves `router` on `listener` until `shutdown` resolves: at most
+/// [`MAX_CONNECTIONS`] connections at once, each closed when its client
+/// takes more than [`HEADER_READ_TIMEOUT`] to send a request's headers or
+/// stays idle that long. After `shutdown`, in-flight requests get `grace` to
+/// finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_buf_size(256 << 10);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(HEADER_READ_TIMEOUT)
+        .keep_alive_timeout(HEADER_READ_TIMEOUT)
+        .max_concurrent_streams(64);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            p = connections.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            _ = &mut shutdown => break,
+        };
+        let (stream, _peer) = tokio::select! {
+            a = listener.accept() => match a {
+                Ok(a) => a,
+                // Out of file descriptors and the like: wait, go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(grace, graceful.shutdown()).await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_this_machine_are_allowed_and_others_are_not() {
+        let lo: SocketAddr = "127.0.0.1:7879".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:7879".parse().unwrap();
+        for h in [
+            "localhost",
+            "localhost:7879",
+            "LOCALHOST.",
+            "app.localhost:7879",
+            "127.0.0.1:7879",
+            "127.0.0.2",
+            "[::1]:7879",
+        ] {
+            assert!(host_allowed(h, lo, &[]), "{h}");
+        }
+        for h in [
+            "evil.example",
+            "evil.example:7879",
+            "10.0.0.5:7879",
+            "[::2]",
+        ] {
+            assert!(!host_allowed(h, lo, &[]), "{h}");
+        }
+        assert!(host_allowed("10.0.0.5:7879", any, &[]));
+        assert!(!host_allowed("laptop.lan:7879", any, &[]));
+        assert!(host_allowed("laptop.lan:7879", any, &["laptop.lan".into()]));
+    }
 }

@@ -15,7 +15,7 @@ pub mod http;
 mod negotiate;
 pub mod watch;
 
-pub use negotiate::{negotiate, negotiate_rdf, Negotiated};
+pub use negotiate::{negotiate, negotiate_rdf, supported, Negotiated};
 
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::Error;
@@ -40,24 +40,42 @@ pub struct SparqlRequest {
     pub named_graphs: Vec<String>,
     /// A `format` parameter (for browsers, which cannot set `Accept`).
     pub format: Option<String>,
+    /// The base IRI relative IRIs in the query resolve against (the
+    /// endpoint's URL, as Oxigraph's server does).
+    pub base: Option<String>,
 }
 
 impl SparqlRequest {
     /// Reads the protocol parameters from `application/x-www-form-urlencoded`
-    /// pairs (a URL query string or a form body). Unknown parameters are ignored.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (String, String)> + 'a) -> Self {
+    /// pairs (a URL query string or a form body). Unknown parameters are
+    /// ignored; a `query`, `update` or `format` given twice is an error (the
+    /// protocol allows one), and so is a request with both a query and an
+    /// update.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Self, String> {
         let mut r = SparqlRequest::default();
         for (k, v) in pairs {
+            let once = |slot: &mut Option<String>, v: String| match slot {
+                Some(_) => Err(format!(
+                    "`{k}` is given more than once; the SPARQL protocol allows one"
+                )),
+                None => {
+                    *slot = Some(v);
+                    Ok(())
+                }
+            };
             match k.as_str() {
-                "query" => r.query = Some(v),
-                "update" => r.update = Some(v),
+                "query" => once(&mut r.query, v)?,
+                "update" => once(&mut r.update, v)?,
+                "format" => once(&mut r.format, v)?,
                 "default-graph-uri" => r.default_graphs.push(v),
                 "named-graph-uri" => r.named_graphs.push(v),
-                "format" => r.format = Some(v),
                 _ => {}
             }
         }
-        r
+        if r.query.is_some() && r.update.is_some() {
+            return Err("a request carries a query or an update, not both".into());
+        }
+        Ok(r)
     }
 }
 
@@ -110,6 +128,44 @@ pub struct Settings {
     pub timeout: Duration,
     /// Queries running at once; more wait (bounded), then get 503.
     pub max_concurrent: usize,
+    /// Largest answer in bytes; a query whose answer grows past it is stopped.
+    pub max_result_bytes: Option<u64>,
+    /// Origins allowed to read answers from a browser page of theirs (CORS);
+    /// `*` allows any. Empty: none but the page's own.
+    pub cors: Vec<String>,
+    /// Host names accepted besides `localhost`, the bound address and
+    /// loopback IPs (a guard against DNS rebinding).
+    pub allowed_hosts: Vec<String>,
+}
+
+/// The default largest answer: 256 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: u64 = 256 << 20;
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            timeout: query::DEFAULT_TIMEOUT,
+            max_concurrent: 4,
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
+            cors: Vec::new(),
+            allowed_hosts: Vec::new(),
+        }
+    }
+}
+
+/// A request ready to run: parsed, its format negotiated.
+pub struct PreparedQuery {
+    parsed: query::Parsed,
+    /// The chosen format and media type.
+    pub negotiated: Negotiated,
+    opts: QueryOptions,
+}
+
+impl PreparedQuery {
+    /// Cancels it (from another thread) if it is running or about to.
+    pub fn control(&self) -> query::Control {
+        self.opts.control.clone()
+    }
 }
 
 /// Everything the routes share: the store (replaced graph by graph under
@@ -120,6 +176,9 @@ pub struct State {
     pub settings: Settings,
     errors: Mutex<BTreeMap<String, LoadError>>,
     summaries: Mutex<BTreeMap<(String, String), serde_json::Value>>,
+    /// The queries running now, so a stopping server can cancel them.
+    running: Mutex<BTreeMap<u64, query::Control>>,
+    next_id: std::sync::atomic::AtomicU64,
 }
 
 impl State {
@@ -130,6 +189,8 @@ impl State {
             settings,
             errors: Mutex::new(BTreeMap::new()),
             summaries: Mutex::new(BTreeMap::new()),
+            running: Mutex::new(BTreeMap::new()),
+            next_id: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -183,49 +244,109 @@ impl State {
             .collect()
     }
 
-    /// Runs a protocol request; `accept` is the request's `Accept` header.
-    pub fn run_query(&self, req: &SparqlRequest, accept: Option<&str>) -> Answer {
+    /// Checks, parses and negotiates a protocol request; `accept` is the
+    /// request's `Accept` header. A request that cannot run is answered here
+    /// (400, 403, 406).
+    pub fn prepare(
+        &self,
+        req: &SparqlRequest,
+        accept: Option<&str>,
+    ) -> Result<PreparedQuery, Answer> {
         if req.update.is_some() {
-            return refuse_update();
+            return Err(refuse_update());
         }
         let Some(text) = req.query.as_deref() else {
-            return Answer::text(
+            return Err(Answer::text(
                 400,
                 "no query: pass `query` (GET or form POST) or a application/sparql-query body",
-            );
+            ));
         };
-        let parsed = match query::parse(text) {
-            Ok(p) => p,
-            Err(e) => return error_answer(&e),
-        };
+        if text.trim().is_empty() {
+            return Err(Answer::text(400, "the query is empty"));
+        }
+        let parsed =
+            query::parse_with_base(text, req.base.as_deref()).map_err(|e| error_answer(&e))?;
         let form = parsed.form;
-        let Some(neg) = negotiate(form, accept, req.format.as_deref()) else {
-            return Answer::text(
+        let Some(negotiated) = negotiate(form, accept, req.format.as_deref()) else {
+            return Err(Answer::text(
                 406,
                 format!(
                     "cannot answer a {form:?} query in {}; supported: {}",
                     req.format.as_deref().or(accept).unwrap_or(""),
-                    if form.is_graph() {
-                        "text/turtle, application/n-triples, application/n-quads, application/trig, application/rdf+xml, application/ld+json"
-                    } else {
-                        "application/sparql-results+json, application/sparql-results+xml, text/csv, text/tab-separated-values"
-                    }
+                    negotiate::supported(form)
                 ),
-            );
+            ));
         };
         let opts = QueryOptions {
             timeout: self.settings.timeout,
             default_graphs: req.default_graphs.clone(),
             named_graphs: req.named_graphs.clone(),
+            max_result_bytes: self.settings.max_result_bytes,
+            control: query::Control::new(),
+        };
+        Ok(PreparedQuery {
+            parsed,
+            negotiated,
+            opts,
+        })
+    }
+
+    /// Runs a prepared query into `out` (streamed as it is produced); the
+    /// query is listed as running meanwhile, so [`State::cancel_all`] stops it.
+    pub fn run_prepared(
+        &self,
+        prepared: &PreparedQuery,
+        out: &mut (dyn std::io::Write + Send),
+    ) -> Result<usize, Answer> {
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, prepared.control());
+        let r = query::run_parsed(
+            &self.oxigraph(),
+            &prepared.parsed,
+            &prepared.opts,
+            prepared.negotiated.format,
+            out,
+        );
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        r.map_err(|e| error_answer(&e))
+    }
+
+    /// Cancels every running query (a stopping server).
+    pub fn cancel_all(&self) {
+        for c in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            c.cancel();
+        }
+    }
+
+    /// Runs a protocol request into one buffered answer (see
+    /// [`State::prepare`] and [`State::run_prepared`]; the HTTP layer streams
+    /// instead).
+    pub fn run_query(&self, req: &SparqlRequest, accept: Option<&str>) -> Answer {
+        let prepared = match self.prepare(req, accept) {
+            Ok(p) => p,
+            Err(a) => return a,
         };
         let mut body = Vec::new();
-        match query::run_parsed(&self.oxigraph(), &parsed, &opts, neg.format, &mut body) {
+        match self.run_prepared(&prepared, &mut body) {
             Ok(_) => Answer {
                 status: 200,
-                content_type: neg.media_type.to_string(),
+                content_type: prepared.negotiated.media_type.to_string(),
                 body,
             },
-            Err(e) => error_answer(&e),
+            Err(a) => a,
         }
     }
 
@@ -233,7 +354,13 @@ impl State {
     /// format chosen by `accept`.
     pub fn graph(&self, graph: Option<&str>, accept: Option<&str>) -> Answer {
         let Some((format, media)) = negotiate_rdf(accept, None) else {
-            return Answer::text(406, "supported: text/turtle, application/n-triples, application/rdf+xml, application/ld+json");
+            return Answer::text(
+                406,
+                format!(
+                    "supported: {}",
+                    negotiate::supported(query::QueryForm::Construct)
+                ),
+            );
         };
         let store = self.oxigraph();
         let quads: Vec<oxigraph::model::Quad> = match graph {
@@ -374,17 +501,25 @@ pub fn refuse_update() -> Answer {
     )
 }
 
-/// Maps a library error to an HTTP answer: syntax errors 400, updates 403,
-/// timeouts 503, everything else 500.
+/// Maps a library error to an HTTP answer: what the client got wrong 400
+/// (syntax, a query past the complexity bound), updates 403, stopped
+/// queries 503 (time limit, answer too large, server stopping), everything
+/// else 500.
 pub fn error_answer(e: &Error) -> Answer {
-    let m = e.to_string();
     match e {
-        Error::Sparql(s) if s.contains("SPARQL UPDATE") => refuse_update(),
-        Error::Sparql(s) if s.contains("time limit") => Answer::text(
+        Error::UpdateRefused => refuse_update(),
+        Error::Timeout { .. } => Answer::text(
             503,
-            format!("the query was stopped after the server's time limit: {s}"),
+            format!("{e} (the server's limit; a narrower query, LIMIT or a longer --timeout help)"),
         ),
-        Error::Sparql(_) | Error::Usage(_) => Answer::text(400, m),
-        _ => Answer::text(500, m),
+        Error::ResultTooLarge { .. } => Answer::text(
+            503,
+            format!("{e} (the server's --max-result-bytes; add LIMIT or narrow the query)"),
+        ),
+        Error::Cancelled => Answer::text(503, e.to_string()),
+        Error::Sparql(_) | Error::Usage(_) | Error::TooComplex { .. } => {
+            Answer::text(400, e.to_string())
+        }
+        _ => Answer::text(500, e.to_string()),
     }
 }

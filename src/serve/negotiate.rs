@@ -30,11 +30,20 @@ const SOLUTIONS: &[(&str, &[&str], ResultFormat)] = &[
     ),
     ("text/csv", &["csv"], ResultFormat::Csv),
     ("text/tab-separated-values", &["tsv"], ResultFormat::Tsv),
+    // Aliases Oxigraph 0.5 also answers (answered with the media type above).
     ("application/json", &[], ResultFormat::Json),
+    ("application/xml", &[], ResultFormat::Xml),
+    ("text/xml", &[], ResultFormat::Xml),
+    ("text/tsv", &[], ResultFormat::Tsv),
+    ("text/plain", &["text"], ResultFormat::Csv),
 ];
 
 const GRAPHS: &[(&str, &[&str], ExportFormat)] = &[
-    ("text/turtle", &["ttl", "turtle"], ExportFormat::Turtle),
+    (
+        "text/turtle",
+        &["ttl", "turtle", "n3"],
+        ExportFormat::Turtle,
+    ),
     (
         "application/n-triples",
         &["nt", "ntriples"],
@@ -56,7 +65,15 @@ const GRAPHS: &[(&str, &[&str], ExportFormat)] = &[
         &["jsonld", "json-ld", "json"],
         ExportFormat::JsonLd,
     ),
+    // Aliases Oxigraph 0.5 also answers (answered with the media type above;
+    // Turtle is N3 too).
     ("text/plain", &[], ExportFormat::NTriples),
+    ("application/x-turtle", &[], ExportFormat::Turtle),
+    ("text/n3", &[], ExportFormat::Turtle),
+    ("text/rdf+n3", &[], ExportFormat::Turtle),
+    ("application/xml", &[], ExportFormat::RdfXml),
+    ("text/xml", &[], ExportFormat::RdfXml),
+    ("application/json", &[], ExportFormat::JsonLd),
 ];
 
 /// Media ranges of an `Accept` header with their weights, in header order.
@@ -91,19 +108,29 @@ fn specificity(range: &str, media: &str) -> Option<u8> {
     (rs == "*" && rt == mt).then_some(2)
 }
 
-/// Picks from `table` by `format=` (exact short name or media type) or by the
-/// best-weighted `Accept` range; no header means the first entry.
-fn pick<T: Copy>(
+/// Picks from `table` by `format=` (exact short name or media type) when it
+/// names a format of the table, else by the best-weighted `Accept` range; no
+/// header means the first entry. The media type answered is the format's
+/// own (the first row holding it), whatever alias was asked for.
+fn pick<T: Copy + PartialEq>(
     table: &[(&'static str, &[&str], T)],
     accept: Option<&str>,
     format: Option<&str>,
 ) -> Option<(T, &'static str)> {
+    let canonical = |t: T| {
+        let media = table.iter().find(|(_, _, u)| *u == t).map_or("", |r| r.0);
+        (t, media)
+    };
     if let Some(f) = format {
         let f = f.trim().to_ascii_lowercase();
-        return table
+        let named = table
             .iter()
-            .find(|(m, names, _)| *m == f || names.contains(&f.as_str()))
-            .map(|(m, _, t)| (*t, *m));
+            .find(|(m, names, _)| *m == f || names.contains(&f.as_str()));
+        if let Some((_, _, t)) = named {
+            return Some(canonical(*t));
+        }
+        // An unknown `format=` (SPARQLWrapper always sends one) leaves the
+        // choice to `Accept`.
     }
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return table.first().map(|(m, _, t)| (*t, *m));
@@ -121,7 +148,17 @@ fn pick<T: Copy>(
             }
         }
     }
-    best.map(|(_, _, i)| (table[i].2, table[i].0))
+    best.map(|(_, _, i)| canonical(table[i].2))
+}
+
+/// The media types a query of `form` can be answered in, for a 406.
+pub fn supported(form: QueryForm) -> String {
+    let media: Vec<&str> = if form.is_graph() {
+        GRAPHS.iter().map(|r| r.0).collect()
+    } else {
+        SOLUTIONS.iter().map(|r| r.0).collect()
+    };
+    media.join(", ")
 }
 
 /// Chooses the answer format of a query of `form`.

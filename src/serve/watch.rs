@@ -6,14 +6,24 @@
 //! graph replaced in one transaction: a concurrent query sees the old graph or
 //! the new one, never half. A file that no longer validates keeps its old graph;
 //! the error is recorded on the [`State`] (shown by `/errors` and the page) and
-//! logged. A deleted file's graph is removed. Results exports are watched
-//! too, and after every change the results graphs are bound again, so a run
-//! whose checkpoint arrives later is bound to it then.
+//! logged (once per change: the same error again is not repeated). A deleted
+//! file's graph is removed. Results exports are watched too, and after every
+//! change the results graphs are bound again, so a run whose checkpoint
+//! arrives later is bound to it then.
+//!
+//! Only writes, creations, renames and deletions count: reading a file
+//! (`cat`, an editor opening it, `git status`, this watcher's own reads)
+//! used to start a reload loop. A file whose bytes did not change is not
+//! reloaded. A single file given as a root is watched through its
+//! directory, filtered by name, so atomic saves (write a temporary file,
+//! rename it over) keep being seen: watching the file itself follows the
+//! replaced inode and misses every save after the first.
 
 use super::State;
 use crate::error::Error;
 use crate::rdf::Processor;
 use crate::store;
+use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify_debouncer_full::notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 use std::collections::BTreeSet;
@@ -39,13 +49,30 @@ pub fn spawn(
     processor: Processor,
     log: Log,
 ) -> crate::error::Result<Watcher> {
+    // Directories are watched recursively; single files through their
+    // directory, filtered by name.
+    let mut dirs = Vec::new();
+    let mut files = BTreeSet::new();
+    for r in roots {
+        let r = std::fs::canonicalize(r).map_err(|e| Error::io(r, e))?;
+        if r.is_dir() {
+            dirs.push(r);
+        } else {
+            files.insert(r);
+        }
+    }
+    let (watched_dirs, watched_files) = (dirs.clone(), files.clone());
     let handler_state = state.clone();
     let handler_log = log.clone();
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |res: DebounceEventResult| match res {
         Ok(events) => {
             let paths: BTreeSet<PathBuf> = events
                 .iter()
+                .filter(|e| changes_content(&e.kind))
                 .flat_map(|e| e.paths.iter().cloned())
+                .filter(|p| {
+                    watched_files.contains(p) || watched_dirs.iter().any(|d| p.starts_with(d))
+                })
                 .filter(|p| watched(&handler_state, p))
                 .collect();
             for p in paths {
@@ -59,15 +86,35 @@ pub fn spawn(
         }
     })
     .map_err(|e| Error::Usage(format!("cannot watch files: {e}")))?;
-    for r in roots {
-        let r = std::fs::canonicalize(r).map_err(|e| Error::io(r, e))?;
+    let parents: BTreeSet<PathBuf> = files
+        .iter()
+        .filter_map(|f| f.parent().map(Path::to_path_buf))
+        .filter(|p| !dirs.iter().any(|d| p.starts_with(d)))
+        .collect();
+    for (dir, mode) in dirs
+        .iter()
+        .map(|d| (d, RecursiveMode::Recursive))
+        .chain(parents.iter().map(|p| (p, RecursiveMode::NonRecursive)))
+    {
         debouncer
-            .watch(&r, RecursiveMode::Recursive)
-            .map_err(|e| Error::Usage(format!("cannot watch {}: {e}", r.display())))?;
+            .watch(dir, mode)
+            .map_err(|e| Error::Usage(format!("cannot watch {}: {e}", dir.display())))?;
     }
     Ok(Watcher {
         _debouncer: debouncer,
     })
+}
+
+/// True for events that may change what a file holds: writes, creations,
+/// renames, deletions. Reads (open, close after reading) and metadata
+/// changes (`touch`, `chmod`) are not.
+fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    }
 }
 
 /// Checkpoints (`.jsonld`), and results exports (`.json`, `.csv` that read as
@@ -105,6 +152,18 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
         }
         return;
     }
+    // Bytes unchanged (a save without edits) and no error pending: nothing to do.
+    let loaded_sha = state.with_store(|s| {
+        s.graphs()
+            .find(|g| Path::new(&g.source) == path)
+            .map(|g| g.sha256.clone())
+    });
+    let pending = state.errors().iter().any(|e| e.file == shown);
+    if let (Some(sha), false) = (loaded_sha, pending) {
+        if !sha.is_empty() && file_sha256(path).is_some_and(|now| now == sha) {
+            return;
+        }
+    }
     let options = state.with_store(|s| s.results_options());
     match store::prepare_with(path, processor, options) {
         Ok(prepared) => match state.with_store_mut(|s| s.insert(prepared, true)) {
@@ -127,9 +186,15 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
                     .join("\n"),
                 other => format!("{shown}: {other}"),
             };
-            log(format!(
-                "watch: {shown} not reloaded (its previous graph is kept):\n{message}"
-            ));
+            let again = state
+                .errors()
+                .iter()
+                .any(|e| e.file == shown && e.message == message);
+            if !again {
+                log(format!(
+                    "watch: {shown} not reloaded (its previous graph is kept):\n{message}"
+                ));
+            }
             state.set_error(&shown, Some(message));
         }
     }
@@ -145,4 +210,13 @@ fn rebind(state: &State, log: &Log) {
             .for_each(|m| log(format!("watch: {m}"))),
         Err(e) => log(format!("watch: binding results: {e}")),
     }
+}
+
+/// The SHA-256 of a file's bytes, read streaming (`None` if unreadable).
+fn file_sha256(path: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut f, &mut h).ok()?;
+    Some(format!("{:x}", h.finalize()))
 }

@@ -6,6 +6,7 @@ mod common;
 mod checkpoint;
 mod git;
 mod hostile;
+mod hostile_serve;
 mod identity;
 mod preset;
 mod queries;

@@ -8,3 +8,4 @@ mod diagnostics;
 mod preset;
 mod properties;
 mod rdf;
+mod sparql_fuzz;

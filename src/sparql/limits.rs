@@ -1,0 +1,352 @@
+//! Bounds on what a query may cost before it runs.
+//!
+//! Why this module exists: SPARQL's parser, optimizer and evaluator all
+//! recurse over the query, so a 6 KB query of 900 nested `{` (or 1,000 flat
+//! `UNION`s, which parse into a tree 1,000 deep) overflowed a thread's stack
+//! and aborted the whole process, and Oxigraph's optimizer takes time cubic in
+//! the number of `OPTIONAL`s before any cancellation is checked. So every
+//! query goes through three bounds:
+//!
+//! 1. a lexical scan (no recursion) refuses bracket nesting deeper than
+//!    [`MAX_DEPTH`] before the parser sees the text;
+//! 2. parsing, checking and dropping the parsed query run on a thread with a
+//!    [`STACK_SIZE`] stack, where the algebra tree's depth is measured without
+//!    recursion and refused past [`MAX_DEPTH`];
+//! 3. a query with more than [`MAX_OPTIMIZED_OPERATORS`] operators is
+//!    evaluated without Oxigraph's optimizer (join order as written), whose
+//!    cost would otherwise grow with the cube of the operator count.
+//!
+//! Evaluation runs on a thread with the same stack ([`on_big_stack`]), large
+//! enough for every query below these bounds (tested at the bound in debug
+//! builds, whose frames are the largest).
+
+use crate::error::{Error, Result};
+use spargebra::algebra::{
+    AggregateExpression, Expression, GraphPattern, OrderExpression, PropertyPathExpression,
+};
+use spargebra::Query;
+
+/// Deepest nesting accepted: brackets in the text, and levels of the parsed
+/// algebra (groups, `UNION`/`OPTIONAL`/`MINUS` chains, operators in an
+/// expression, property path steps).
+pub const MAX_DEPTH: usize = 1000;
+
+/// Queries with more operators (graph patterns, triple patterns and
+/// property path steps) than this are evaluated without the optimizer.
+pub const MAX_OPTIMIZED_OPERATORS: usize = 64;
+
+/// Stack of the threads that parse and evaluate queries. It is reserved
+/// address space: only the pages a query touches are ever committed.
+pub const STACK_SIZE: usize = 256 << 20;
+
+/// Runs `f` on a scoped thread with a [`STACK_SIZE`] stack and returns its
+/// result; a panic in `f` becomes [`Error::QueryPanicked`] with its message.
+pub fn on_big_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("kld-query".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, f)
+            .map_err(|e| Error::Rdf(format!("cannot start a query thread: {e}")))?;
+        handle.join().unwrap_or_else(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::QueryPanicked(message))
+        })
+    })
+}
+
+/// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
+/// [`MAX_DEPTH`], without parsing it. Strings, IRIs and comments are skipped,
+/// so brackets inside them do not count.
+pub fn check_text(sparql: &str) -> Result<()> {
+    let b = sparql.as_bytes();
+    let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let long = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+                i += if long { 3 } else { 1 };
+                while i < b.len() {
+                    if b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q
+                        && (!long || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q)))
+                    {
+                        i += if long { 2 } else { 0 };
+                        break;
+                    }
+                    if !long && b[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'<' => {
+                // An IRI (`<…>` with no space or bracket) or a comparison.
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&c| c == b'>' || c <= b' ' || b"<\"{}|^`\\".contains(&c));
+                if let Some(n) = end.filter(|&n| b[i + 1 + n] == b'>') {
+                    i += n + 1;
+                }
+            }
+            b'{' | b'(' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+                if max > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+            }
+            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+fn too_deep() -> Error {
+    Error::TooComplex {
+        what: "nesting depth".into(),
+        limit: MAX_DEPTH,
+    }
+}
+
+/// The size of a parsed query: the depth of its algebra tree and the number
+/// of graph-pattern operators, triple patterns and property-path steps in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Deepest level of nesting (patterns, expressions and paths together).
+    pub depth: usize,
+    /// Graph-pattern and property-path operators.
+    pub operators: usize,
+}
+
+enum Node<'a> {
+    Pattern(&'a GraphPattern),
+    Expr(&'a Expression),
+    Path(&'a PropertyPathExpression),
+}
+
+/// Measures `query` without recursion (so a tree of any depth is measured
+/// on any stack).
+pub fn shape(query: &Query) -> Shape {
+    let root = match query {
+        Query::Select { pattern, .. }
+        | Query::Construct { pattern, .. }
+        | Query::Describe { pattern, .. }
+        | Query::Ask { pattern, .. } => pattern,
+    };
+    let mut shape = Shape::default();
+    let mut stack = vec![(Node::Pattern(root), 1usize)];
+    while let Some((node, d)) = stack.pop() {
+        shape.depth = shape.depth.max(d);
+        let d = d + 1;
+        match node {
+            Node::Pattern(p) => {
+                // A BGP's triples count too: the optimizer orders them.
+                shape.operators += match p {
+                    GraphPattern::Bgp { patterns } => patterns.len().max(1),
+                    _ => 1,
+                };
+                push_pattern(p, d, &mut stack);
+            }
+            Node::Path(p) => {
+                shape.operators += 1;
+                match p {
+                    PropertyPathExpression::Reverse(a)
+                    | PropertyPathExpression::ZeroOrMore(a)
+                    | PropertyPathExpression::OneOrMore(a)
+                    | PropertyPathExpression::ZeroOrOne(a) => stack.push((Node::Path(a), d)),
+                    PropertyPathExpression::Sequence(a, b)
+                    | PropertyPathExpression::Alternative(a, b) => {
+                        stack.push((Node::Path(a), d));
+                        stack.push((Node::Path(b), d));
+                    }
+                    _ => {}
+                }
+            }
+            Node::Expr(e) => push_expression(e, d, &mut stack),
+        }
+    }
+    shape
+}
+
+fn push_pattern<'a>(p: &'a GraphPattern, d: usize, stack: &mut Vec<(Node<'a>, usize)>) {
+    match p {
+        GraphPattern::Path { path, .. } => stack.push((Node::Path(path), d)),
+        GraphPattern::Join { left, right }
+        | GraphPattern::Union { left, right }
+        | GraphPattern::Minus { left, right } => {
+            stack.push((Node::Pattern(left), d));
+            stack.push((Node::Pattern(right), d));
+        }
+        GraphPattern::LeftJoin {
+            left,
+            right,
+            expression,
+        } => {
+            stack.push((Node::Pattern(left), d));
+            stack.push((Node::Pattern(right), d));
+            if let Some(e) = expression {
+                stack.push((Node::Expr(e), d));
+            }
+        }
+        GraphPattern::Filter { expr, inner } => {
+            stack.push((Node::Expr(expr), d));
+            stack.push((Node::Pattern(inner), d));
+        }
+        GraphPattern::Extend {
+            inner, expression, ..
+        } => {
+            stack.push((Node::Expr(expression), d));
+            stack.push((Node::Pattern(inner), d));
+        }
+        GraphPattern::OrderBy { inner, expression } => {
+            stack.push((Node::Pattern(inner), d));
+            for o in expression {
+                let (OrderExpression::Asc(e) | OrderExpression::Desc(e)) = o;
+                stack.push((Node::Expr(e), d));
+            }
+        }
+        GraphPattern::Group {
+            inner, aggregates, ..
+        } => {
+            stack.push((Node::Pattern(inner), d));
+            for (_, a) in aggregates {
+                if let AggregateExpression::FunctionCall { expr, .. } = a {
+                    stack.push((Node::Expr(expr), d));
+                }
+            }
+        }
+        GraphPattern::Graph { inner, .. }
+        | GraphPattern::Project { inner, .. }
+        | GraphPattern::Distinct { inner }
+        | GraphPattern::Reduced { inner }
+        | GraphPattern::Slice { inner, .. }
+        | GraphPattern::Service { inner, .. } => stack.push((Node::Pattern(inner), d)),
+        _ => {}
+    }
+}
+
+fn push_expression<'a>(e: &'a Expression, d: usize, stack: &mut Vec<(Node<'a>, usize)>) {
+    match e {
+        Expression::Or(a, b)
+        | Expression::And(a, b)
+        | Expression::Equal(a, b)
+        | Expression::SameTerm(a, b)
+        | Expression::Greater(a, b)
+        | Expression::GreaterOrEqual(a, b)
+        | Expression::Less(a, b)
+        | Expression::LessOrEqual(a, b)
+        | Expression::Add(a, b)
+        | Expression::Subtract(a, b)
+        | Expression::Multiply(a, b)
+        | Expression::Divide(a, b) => {
+            stack.push((Node::Expr(a), d));
+            stack.push((Node::Expr(b), d));
+        }
+        Expression::UnaryPlus(a) | Expression::UnaryMinus(a) | Expression::Not(a) => {
+            stack.push((Node::Expr(a), d))
+        }
+        Expression::In(a, list) => {
+            stack.push((Node::Expr(a), d));
+            stack.extend(list.iter().map(|e| (Node::Expr(e), d)));
+        }
+        Expression::If(a, b, c) => {
+            stack.extend([a, b, c].into_iter().map(|e| (Node::Expr(e), d)));
+        }
+        Expression::Coalesce(list) | Expression::FunctionCall(_, list) => {
+            stack.extend(list.iter().map(|e| (Node::Expr(e), d)));
+        }
+        Expression::Exists(p) => stack.push((Node::Pattern(p), d)),
+        _ => {}
+    }
+}
+
+/// Refuses a parsed query deeper than [`MAX_DEPTH`]; returns its shape.
+pub fn check(query: &Query) -> Result<Shape> {
+    let s = shape(query);
+    if s.depth > MAX_DEPTH {
+        return Err(too_deep());
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(q: &str) -> Query {
+        spargebra::SparqlParser::new().parse_query(q).unwrap()
+    }
+
+    #[test]
+    fn the_lexical_scan_counts_brackets_outside_strings_iris_and_comments() {
+        let deep = format!("SELECT * {}?s ?p ?o{}", "{".repeat(1001), "}".repeat(1001));
+        assert!(matches!(
+            check_text(&deep),
+            Err(Error::TooComplex {
+                limit: MAX_DEPTH,
+                ..
+            })
+        ));
+        let ok = format!("SELECT * {}?s ?p ?o{}", "{".repeat(999), "}".repeat(999));
+        check_text(&ok).unwrap();
+        let hidden = "{".repeat(5000);
+        for q in [
+            format!("SELECT * {{ ?s ?p \"{hidden}\" }}"),
+            format!("SELECT * {{ ?s ?p '''{hidden}\n''' }}"),
+            format!("SELECT * {{ ?s ?p ?o # {hidden}\n }}"),
+            format!("SELECT * {{ ?s ?p \"a\\\"{hidden}\" }}"),
+        ] {
+            check_text(&q).unwrap_or_else(|e| panic!("{e}: {}", &q[..40]));
+        }
+        // `<` as a comparison does not swallow what follows.
+        let cmp = format!("SELECT * {{ FILTER(1 < 2) {}}}", "{".repeat(1001));
+        assert!(check_text(&cmp).is_err());
+    }
+
+    #[test]
+    fn flat_chains_are_measured_as_deep_trees() {
+        let unions = format!(
+            "SELECT * {{ {} }}",
+            vec!["{ ?s ?p ?o }"; 50].join(" UNION ")
+        );
+        let s = shape(&parse(&unions));
+        assert!(s.depth >= 50, "{s:?}");
+        assert!(s.operators > MAX_OPTIMIZED_OPERATORS, "{s:?}");
+        let plus = format!("SELECT * {{ ?s ?p ?o FILTER(?o {}) }}", "+ 1 ".repeat(200));
+        assert!(shape(&parse(&plus)).depth >= 200);
+        let path = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:p>*"; 30].join("/"));
+        let s = shape(&parse(&path));
+        assert!(s.depth >= 30 && s.operators >= 30, "{s:?}");
+        let small = shape(&parse("SELECT ?s { ?s ?p ?o OPTIONAL { ?s ?q ?x } }"));
+        assert!(small.depth <= 5 && small.operators <= 5, "{small:?}");
+    }
+
+    #[test]
+    fn every_catalogue_query_is_optimized() {
+        for q in super::super::CATALOGUE {
+            let s = check(&parse(q.text)).unwrap();
+            assert!(s.operators <= MAX_OPTIMIZED_OPERATORS, "{}: {s:?}", q.name);
+        }
+    }
+
+    #[test]
+    fn a_panic_on_the_query_thread_is_an_error() {
+        let e = on_big_stack::<()>(|| panic!("boom")).unwrap_err();
+        assert!(matches!(&e, Error::QueryPanicked(m) if m == "boom"), "{e}");
+    }
+}

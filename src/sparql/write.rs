@@ -1,0 +1,208 @@
+//! Writing a query's answer: the standard SPARQL result formats (JSON, XML,
+//! CSV, TSV) and RDF syntaxes by Oxigraph's serializers, streamed solution by
+//! solution and triple by triple, or an aligned text table for people.
+//!
+//! Streaming matters for the endpoint: a `SELECT *` over a cartesian product
+//! used to be buffered whole (gigabytes) before its first byte was sent.
+//! Only the table (which needs every row's width) and compacted JSON-LD
+//! (compacted whole) hold an answer in memory; JSON-LD is bounded by the
+//! byte limit on the way in.
+
+use super::{ResultFormat, GRAPH_FORMATS, SOLUTION_FORMATS};
+use crate::error::{Error, Result};
+use crate::export::ExportFormat;
+use oxigraph::model::Term;
+use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
+use oxigraph::sparql::{QueryEvaluationError, QueryResults};
+use std::io::Write;
+
+pub(super) fn sparql_err(e: impl std::fmt::Display) -> Error {
+    Error::Sparql(e.to_string())
+}
+
+fn io_err(e: std::io::Error) -> Error {
+    Error::Output(e)
+}
+
+/// Writes results obtained elsewhere (a remote server's, parsed) exactly as a
+/// local query's; returns the number of rows.
+pub fn write_results_of(
+    results: QueryResults<'_>,
+    format: ResultFormat,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    write_results(Ok(results), format, None, out)
+}
+
+/// Writes `results` in `format`; `max_bytes` bounds what JSON-LD (the one
+/// format compacted whole) may collect before writing.
+pub(super) fn write_results(
+    results: std::result::Result<QueryResults<'_>, QueryEvaluationError>,
+    format: ResultFormat,
+    max_bytes: Option<u64>,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    let results = results.map_err(sparql_err)?;
+    let std_format = match format {
+        ResultFormat::Table => None,
+        ResultFormat::Csv => Some(QueryResultsFormat::Csv),
+        ResultFormat::Tsv => Some(QueryResultsFormat::Tsv),
+        ResultFormat::Json => Some(QueryResultsFormat::Json),
+        ResultFormat::Xml => Some(QueryResultsFormat::Xml),
+        ResultFormat::Rdf(_) => {
+            if !matches!(results, QueryResults::Graph(_)) {
+                return Err(Error::Usage(format!(
+                    "SELECT and ASK answer in {SOLUTION_FORMATS}, not an RDF format"
+                )));
+            }
+            None
+        }
+    };
+    match results {
+        QueryResults::Boolean(b) => {
+            match std_format {
+                Some(f) => {
+                    QueryResultsSerializer::from_format(f)
+                        .serialize_boolean_to_writer(&mut *out, b)
+                        .map_err(io_err)?;
+                }
+                None => writeln!(out, "{b}").map_err(io_err)?,
+            }
+            Ok(1)
+        }
+        QueryResults::Solutions(solutions) => {
+            let vars = solutions.variables().to_vec();
+            match std_format {
+                Some(f) => {
+                    let mut ser = QueryResultsSerializer::from_format(f)
+                        .serialize_solutions_to_writer(&mut *out, vars)
+                        .map_err(io_err)?;
+                    let mut n = 0;
+                    for s in solutions {
+                        let s = s.map_err(sparql_err)?;
+                        ser.serialize(s.iter()).map_err(io_err)?;
+                        n += 1;
+                    }
+                    ser.finish().map_err(io_err)?;
+                    Ok(n)
+                }
+                None => {
+                    let mut rows: Vec<Vec<String>> = Vec::new();
+                    for s in solutions {
+                        let s = s.map_err(sparql_err)?;
+                        rows.push(
+                            vars.iter()
+                                .map(|v| s.get(v).map(cell).unwrap_or_default())
+                                .collect(),
+                        );
+                    }
+                    let header: Vec<String> = vars.iter().map(|v| v.as_str().to_string()).collect();
+                    write_table(out, &header, &rows).map_err(io_err)?;
+                    Ok(rows.len())
+                }
+            }
+        }
+        QueryResults::Graph(triples) => {
+            let format = match format {
+                ResultFormat::Rdf(f) => f,
+                // The table of a graph: N-Triples lines.
+                ResultFormat::Table => ExportFormat::NTriples,
+                _ => {
+                    return Err(Error::Usage(format!(
+                    "CONSTRUCT and DESCRIBE answer in {GRAPH_FORMATS}, not a SPARQL results format"
+                )))
+                }
+            };
+            let in_default =
+                |t: oxigraph::model::Triple| t.in_graph(oxigraph::model::GraphName::DefaultGraph);
+            if format == ExportFormat::JsonLd {
+                // Compacted whole: collected first, within the byte limit.
+                let (mut quads, mut size) = (Vec::new(), 0u64);
+                for t in triples {
+                    let q = in_default(t.map_err(sparql_err)?);
+                    size += (q.subject.to_string().len()
+                        + q.predicate.as_str().len()
+                        + q.object.to_string().len()) as u64;
+                    if max_bytes.is_some_and(|m| size > m) {
+                        return Err(Error::ResultTooLarge {
+                            limit: max_bytes.unwrap_or(0),
+                        });
+                    }
+                    quads.push(q);
+                }
+                crate::export::write(&quads, format, false, out)?;
+                return Ok(quads.len());
+            }
+            let mut ser = crate::export::rdf_serializer(format)?.for_writer(&mut *out);
+            let mut n = 0;
+            for t in triples {
+                let t = t.map_err(sparql_err)?;
+                if format.has_graphs() {
+                    ser.serialize_quad(&in_default(t)).map_err(io_err)?;
+                } else {
+                    ser.serialize_triple(&t).map_err(io_err)?;
+                }
+                n += 1;
+            }
+            ser.finish().map_err(io_err)?;
+            Ok(n)
+        }
+    }
+}
+
+/// A term for the table: literal values bare, IRIs in `<>`, blank nodes `_:`;
+/// control characters shown visibly, long values cut.
+fn cell(t: &Term) -> String {
+    let s = match t {
+        Term::Literal(l) => l.value().to_string(),
+        Term::NamedNode(n) => format!("<{}>", n.as_str()),
+        other => other.to_string(),
+    };
+    let s: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' => '⏎',
+            '\t' => '⇥',
+            c if c.is_control() => '�',
+            c => c,
+        })
+        .collect();
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(79).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn write_table(
+    out: &mut dyn Write,
+    header: &[String],
+    rows: &[Vec<String>],
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c}{}", " ".repeat(widths[i] - c.chars().count())))
+            .collect();
+        writeln!(out, "{}", padded.join("  ").trim_end())
+    };
+    line(out, header)?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(out, &rule)?;
+    for r in rows {
+        line(out, r)?;
+    }
+    writeln!(
+        out,
+        "({} row{})",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    )
+}
