@@ -258,6 +258,21 @@ pub enum Error {
     /// A remote SPARQL server refused or failed a request (status and message).
     #[error("{0}")]
     Remote(String),
+    /// A SPARQL syntax error, located, with the query's line and a caret
+    /// under the position, and a hint for common mistakes.
+    #[error("SPARQL syntax error at {line}:{column}: {message}\n{excerpt}{}", hint.as_ref().map(|h| format!("\nhint: {h}")).unwrap_or_default())]
+    SparqlSyntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+        /// The line, and a caret under the column.
+        excerpt: String,
+        /// What to write instead, for the common mistakes.
+        hint: Option<String>,
+    },
     /// A SPARQL UPDATE where only queries are run.
     #[error("SPARQL: this is a SPARQL UPDATE; only read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE) are run")]
     UpdateRefused,

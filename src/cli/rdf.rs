@@ -293,7 +293,10 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     let text = match (&a.named, &a.expr, rq.as_slice()) {
         (Some(n), None, []) => match query::find(n) {
             Some(q) => q.text.to_string(),
-            None => bail!("no query named {n:?}; `kld queries` lists them"),
+            None => bail!(
+                "no query named {n:?}{}; `kld queries` lists them",
+                did_you_mean(n)
+            ),
         },
         (None, Some(e), []) => e.clone(),
         (None, None, [f]) => {
@@ -384,11 +387,20 @@ fn write_answer(
     }
 }
 
+/// ` (did you mean "x"?)` for the catalogue names nearest to `name`.
+fn did_you_mean(name: &str) -> String {
+    match query::suggest(name).as_slice() {
+        [] => String::new(),
+        [one] => format!(" (did you mean {one:?}?)"),
+        many => format!(" (did you mean one of {}?)", many.join(", ")),
+    }
+}
+
 pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
     match name {
         Some(n) => match query::find(n) {
             Some(q) => print!("{}", q.text),
-            None => bail!("no query named {n:?}"),
+            None => bail!("no query named {n:?}{}", did_you_mean(n)),
         },
         None => {
             let width = query::CATALOGUE

@@ -111,6 +111,9 @@ pub fn run_query(
     out: &mut dyn Write,
 ) -> Result<usize> {
     let form = query::form(sparql)?;
+    // The server need not predefine the prefixes kld does.
+    let text = query::with_prefixes(sparql);
+    let sparql = text.as_str();
     if form.is_graph() {
         let body = client.query(sparql, "application/n-triples")?;
         let quads = RdfParser::from_format(RdfFormat::NTriples)

@@ -314,7 +314,13 @@ async fn named_query(
     let Some(nq) = query::find(&name) else {
         return respond(Answer::text(
             404,
-            format!("no query named {name:?}; GET /queries lists them"),
+            format!(
+                "no query named {name:?}{}; GET /queries lists them",
+                query::suggest(&name)
+                    .first()
+                    .map(|s| format!(" (did you mean {s:?}?)"))
+                    .unwrap_or_default()
+            ),
         ));
     };
     let mut req = match request(

@@ -517,9 +517,10 @@ pub fn error_answer(e: &Error) -> Answer {
             format!("{e} (the server's --max-result-bytes; add LIMIT or narrow the query)"),
         ),
         Error::Cancelled => Answer::text(503, e.to_string()),
-        Error::Sparql(_) | Error::Usage(_) | Error::TooComplex { .. } => {
-            Answer::text(400, e.to_string())
-        }
+        Error::Sparql(_)
+        | Error::SparqlSyntax { .. }
+        | Error::Usage(_)
+        | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
         _ => Answer::text(500, e.to_string()),
     }
 }

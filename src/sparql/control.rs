@@ -180,7 +180,9 @@ impl std::io::Write for Guarded<'_> {
             self.control.stop_too_large();
             return Err(std::io::Error::other("answer too large"));
         }
-        self.inner.write(buf).inspect_err(|_| self.control.cancel())
+        // A failing reader (a closed pipe, a client gone) ends the query
+        // through this error, reported as what it is.
+        self.inner.write(buf)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

@@ -11,10 +11,12 @@
 mod catalogue;
 pub mod control;
 pub mod limits;
+mod syntax;
 mod write;
 
 pub use catalogue::{find, suggest, NamedQuery, CATALOGUE};
 pub use control::Control;
+pub use syntax::{with_prefixes, PREDEFINED};
 pub use write::write_results_of;
 
 use crate::error::{Error, Result};
@@ -70,9 +72,10 @@ pub struct Parsed {
     query: spargebra::Query,
 }
 
-/// Parses `sparql`; an UPDATE is [`Error::UpdateRefused`], a query past the
-/// nesting bound [`Error::TooComplex`], a syntax error an [`Error::Sparql`]
-/// with the parser's message and position.
+/// Parses `sparql` (the [`PREDEFINED`] prefixes declared); an UPDATE is
+/// [`Error::UpdateRefused`], a query past the nesting bound
+/// [`Error::TooComplex`], a syntax error an [`Error::SparqlSyntax`] with its
+/// position, the line and a hint.
 pub fn parse(sparql: &str) -> Result<Parsed> {
     parse_with_base(sparql, None)
 }
@@ -85,6 +88,11 @@ pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
     // and dropping a tree, recurse once per level.
     limits::on_big_stack(|| {
         let mut parser = spargebra::SparqlParser::new();
+        for (p, iri) in PREDEFINED {
+            parser = parser
+                .with_prefix(*p, *iri)
+                .map_err(|e| Error::Usage(format!("prefix {p}: {e}")))?;
+        }
         if let Some(b) = base {
             parser = parser
                 .with_base_iri(b)
@@ -113,7 +121,7 @@ fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
     if SparqlEvaluator::new().parse_update(sparql).is_ok() {
         Error::UpdateRefused
     } else {
-        Error::Sparql(e.to_string())
+        syntax::syntax_error(sparql, &e.to_string())
     }
 }
 

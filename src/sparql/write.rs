@@ -65,6 +65,11 @@ pub(super) fn write_results(
                     QueryResultsSerializer::from_format(f)
                         .serialize_boolean_to_writer(&mut *out, b)
                         .map_err(io_err)?;
+                    // CSV and TSV are lines of text; the serializer leaves
+                    // the boolean's unterminated.
+                    if matches!(f, QueryResultsFormat::Csv | QueryResultsFormat::Tsv) {
+                        out.write_all(b"\n").map_err(io_err)?;
+                    }
                 }
                 None => writeln!(out, "{b}").map_err(io_err)?,
             }

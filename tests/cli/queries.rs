@@ -277,3 +277,78 @@ fn every_processor_gives_the_same_query_rows() {
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], outs[2]);
 }
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+#[test]
+fn karenina_s_prefixes_need_no_declaration_and_errors_point_at_the_mistake() {
+    // An undeclared schema: runs (issue 19): the same count as with PREFIX.
+    let short = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv"])
+            .arg(example("probe.jsonld"))
+            .args([
+                "-e",
+                "SELECT (COUNT(?q) AS ?n) WHERE { ?q a schema:Question }",
+            ]),
+    );
+    let long = stdout_of(kld().args(["query", "--format", "tsv"]).arg(example("probe.jsonld")).args([
+        "-e",
+        "PREFIX schema: <https://schema.org/> SELECT (COUNT(?q) AS ?n) WHERE { ?q a schema:Question }",
+    ]));
+    assert_eq!(short, long);
+    assert_ne!(short.lines().nth(1), Some("0"));
+    // A syntax error: the line, a caret, a hint; exit 1.
+    kld()
+        .args(["query"])
+        .arg(example("probe.jsonld"))
+        .args(["-e", "SELECT ?q WHERE {\n  ?q a foaf:Person }"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("syntax error at 2:8:")
+                .and(predicate::str::contains("   2 |   ?q a foaf:Person }"))
+                .and(predicate::str::contains("     |        ^"))
+                .and(predicate::str::contains("PREFIX foaf:"))
+                .and(predicate::str::contains("'0' ..= '9'").not()),
+        );
+    // A catalogue typo suggests the nearest name.
+    kld()
+        .args(["query", "--named", "benchmark-stat"])
+        .arg(example("probe.jsonld"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean \"benchmark-stats\""));
+    // Piped ASK ends its line.
+    let ask = stdout_of(
+        kld()
+            .args(["query"])
+            .arg(example("probe.jsonld"))
+            .args(["-e", "ASK {}"]),
+    );
+    assert_eq!(ask, "true\n");
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_output_quietly() {
+    // `kld query … | head -1`: the pipe closes, kld exits 0 with nothing on
+    // stderr (it used to print `Broken pipe` and exit 2).
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("stderr");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; '{}' query '{}' -e 'SELECT * {{ ?s ?p ?o }}' --format tsv 2>'{}' | head -1 >/dev/null",
+            assert_cmd::cargo::cargo_bin("kld").display(),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").display(),
+            err.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&err).unwrap(), "", "stderr of kld");
+}
