@@ -11,7 +11,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes `data` to `path` atomically (temp file in the same directory, fsync,
-/// rename). An existing file keeps its permissions.
+/// rename). An existing file keeps its permissions; a new one gets 0666 less
+/// the umask, as any program's new file.
 pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     write_atomic_with(path, |f| f.write_all(data))
 }
@@ -43,11 +44,17 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".kld-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(path, e))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".kld-").suffix(".tmp");
+        // A new file gets the mode any program's new file gets (0666 less the
+        // umask: 0644 usually), not tempfile's private 0600: the RDF kld
+        // writes is for other tools and people to read.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
         Ok(AtomicFile {
             tmp,
             target: path.to_path_buf(),

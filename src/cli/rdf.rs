@@ -265,12 +265,15 @@ pub struct QueryArgs {
     /// A query of the catalogue (see `kld queries`).
     #[arg(long, short = 'n')]
     pub named: Option<String>,
-    /// SPARQL text.
+    /// SPARQL text (`-` reads it from stdin).
     #[arg(long, short = 'e')]
     pub expr: Option<String>,
     /// Result format (default: table on a terminal, tsv otherwise).
     #[arg(long, value_enum)]
     pub format: Option<ResultFormatArg>,
+    /// Write the answer to FILE (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Stop the query after this many seconds.
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
@@ -298,6 +301,12 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
                 did_you_mean(n)
             ),
         },
+        (None, Some(e), []) if e == "-" => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("reading the query from stdin")?;
+            text
+        }
         (None, Some(e), []) => e.clone(),
         (None, None, [f]) => {
             std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
@@ -342,21 +351,74 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     if io_failed {
         status = status.max(USAGE);
     }
-    let format = format.unwrap_or(default_format(graph_answer));
-    let timeout = Duration::from_secs_f64(a.timeout);
-    write_answer(status, |out| {
-        query::run(store.store(), &text, timeout, format, out)
-    })
+    let to_file = a.output.is_some();
+    let format = format.unwrap_or(if to_file {
+        default_piped_format(graph_answer)
+    } else {
+        default_format(graph_answer)
+    });
+    let opts = query::QueryOptions {
+        timeout: Duration::from_secs_f64(a.timeout),
+        table_width: (!to_file && std::io::stdout().is_terminal())
+            .then(|| {
+                console::Term::stdout()
+                    .size_checked()
+                    .map(|(_, w)| w as usize)
+            })
+            .flatten(),
+        ..query::QueryOptions::default()
+    };
+    let run =
+        |out: &mut (dyn Write + Send)| query::run_with(store.store(), &text, &opts, format, out);
+    match &a.output {
+        Some(path) => write_answer_to(status, path, run),
+        None => write_answer(status, run),
+    }
+}
+
+/// TSV for solutions and N-Triples for graphs: the formats for a pipe or a
+/// file.
+fn default_piped_format(graph_answer: bool) -> ResultFormat {
+    if graph_answer {
+        ResultFormat::Rdf(ExportFormat::NTriples)
+    } else {
+        ResultFormat::Tsv
+    }
+}
+
+/// Runs `answer` into `path`, written atomically: a failed query leaves any
+/// earlier file as it was.
+fn write_answer_to(
+    status: u8,
+    path: &std::path::Path,
+    answer: impl FnOnce(&mut (dyn Write + Send)) -> karenina_ld::Result<usize>,
+) -> anyhow::Result<u8> {
+    let mut file = karenina_ld::fsutil::AtomicFile::create(path)?;
+    match answer(&mut file) {
+        Ok(_) => {
+            file.commit()?;
+            Ok(status)
+        }
+        Err(e) => {
+            report_query_error(&e);
+            Ok(INVALID.max(status))
+        }
+    }
+}
+
+fn report_query_error(e: &karenina_ld::Error) {
+    match e {
+        karenina_ld::Error::Timeout { .. } => eprintln!("kld: {e} (raise it with --timeout)"),
+        e => eprintln!("kld: {e}"),
+    }
 }
 
 /// Table on a terminal; piped, TSV for solutions and N-Triples for graphs.
 fn default_format(graph_answer: bool) -> ResultFormat {
     if std::io::stdout().is_terminal() {
         ResultFormat::Table
-    } else if graph_answer {
-        ResultFormat::Rdf(ExportFormat::NTriples)
     } else {
-        ResultFormat::Tsv
+        default_piped_format(graph_answer)
     }
 }
 
@@ -376,12 +438,7 @@ fn write_answer(
         }
         Err(e) => {
             drop(out);
-            match e {
-                karenina_ld::Error::Timeout { .. } => {
-                    eprintln!("kld: {e} (raise it with --timeout)")
-                }
-                e => eprintln!("kld: {e}"),
-            }
+            report_query_error(&e);
             Ok(INVALID.max(status))
         }
     }

@@ -283,6 +283,7 @@ impl State {
             named_graphs: req.named_graphs.clone(),
             max_result_bytes: self.settings.max_result_bytes,
             control: query::Control::new(),
+            table_width: None,
         };
         Ok(PreparedQuery {
             parsed,

@@ -154,6 +154,9 @@ pub struct QueryOptions {
     /// Cancels the query from outside (a reader gone, a server stopping);
     /// its deadline and byte limit act on it too.
     pub control: Control,
+    /// The width a [`ResultFormat::Table`] fits in (a terminal's columns);
+    /// `None` cuts values at 80 characters.
+    pub table_width: Option<usize>,
 }
 
 impl Default for QueryOptions {
@@ -164,6 +167,7 @@ impl Default for QueryOptions {
             named_graphs: Vec::new(),
             max_result_bytes: None,
             control: Control::new(),
+            table_width: None,
         }
     }
 }
@@ -253,6 +257,7 @@ pub fn run_parsed(
             prepared.on_store(store).execute(),
             format,
             opts.max_result_bytes,
+            opts.table_width,
             &mut guarded,
         );
         // Flushed inside the limits too (a buffered writer's last bytes).

@@ -31,15 +31,17 @@ pub fn write_results_of(
     format: ResultFormat,
     out: &mut dyn Write,
 ) -> Result<usize> {
-    write_results(Ok(results), format, None, out)
+    write_results(Ok(results), format, None, None, out)
 }
 
 /// Writes `results` in `format`; `max_bytes` bounds what JSON-LD (the one
-/// format compacted whole) may collect before writing.
+/// format compacted whole) may collect before writing; `width` is the
+/// table's (a terminal's columns).
 pub(super) fn write_results(
     results: std::result::Result<QueryResults<'_>, QueryEvaluationError>,
     format: ResultFormat,
     max_bytes: Option<u64>,
+    width: Option<usize>,
     out: &mut dyn Write,
 ) -> Result<usize> {
     let results = results.map_err(sparql_err)?;
@@ -102,7 +104,7 @@ pub(super) fn write_results(
                         );
                     }
                     let header: Vec<String> = vars.iter().map(|v| v.as_str().to_string()).collect();
-                    write_table(out, &header, &rows).map_err(io_err)?;
+                    write_table(out, &header, &rows, width).map_err(io_err)?;
                     Ok(rows.len())
                 }
             }
@@ -155,46 +157,104 @@ pub(super) fn write_results(
     }
 }
 
-/// A term for the table: literal values bare, IRIs in `<>`, blank nodes `_:`;
-/// control characters shown visibly, long values cut.
+/// A term for the table: literal values bare (decimals and doubles rounded
+/// to 4 places for reading; the other formats keep every digit), IRIs in
+/// `<>`, blank nodes `_:`; control characters shown visibly.
 fn cell(t: &Term) -> String {
     let s = match t {
-        Term::Literal(l) => l.value().to_string(),
+        Term::Literal(l) => {
+            let dt = l.datatype().as_str();
+            let rounded = matches!(
+                dt.strip_prefix("http://www.w3.org/2001/XMLSchema#"),
+                Some("double" | "float" | "decimal")
+            )
+            .then(|| l.value().parse::<f64>().ok())
+            .flatten()
+            .filter(|f| f.is_finite() && f.abs() < 1e15 && f.abs() >= 1e-4 || *f == 0.0)
+            .map(|f| {
+                let s = format!("{f:.4}");
+                let s = s.trim_end_matches('0').trim_end_matches('.');
+                if s == "-0" {
+                    "0".to_string()
+                } else {
+                    s.to_string()
+                }
+            });
+            rounded.unwrap_or_else(|| l.value().to_string())
+        }
         Term::NamedNode(n) => format!("<{}>", n.as_str()),
         other => other.to_string(),
     };
-    let s: String = s
-        .chars()
+    s.chars()
         .map(|c| match c {
             '\n' => '⏎',
             '\t' => '⇥',
             c if c.is_control() => '�',
             c => c,
         })
-        .collect();
-    if s.chars().count() > 80 {
-        format!("{}…", s.chars().take(79).collect::<String>())
-    } else {
-        s
+        .collect()
+}
+
+/// `s` cut to `max` characters by an ellipsis in the middle: both ends of an
+/// IRI (its scheme and its file name) stay readable.
+fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max || max < 5 {
+        return s.to_string();
     }
+    let keep = max - 1;
+    let (head, tail) = (keep / 2, keep - keep / 2);
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+/// Column widths for `natural` widths within `width` characters (two spaces
+/// between columns): the widest columns give up space first, none below 8.
+fn fit(natural: &[usize], width: Option<usize>) -> Vec<usize> {
+    let mut w = natural.to_vec();
+    let Some(total) = width else {
+        // No terminal: values are still cut at 80 characters.
+        return w.iter().map(|&c| c.min(80)).collect();
+    };
+    let gaps = 2 * w.len().saturating_sub(1);
+    let budget = total.saturating_sub(gaps);
+    while w.iter().sum::<usize>() > budget {
+        let (i, &widest) = w
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, c)| **c)
+            .unwrap_or((0, &0));
+        if widest <= 8 {
+            break;
+        }
+        w[i] = widest - 1;
+    }
+    w
 }
 
 fn write_table(
     out: &mut dyn Write,
     header: &[String],
     rows: &[Vec<String>],
+    width: Option<usize>,
 ) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut natural: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
+            natural[i] = natural[i].max(c.chars().count());
         }
     }
+    let widths = fit(&natural, width);
     let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
         let padded: Vec<String> = cells
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{c}{}", " ".repeat(widths[i] - c.chars().count())))
+            .map(|(i, c)| {
+                let c = shorten(c, widths[i]);
+                let pad = widths[i].saturating_sub(c.chars().count());
+                format!("{c}{}", " ".repeat(pad))
+            })
             .collect();
         writeln!(out, "{}", padded.join("  ").trim_end())
     };
@@ -210,4 +270,34 @@ fn write_table(
         rows.len(),
         if rows.len() == 1 { "" } else { "s" }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxigraph::model::{Literal, NamedNode};
+
+    #[test]
+    fn table_cells_round_floats_and_shorten_iris_in_the_middle() {
+        let d = |v: &str, t: &str| {
+            Term::from(Literal::new_typed_literal(
+                v,
+                NamedNode::new(format!("http://www.w3.org/2001/XMLSchema#{t}")).unwrap(),
+            ))
+        };
+        assert_eq!(cell(&d("0.333333333333333333", "decimal")), "0.3333");
+        assert_eq!(cell(&d("2.5E0", "double")), "2.5");
+        assert_eq!(cell(&d("1.0E0", "double")), "1");
+        assert_eq!(cell(&d("1.0E-9", "double")), "1.0E-9");
+        assert_eq!(cell(&d("12", "integer")), "12");
+        let iri = "<file:///home/someone/projects/benchmarks/very/deep/folder/bench.jsonld>";
+        let s = shorten(iri, 30);
+        assert_eq!(s.chars().count(), 30);
+        assert!(
+            s.starts_with("<file:///") && s.ends_with("bench.jsonld>"),
+            "{s}"
+        );
+        assert_eq!(fit(&[10, 100, 20], Some(60)), vec![10, 26, 20]);
+        assert_eq!(fit(&[10, 200], None), vec![10, 80]);
+    }
 }

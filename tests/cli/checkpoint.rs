@@ -3,6 +3,7 @@
 use crate::common::*;
 use crate::{copy_to, kld};
 use predicates::prelude::*;
+use std::path::Path;
 
 #[test]
 fn validate_accepts_every_loadable_corpus_file() {
@@ -357,4 +358,53 @@ fn upgrade_stores_json_string_metric_arrays_natively() {
         upgraded == original,
         "--upgrade restores the native arrays Karenina writes today"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn new_files_get_the_umask_s_mode_and_in_place_keeps_the_original_s() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
+    let kld = assert_cmd::cargo::cargo_bin("kld");
+    let run = |umask: &str, args: &str| {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask}; '{}' {args}", kld.display()))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}: {out:?}");
+    };
+    let s = src.display();
+    run("022", &format!("canon '{s}' -o canon.jsonld"));
+    run("022", &format!("export '{s}' -f nt -o plain.nt"));
+    run("022", &format!("load --store store '{s}'"));
+    run("027", &format!("canon '{s}' -o group.jsonld"));
+    let mode = |p: &str| {
+        std::fs::metadata(dir.path().join(p))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("canon.jsonld"), 0o644);
+    assert_eq!(mode("plain.nt"), 0o644);
+    assert_eq!(mode("store/index.tsv"), 0o644);
+    for g in std::fs::read_dir(dir.path().join("store/graphs"))
+        .unwrap()
+        .flatten()
+    {
+        assert_eq!(g.metadata().unwrap().permissions().mode() & 0o777, 0o644);
+    }
+    assert_eq!(mode("group.jsonld"), 0o640);
+    // --in-place keeps the original's mode, whatever the umask.
+    std::fs::copy(&src, dir.path().join("mine.jsonld")).unwrap();
+    std::fs::set_permissions(
+        dir.path().join("mine.jsonld"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    run("022", "canon --in-place --touch mine.jsonld");
+    assert_eq!(mode("mine.jsonld"), 0o600);
 }

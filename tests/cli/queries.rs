@@ -352,3 +352,36 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(std::fs::read_to_string(&err).unwrap(), "", "stderr of kld");
 }
+
+#[test]
+fn a_query_read_from_stdin_answers_into_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("names.tsv");
+    let q = "SELECT ?name WHERE { ?f a schema:DataFeed ; schema:name ?name } ORDER BY ?name";
+    kld()
+        .arg("query")
+        .arg(example("probe.jsonld"))
+        .args(["-e", "-", "-o"])
+        .arg(&out)
+        .write_stdin(q)
+        .assert()
+        .success()
+        .stdout("");
+    let piped = stdout_of(
+        kld()
+            .arg("query")
+            .arg(example("probe.jsonld"))
+            .args(["-e", q]),
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), piped);
+    assert!(piped.contains("\"Spec Probe\""), "{piped}");
+    // A failing query leaves the earlier file as it was.
+    kld()
+        .arg("query")
+        .arg(example("probe.jsonld"))
+        .args(["-e", "SELECT nonsense", "-o"])
+        .arg(&out)
+        .assert()
+        .code(1);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), piped);
+}
