@@ -48,9 +48,8 @@ pub struct SparqlRequest {
 impl SparqlRequest {
     /// Reads the protocol parameters from `application/x-www-form-urlencoded`
     /// pairs (a URL query string or a form body). Unknown parameters are
-    /// ignored; a `query`, `update` or `format` given twice is an error (the
-    /// protocol allows one), and so is a request with both a query and an
-    /// update.
+    /// ignored; a `query` or `update` given twice is an error (the protocol
+    /// allows one), and so is a request with both a query and an update.
     pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Self, String> {
         let mut r = SparqlRequest::default();
         for (k, v) in pairs {
@@ -66,7 +65,11 @@ impl SparqlRequest {
             match k.as_str() {
                 "query" => once(&mut r.query, v)?,
                 "update" => once(&mut r.update, v)?,
-                "format" => once(&mut r.format, v)?,
+                // Not the protocol's: SPARQLWrapper sends it twice for some
+                // formats (`tsv` and its media type); the first counts.
+                "format" => {
+                    r.format.get_or_insert(v);
+                }
                 "default-graph-uri" => r.default_graphs.push(v),
                 "named-graph-uri" => r.named_graphs.push(v),
                 _ => {}

@@ -543,3 +543,36 @@ fn watch_replaces_a_changed_graph_and_keeps_it_when_the_edit_is_broken() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn sparql_clients_get_answers_in_every_format_they_ask_for() {
+    // SPARQLWrapper's every return format (SELECT and CONSTRUCT, GET and
+    // POST; it sends `format=` twice for some), rdflib's SPARQLStore, and
+    // roqet (Rasqal) for SELECT: each gets the three benchmark names.
+    let s = serve(
+        &[Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")],
+        &[],
+    );
+    let endpoint = format!("{}/sparql", s.base);
+    let out = python("clients_every_format.py", &[&endpoint]);
+    let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let seen = seen.as_object().unwrap();
+    assert!(seen.len() >= 24, "{seen:?}");
+    for (case, n) in seen {
+        assert_eq!(n, 3, "{case}: {n}");
+    }
+    let roqet = std::process::Command::new("roqet")
+        .args(["-p", &endpoint, "-r", "csv", "-e"])
+        .arg("SELECT ?name WHERE { ?f a <https://schema.org/DataFeed> ; <https://schema.org/name> ?name } ORDER BY ?name")
+        .output()
+        .expect("roqet (Debian rasqal-utils)");
+    let text = String::from_utf8_lossy(&roqet.stdout);
+    assert!(roqet.status.success(), "{roqet:?}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("Probe") || l.contains("Benchmark"))
+            .count(),
+        3,
+        "{text}"
+    );
+}
