@@ -31,7 +31,7 @@ pub struct HashArgs {
     /// Checkpoint files or directories.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Hash the plain JSON-LD reading (base IRI `PLAIN_BASE`) instead of the lossless graph.
+    /// Hash the plain JSON-LD reading (base IRI https://karenina-ld.invalid/) instead of the lossless graph.
     #[arg(long)]
     pub plain: bool,
 }

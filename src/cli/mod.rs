@@ -41,7 +41,15 @@ pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, wha
 
 /// karenina-ld: validate, canonicalize and query Karenina benchmark checkpoints.
 #[derive(Parser, Debug)]
-#[command(name = "kld", version, about, long_about = None)]
+#[command(name = "kld", version, about, long_about = None, after_help = concat!(
+    "Examples:\n",
+    "  kld query examples/ --named benchmark-stats   # catalogue query over checkpoints in memory\n",
+    "  kld validate benchmarks/                      # Karenina's load rules, located errors\n",
+    "  kld canon --check benchmarks/                 # exit 1 when a file is not Karenina's bytes\n",
+    "  kld serve benchmarks/ --watch                 # SPARQL endpoint and page on 127.0.0.1:7879\n\n",
+    "Exit codes: 0 ok; 1 invalid input, a failed check or differences found; 2 usage or I/O error.\n",
+    "Manual: README.md and docs/ in the repository; `kld man` prints this as a man page."
+))]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -126,6 +134,7 @@ impl From<ResultFormatArg> for karenina_ld::query::ResultFormat {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check checkpoints against Karenina's load rules and lint what it mishandles.
+    #[command(after_help = concat!("Examples:\n  kld validate bench.jsonld\n  kld validate benchmarks/ --format json --deny-warnings\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Validate {
         /// Checkpoint files or directories (searched recursively for *.jsonld).
         #[arg(required = true)]
@@ -141,8 +150,10 @@ pub enum Command {
         upgrade: bool,
     },
     /// Rewrite checkpoints as the exact bytes Karenina's save() writes.
+    #[command(after_help = concat!("Examples:\n  kld canon --check benchmarks/\n  kld canon --in-place bench.jsonld\n  kld canon legacy.jsonld --upgrade -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Canon(checkpoint::CanonArgs),
     /// Summarize a checkpoint (questions, templates, traits, keywords) or a results export (models, pass rates, failures, traits).
+    #[command(after_help = concat!("Examples:\n  kld info bench.jsonld\n  kld info results.json --format json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Info {
         /// Checkpoint or results export (JSON or CSV).
         input: PathBuf,
@@ -151,6 +162,7 @@ pub enum Command {
         format: ReportFormat,
     },
     /// Load checkpoints and results exports into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
+    #[command(after_help = concat!("Examples:\n  kld load --store store/ benchmarks/ runs/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Load {
         /// Store directory (created if missing): N-Quads per graph plus index.tsv.
         #[arg(long)]
@@ -166,28 +178,47 @@ pub enum Command {
         results: rdf::ResultsArgs,
     },
     /// Write a stored graph back as a canonical checkpoint.
+    #[command(after_help = concat!("Examples:\n  kld extract --store store/ file:///home/me/bench.jsonld -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Extract(rdf::ExtractArgs),
     /// Run SPARQL over checkpoints (loaded into memory) and/or a store.
+    #[command(after_help = concat!("Examples:\n  kld query benchmarks/ --named benchmark-stats\n  kld query bench.jsonld -e 'SELECT ?q WHERE { ?q a schema:Question }'\n  kld query benchmarks/ runs/ --named results-by-model --format csv -o by-model.csv\n  kld query --store store/ my-query.rq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Query(rdf::QueryArgs),
     /// List the query catalogue, or print one query.
+    #[command(after_help = concat!("Examples:\n  kld queries\n  kld queries pass-rate-by-benchmark\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Queries {
         /// A query name.
         name: Option<String>,
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
+    #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Export(rdf::ExportArgs),
     /// Serve the loaded checkpoints: SPARQL endpoint, Graph Store reads, a browser page.
+    #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Serve(serve::ServeArgs),
     /// Push checkpoint graphs into an existing SPARQL server (Graph Store Protocol).
+    #[command(after_help = concat!("Examples:\n  kld push --server oxigraph http://localhost:7878 benchmarks/ --dry-run\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Push(remote::PushArgs),
     /// Semantic diff of two checkpoints (exit 1 when they differ).
+    #[command(after_help = concat!("Examples:\n  kld diff old.jsonld new.jsonld\n  kld diff a.jsonld b.jsonld --format json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Diff(git::DiffArgs),
     /// RDFC-1.0 (SHA-256) hash of each checkpoint's graph.
+    #[command(after_help = concat!("Examples:\n  kld hash benchmarks/\n  kld hash bench.jsonld --plain\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Hash(git::HashArgs),
     /// Karenina verification presets.
     #[command(subcommand)]
     Preset(PresetCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  kld completions bash > ~/.local/share/bash-completion/completions/kld\n  kld completions zsh > ~/.zfunc/_kld"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print kld's man page (roff), e.g. `kld man > ~/.local/share/man/man1/kld.1`.
+    Man,
     /// Print the Karenina question ID of each text, one per line.
+    #[command(after_help = concat!("Examples:\n  kld qid 'What is the capital of France?'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Qid {
         /// Question texts (`-` reads one text per line from stdin).
         #[arg(required = true)]
@@ -282,5 +313,16 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             sequence,
             json,
         } => checkpoint::qid(texts, md5, sequence, json),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "kld", &mut std::io::stdout());
+            Ok(OK)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            Ok(OK)
+        }
     }
 }

@@ -385,3 +385,22 @@ fn a_query_read_from_stdin_answers_into_a_file() {
         .code(1);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), piped);
 }
+
+#[test]
+fn help_has_examples_and_exit_codes_and_completions_and_a_man_page_exist() {
+    for cmd in ["query", "validate", "canon", "serve", "diff", "hash"] {
+        let help = stdout_of(kld().args([cmd, "--help"]));
+        assert!(help.contains("Examples:\n  kld "), "{cmd}: {help}");
+        assert!(help.contains("Exit codes: 0 ok"), "{cmd}");
+        // No code identifiers standing in for values (it said `PLAIN_BASE`).
+        assert!(!help.contains("PLAIN_BASE"), "{cmd}: {help}");
+    }
+    let bash = stdout_of(kld().args(["completions", "bash"]));
+    assert!(
+        bash.contains("complete -F _kld") && bash.contains("--named"),
+        "{bash}"
+    );
+    assert!(stdout_of(kld().args(["completions", "zsh"])).contains("#compdef kld"));
+    let man = stdout_of(kld().arg("man"));
+    assert!(man.contains(".TH kld 1") && man.contains("serve"), "{man}");
+}
