@@ -29,8 +29,10 @@ pub mod model;
 pub mod preset;
 pub mod pyjson;
 pub mod rdf;
+#[cfg(feature = "remote")]
 pub mod remote;
 pub mod results;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod sparql;
 pub mod store;

@@ -142,6 +142,9 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Queries run on the blocking pool: a stack that fits every usual
+        // query, so only deep ones grow a segment of their own.
+        .thread_stack_size(16 << 20)
         .build()
         .context("starting the tokio runtime")?;
     runtime.block_on(async move {

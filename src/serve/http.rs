@@ -119,6 +119,10 @@ impl App {
                 "too many queries at once; try again shortly",
             ));
         }
+        // `--timeout` bounds the whole request, waiting for a slot included:
+        // a query that waited its time away gets none to run (so a queue of
+        // runaways drains at their deadline instead of each running again).
+        let deadline = Instant::now() + self.state.settings.timeout;
         let wait = tokio::time::timeout(
             self.state.settings.timeout,
             self.permits.clone().acquire_owned(),
@@ -139,7 +143,7 @@ impl App {
             let state = state.clone();
             tokio::task::spawn_blocking(move || state.prepare(&req, accept.as_deref())).await
         };
-        let prepared = match prepared {
+        let mut prepared = match prepared {
             Ok(Ok(p)) => p,
             Ok(Err(a)) => return respond(a),
             Err(e) => return respond(Answer::text(500, format!("query task failed: {e}"))),
@@ -152,6 +156,7 @@ impl App {
                 body: Vec::new(),
             });
         }
+        prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
         let guard = CancelOnDrop(prepared.control());
         let (tx, mut rx) = mpsc::channel::<Msg>(4);
         tokio::task::spawn_blocking(move || {

@@ -169,6 +169,12 @@ impl PreparedQuery {
     pub fn control(&self) -> query::Control {
         self.opts.control.clone()
     }
+
+    /// Lets it run for at most `limit` (what is left of the request's time
+    /// after waiting for a slot).
+    pub fn limit_time(&mut self, limit: Duration) {
+        self.opts.timeout = self.opts.timeout.min(limit);
+    }
 }
 
 /// Everything the routes share: the store (replaced graph by graph under

@@ -9,16 +9,19 @@
 //!
 //! 1. a lexical scan (no recursion) refuses bracket nesting deeper than
 //!    [`MAX_DEPTH`] before the parser sees the text;
-//! 2. parsing, checking and dropping the parsed query run on a thread with a
-//!    [`STACK_SIZE`] stack, where the algebra tree's depth is measured without
-//!    recursion and refused past [`MAX_DEPTH`];
+//! 2. parsing, checking and dropping the parsed query run where enough stack
+//!    remains, growing a fresh segment if needed ([`with_stack`]); the
+//!    algebra tree's depth is measured without recursion and refused past
+//!    [`MAX_DEPTH`];
 //! 3. a query with more than [`MAX_OPTIMIZED_OPERATORS`] operators is
 //!    evaluated without Oxigraph's optimizer (join order as written), whose
 //!    cost would otherwise grow with the cube of the operator count.
 //!
-//! Evaluation runs on a thread with the same stack ([`on_big_stack`]), large
+//! Evaluation runs with a stack sized by the query's depth ([`stack_for`]),
 //! enough for every query below these bounds (tested at the bound in debug
-//! builds, whose frames are the largest).
+//! builds, whose frames are the largest). Shallow queries, nearly all of
+//! them, run on the caller's stack at no cost: a thread per query cost about
+//! 2 ms a request in `kld serve`.
 
 use crate::error::{Error, Result};
 use spargebra::algebra::{
@@ -35,34 +38,38 @@ pub const MAX_DEPTH: usize = 1000;
 /// property path steps) than this are evaluated without the optimizer.
 pub const MAX_OPTIMIZED_OPERATORS: usize = 64;
 
-/// Stack of the threads that parse and evaluate queries. It is reserved
-/// address space: only the pages a query touches are ever committed.
+/// Largest stack segment a query may grow into. It is reserved address
+/// space: only the pages a query touches are ever committed, and the segment
+/// is unmapped when the query is done.
 pub const STACK_SIZE: usize = 256 << 20;
 
-/// Runs `f` on a scoped thread with a [`STACK_SIZE`] stack and returns its
-/// result; a panic in `f` becomes [`Error::QueryPanicked`] with its message.
-pub fn on_big_stack<T: Send>(f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    std::thread::scope(|s| {
-        let handle = std::thread::Builder::new()
-            .name("kld-query".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, f)
-            .map_err(|e| Error::Rdf(format!("cannot start a query thread: {e}")))?;
-        handle.join().unwrap_or_else(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::QueryPanicked(message))
-        })
+/// Stack a query of `depth` levels may need to be parsed, dropped or
+/// evaluated: a margin of 1 MiB plus 64 KiB a level (debug builds, whose
+/// frames are the largest, were measured at under 30 KiB a level).
+pub fn stack_for(depth: usize) -> usize {
+    (1 << 20) + depth.saturating_mul(64 << 10)
+}
+
+/// Runs `f` where at least `need` bytes of stack remain: on the current
+/// stack when it has them (no cost), else on a fresh [`STACK_SIZE`] segment
+/// of the same thread (stacker, as rustc does), unmapped afterwards. A panic
+/// in `f` becomes [`Error::QueryPanicked`] with its message.
+pub fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let run = std::panic::AssertUnwindSafe(|| stacker::maybe_grow(need, STACK_SIZE, f));
+    std::panic::catch_unwind(run).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Error::QueryPanicked(message))
     })
 }
 
 /// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
-/// [`MAX_DEPTH`], without parsing it. Strings, IRIs and comments are skipped,
-/// so brackets inside them do not count.
-pub fn check_text(sparql: &str) -> Result<()> {
+/// [`MAX_DEPTH`], without parsing it; returns the deepest nesting. Strings,
+/// IRIs and comments are skipped, so brackets inside them do not count.
+pub fn check_text(sparql: &str) -> Result<usize> {
     let b = sparql.as_bytes();
     let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
     while i < b.len() {
@@ -113,7 +120,7 @@ pub fn check_text(sparql: &str) -> Result<()> {
         }
         i += 1;
     }
-    Ok(())
+    Ok(max)
 }
 
 fn too_deep() -> Error {
@@ -346,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_panic_on_the_query_thread_is_an_error() {
-        let e = on_big_stack::<()>(|| panic!("boom")).unwrap_err();
+        let e = with_stack::<()>(1 << 20, || panic!("boom")).unwrap_err();
         assert!(matches!(&e, Error::QueryPanicked(m) if m == "boom"), "{e}");
     }
 }

@@ -83,10 +83,13 @@ pub fn parse(sparql: &str) -> Result<Parsed> {
 /// [`parse`] with a base IRI against which relative IRIs resolve (an
 /// endpoint's own URL, as the SPARQL Protocol has it).
 pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
-    limits::check_text(sparql)?;
-    // Parsed, measured and (if refused) dropped on a big stack: the parser,
-    // and dropping a tree, recurse once per level.
-    limits::on_big_stack(|| {
+    let brackets = limits::check_text(sparql)?;
+    // The parser recurses once per bracket, and its scope checks once per
+    // level of the tree, which a long flat chain makes deep: the stack is
+    // sized by both (a long text gets a fresh segment). Measuring is
+    // iterative; a refused tree is dropped on a stack sized for its depth.
+    let need = limits::stack_for(brackets).saturating_add(sparql.len().saturating_mul(256));
+    limits::with_stack(need, || {
         let mut parser = spargebra::SparqlParser::new();
         for (p, iri) in PREDEFINED {
             parser = parser
@@ -101,7 +104,16 @@ pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
         let query = parser
             .parse_query(sparql)
             .map_err(|e| syntax_error(sparql, e))?;
-        let shape = limits::check(&query)?;
+        let shape = limits::shape(&query);
+        if shape.depth > limits::MAX_DEPTH {
+            let refused = limits::check(&query).map(|_| ());
+            limits::with_stack(limits::stack_for(shape.depth / 64), move || {
+                drop(query);
+                Ok(())
+            })?;
+            refused?;
+            unreachable!("a tree past the bound is refused");
+        }
         let form = match &query {
             spargebra::Query::Select { .. } => QueryForm::Select,
             spargebra::Query::Ask { .. } => QueryForm::Ask,
@@ -118,7 +130,9 @@ pub fn form(sparql: &str) -> Result<QueryForm> {
 }
 
 fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
-    if SparqlEvaluator::new().parse_update(sparql).is_ok() {
+    if sparql.trim().is_empty() {
+        Error::Sparql("the query is empty".into())
+    } else if SparqlEvaluator::new().parse_update(sparql).is_ok() {
         Error::UpdateRefused
     } else {
         syntax::syntax_error(sparql, &e.to_string())
@@ -204,8 +218,8 @@ fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
         .map_err(|e| Error::Usage(format!("graph {iri:?} is not an IRI: {e}")))
 }
 
-/// Runs an already parsed query (see [`run_with`]) on a thread with a stack
-/// for any query [`parse`] accepts. It ends at `opts.timeout`
+/// Runs an already parsed query (see [`run_with`]) with a stack for its
+/// depth ([`limits::with_stack`]). It ends at `opts.timeout`
 /// ([`Error::Timeout`], checked for every tuple the evaluator produces and
 /// every write), past `opts.max_result_bytes` ([`Error::ResultTooLarge`]), or
 /// when `opts.control` is cancelled ([`Error::Cancelled`]); a panic in the
@@ -246,7 +260,7 @@ pub fn run_parsed(
         dataset.set_default_graph_as_union();
     }
     let _deadline = control::watch(control, Instant::now() + opts.timeout);
-    let result = limits::on_big_stack(|| {
+    let result = limits::with_stack(limits::stack_for(parsed.shape.depth), || {
         let mut guarded = control::Guarded {
             inner: out,
             control,

@@ -29,17 +29,17 @@ pub(crate) fn serve(inputs: &[PathBuf], extra: &[&str]) -> Server {
     serve_logged(inputs, extra, None)
 }
 
-/// [`serve`] with the server's stderr (its log) going to `log`.
+/// [`serve`] with the server's stderr (its log) going to `log`. The server
+/// picks its own port (`--bind 127.0.0.1:0`) and the test reads it from the
+/// log: a port chosen by the test could be taken by another test's server
+/// meanwhile, and the test would then talk to that one.
 pub(crate) fn serve_logged(inputs: &[PathBuf], extra: &[&str], log: Option<&Path>) -> Server {
-    let port = free_port();
-    let stderr = match log {
-        Some(p) => std::process::Stdio::from(std::fs::File::create(p).unwrap()),
-        None => std::process::Stdio::null(),
-    };
+    let own_log = tempfile::NamedTempFile::new().unwrap();
+    let log_path = log.map_or_else(|| own_log.path().to_path_buf(), Path::to_path_buf);
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
         .arg("serve")
         .args(inputs)
-        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .args(["--bind", "127.0.0.1:0"])
         .args(if log.is_some() {
             &[][..]
         } else {
@@ -47,14 +47,30 @@ pub(crate) fn serve_logged(inputs: &[PathBuf], extra: &[&str], log: Option<&Path
         })
         .args(extra)
         .stdout(std::process::Stdio::null())
-        .stderr(stderr)
+        .stderr(std::fs::File::create(&log_path).unwrap())
         .spawn()
         .unwrap();
-    let guard = ServerGuard(child);
-    assert!(
-        wait_for_port(port, Duration::from_secs(60)),
-        "kld serve did not start"
-    );
+    let mut guard = ServerGuard(child);
+    let start = Instant::now();
+    let port = loop {
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if let Some(port) = text
+            .split("SPARQL endpoint http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|p| p.parse::<u16>().ok())
+        {
+            break port;
+        }
+        if let Some(status) = guard.0.try_wait().unwrap() {
+            panic!("kld serve exited with {status}:\n{text}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "kld serve did not start:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
     Server {
         guard,
         base: format!("http://127.0.0.1:{port}"),
