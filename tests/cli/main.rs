@@ -5,6 +5,7 @@ mod common;
 
 mod checkpoint;
 mod git;
+mod git_recipes;
 mod hostile;
 mod identity;
 mod preset;
