@@ -4,7 +4,8 @@
 //! loaded checkpoint that holds every question ID of the run (for scenario
 //! turn rows, whose question ID is a hash of the node text: every scenario
 //! name and node id); no match (an orphan run) and several matches are
-//! reported. The store keeps the binding as `<results graph>
+//! reported. A checkpoint named with `--for` is checked the same way: it must
+//! hold every key of the run ([`coverage`]), else the run is not bound. The store keeps the binding as `<results graph>
 //! karenina:forBenchmark <checkpoint graph>` in the default graph.
 
 use crate::error::{Error, Result};
@@ -24,6 +25,104 @@ pub enum Link {
     },
     /// Several checkpoints hold them all; `--for` must choose.
     Ambiguous(Vec<String>),
+    /// The checkpoint named with `--for` lacks some of the run's question IDs
+    /// (or scenario nodes): not bound, so no benchmark is credited with
+    /// results of questions it does not hold.
+    Refused(Coverage),
+}
+
+impl Link {
+    /// Why a run is not bound (`None` when it is), for messages and for the
+    /// store's `karenina:bindingNote`.
+    pub fn reason(&self) -> Option<String> {
+        Some(match self {
+            Link::Bound(_) => return None,
+            Link::Orphan { questions } => {
+                format!("no loaded checkpoint holds all {questions} of its question IDs")
+            }
+            Link::Ambiguous(c) => format!(
+                "{} loaded checkpoints hold all its question IDs ({}): choose one with --for",
+                c.len(),
+                c.join(", ")
+            ),
+            Link::Refused(c) => format!(
+                "{} does not hold {} of its {} question IDs (e.g. {})",
+                c.checkpoint,
+                c.missing,
+                c.total,
+                c.examples.join(", ")
+            ),
+        })
+    }
+}
+
+/// How much of a run one checkpoint holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// The checkpoint graph.
+    pub checkpoint: String,
+    /// Distinct keys of the run (question IDs; scenario name and node).
+    pub total: usize,
+    /// How many of them the checkpoint does not hold.
+    pub missing: usize,
+    /// A few of the missing ones (question IDs, `scenario / node`), sorted.
+    pub examples: Vec<String>,
+}
+
+/// How many missing keys [`coverage`] names.
+const EXAMPLES: usize = 3;
+
+/// Which of the run's keys (question IDs of plain rows; scenario name and
+/// node of scenario turn rows) the checkpoint graph `checkpoint` does not
+/// hold: what `--for` must check before binding.
+pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
+    let sparql_err = |e: &dyn std::fmt::Display| Error::Sparql(e.to_string());
+    let total = count_rows(
+        store,
+        &format!(
+            "{PREFIXES} SELECT (COUNT(DISTINCT ?key) AS ?n) WHERE {{ GRAPH <{results}> {{ {KEYS} }} }}"
+        ),
+    )?
+    .first()
+    .map_or(0, |r| r.1);
+    let q = format!(
+        "{PREFIXES} SELECT DISTINCT ?key WHERE {{
+           {{ GRAPH <{results}> {{ ?r karenina:questionId ?key
+                OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?item a schema:DataFeedItem ; karenina:id ?key }} }} }}
+           UNION
+           {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?s a karenina:Scenario ; schema:name ?sid ;
+                                   karenina:node/schema:nodeId ?nid }} }}
+              BIND(CONCAT(?sid, \" / \", ?nid) AS ?key) }}
+         }} ORDER BY ?key"
+    );
+    let results_ = SparqlEvaluator::new()
+        .parse_query(&q)
+        .map_err(|e| sparql_err(&e))?
+        .on_store(store)
+        .execute()
+        .map_err(|e| sparql_err(&e))?;
+    let QueryResults::Solutions(sols) = results_ else {
+        return Err(Error::Sparql("coverage: not a SELECT answer".into()));
+    };
+    let mut missing = 0;
+    let mut examples = Vec::new();
+    for s in sols {
+        let s = s.map_err(|e| sparql_err(&e))?;
+        missing += 1;
+        if examples.len() < EXAMPLES {
+            if let Some(Term::Literal(l)) = s.get("key") {
+                examples.push(l.value().to_string());
+            }
+        }
+    }
+    Ok(Coverage {
+        checkpoint: checkpoint.to_string(),
+        total,
+        missing,
+        examples,
+    })
 }
 
 fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {

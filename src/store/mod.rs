@@ -52,6 +52,8 @@ pub struct GraphInfo {
     pub kind: GraphKind,
     /// For a results graph: the checkpoint graph its run is bound to.
     pub binding: Option<Binding>,
+    /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
+    pub unbound: Option<String>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -149,6 +151,7 @@ pub fn prepare_with(
             quads: 0,
             kind: GraphKind::Results,
             binding: None,
+            unbound: None,
         };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -180,6 +183,7 @@ pub fn prepare_with(
         quads: 0,
         kind: GraphKind::Checkpoint,
         binding: None,
+        unbound: None,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
@@ -233,9 +237,9 @@ impl CheckpointStore {
         let mut infos = Vec::new();
         for (n, line) in text.lines().enumerate().skip(1) {
             let f: Vec<&str> = line.split('\t').collect();
-            if !(6..=8).contains(&f.len()) {
+            if !(6..=9).contains(&f.len()) {
                 return Err(Error::Rdf(format!(
-                    "{}:{}: expected 6 to 8 tab-separated fields",
+                    "{}:{}: expected 6 to 9 tab-separated fields",
                     index_path.display(),
                     n + 1
                 )));
@@ -252,6 +256,7 @@ impl CheckpointStore {
                     GraphKind::Checkpoint
                 },
                 binding: f.get(7).and_then(|b| Binding::parse(b)),
+                unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
             });
         }
         // Graph files are read in parallel and inserted as they arrive (a
@@ -311,13 +316,16 @@ impl CheckpointStore {
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
         let mut info = p.info;
-        // A results file read again keeps the checkpoint the user bound it to.
+        // A results file read again keeps the checkpoint the user bound it
+        // to, or why it is not bound, until binding runs again.
         if info.binding.is_none() {
-            info.binding = self
-                .index
-                .get(&info.graph)
+            let old = self.index.get(&info.graph);
+            info.binding = old
                 .and_then(|old| old.binding.clone())
                 .filter(|b| b.explicit);
+            if info.binding.is_none() {
+                info.unbound = old.and_then(|old| old.unbound.clone());
+            }
         }
         let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
         let old = self.provenance_quads(&g)?;
@@ -430,10 +438,12 @@ impl CheckpointStore {
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\n");
+        let mut s = String::from(
+            "graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\tunbound_because\n",
+        );
         for i in self.index.values() {
             s.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\n",
+                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\t{}\n",
                 i.graph,
                 i.source.replace(['\t', '\n'], " "),
                 i.sha256,
@@ -447,7 +457,11 @@ impl CheckpointStore {
                 i.binding
                     .as_ref()
                     .map(Binding::to_field)
+                    .unwrap_or_default(),
+                i.unbound
+                    .as_deref()
                     .unwrap_or_default()
+                    .replace(['\t', '\n'], " ")
             ));
         }
         fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
@@ -566,9 +580,17 @@ fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
     ];
     if let Some(b) = &info.binding {
         quads.push(Quad::new(
-            s,
+            s.clone(),
             k(binding::FOR_BENCHMARK),
             NamedNode::new_unchecked(b.checkpoint.clone()),
+            d.clone(),
+        ));
+    }
+    if let Some(n) = &info.unbound {
+        quads.push(Quad::new(
+            s,
+            k(binding::BINDING_NOTE),
+            Term::Literal(Literal::new_simple_literal(n)),
             d,
         ));
     }

@@ -14,6 +14,7 @@ mod rdf;
 mod remote;
 mod results;
 mod serve;
+mod trust;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
