@@ -13,7 +13,8 @@ use oxigraph::model::Term;
 use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
-/// How a results graph was bound.
+/// How a results graph was bound (or, for `Duplicate` and `Overlap`, what
+/// reconciling it with the other loaded exports found).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Link {
     /// Bound to this checkpoint graph.
@@ -29,6 +30,27 @@ pub enum Link {
     /// (or scenario nodes): not bound, so no benchmark is credited with
     /// results of questions it does not hold.
     Refused(Coverage),
+    /// Not kept: another loaded export holds the same results (the JSON and
+    /// the CSV of one run, a copy), or all of them.
+    Duplicate {
+        /// The source of the export kept.
+        of: String,
+        /// Results of the export skipped.
+        results: usize,
+        /// The export kept holds more results than this one.
+        contained: bool,
+    },
+    /// Kept, but some of its results are also in another loaded export.
+    Overlap {
+        /// The source of the other export.
+        with: String,
+        /// Results both hold.
+        shared: usize,
+        /// Results of this export.
+        results: usize,
+        /// Results of the other.
+        other: usize,
+    },
 }
 
 impl Link {
@@ -36,7 +58,8 @@ impl Link {
     /// store's `karenina:bindingNote`.
     pub fn reason(&self) -> Option<String> {
         Some(match self {
-            Link::Bound(_) => return None,
+            Link::Bound(_) | Link::Duplicate { .. } | Link::Overlap { .. } => return None,
+            Link::Orphan { questions: 0 } => "it holds no results".to_string(),
             Link::Orphan { questions } => {
                 format!("no loaded checkpoint holds all {questions} of its question IDs")
             }

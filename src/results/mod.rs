@@ -27,7 +27,7 @@ pub mod link;
 mod map;
 pub mod summary;
 
-pub use map::RowMapper;
+pub use map::{RowMapper, CSV_RESULT_ID};
 
 use crate::error::{Error, Result};
 use oxigraph::model::{GraphName, Quad};

@@ -66,6 +66,9 @@ impl Bound {
         Some(match (&self.link, self.requested) {
             (Link::Bound(_), true) => return None,
             (Link::Bound(c), false) => format!("{file}: results now bound to {c}"),
+            (Link::Orphan { questions: 0 }, true) => {
+                format!("{file}: not bound: the export holds no results")
+            }
             (Link::Orphan { questions }, true) => format!(
                 "{file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"
             ),
@@ -76,6 +79,33 @@ impl Bound {
                 "{file}: results match {} loaded checkpoints ({}); not bound (use --for)",
                 c.len(),
                 c.join(", ")
+            ),
+            (
+                Link::Duplicate {
+                    of,
+                    results,
+                    contained,
+                },
+                _,
+            ) => {
+                if *contained {
+                    format!("{file}: skipped: its {results} results are all in {of}")
+                } else {
+                    format!(
+                        "{file}: skipped: the same run as {of} (the same {results} results; that one is kept)"
+                    )
+                }
+            }
+            (
+                Link::Overlap {
+                    with,
+                    shared,
+                    results,
+                    other,
+                },
+                _,
+            ) => format!(
+                "{file}: {shared} of its {results} results are also in {with} ({other} results): both are loaded, so those {shared} count twice"
             ),
             (Link::Refused(c), requested) => format!(
                 "{file}: {}--for {}: the checkpoint does not hold {} of the run's {} question IDs (e.g. {}); not bound",
@@ -103,8 +133,23 @@ impl CheckpointStore {
     /// changed. A store directory's index is written once, at the end, if
     /// anything was bound.
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
-        let mut out = Vec::new();
-        for (graph, explicit) in requested {
+        // One run, one count: exports of a run already loaded are dropped first.
+        let mut out: Vec<Bound> = self
+            .reconcile_runs()?
+            .into_iter()
+            .map(|n| Bound {
+                requested: requested.iter().any(|(g, _)| *g == n.graph),
+                graph: n.graph,
+                source: n.source,
+                link: n.link,
+            })
+            .collect();
+        let skipped = out.iter().any(|b| matches!(b.link, Link::Duplicate { .. }));
+        let requested: Vec<&(String, Option<String>)> = requested
+            .iter()
+            .filter(|(g, _)| self.index.contains_key(g))
+            .collect();
+        for (graph, explicit) in requested.iter().copied() {
             let link = match explicit {
                 Some(c) => self.checked(graph, c)?,
                 None => link::find(self.store(), graph)?,
@@ -126,7 +171,7 @@ impl CheckpointStore {
             .filter(|i| !requested.iter().any(|(g, _)| *g == i.graph))
             .map(|i| (i.graph.clone(), i.binding.clone(), i.unbound.clone()))
             .collect();
-        let mut changed = !out.is_empty();
+        let mut changed = skipped || !out.is_empty();
         for (graph, old, old_note) in others {
             // A user's choice stands while its checkpoint is loaded and
             // still holds the run's questions.

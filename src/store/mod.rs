@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
 use stream::{stream_chunks, stream_threshold};
@@ -202,6 +203,8 @@ pub struct CheckpointStore {
     dir: Option<PathBuf>,
     index: BTreeMap<String, GraphInfo>,
     results_options: ResultsOptions,
+    /// Results graphs inserted since runs were last reconciled ([`runs`]).
+    fresh: std::collections::BTreeSet<String>,
 }
 
 fn rdf_err(e: impl std::fmt::Display) -> Error {
@@ -220,6 +223,7 @@ impl CheckpointStore {
             dir: None,
             index: BTreeMap::new(),
             results_options: ResultsOptions::default(),
+            fresh: Default::default(),
         })
     }
 
@@ -289,6 +293,8 @@ impl CheckpointStore {
             }
             Ok(())
         })?;
+        // What a directory holds was reconciled when it was loaded.
+        s.fresh.clear();
         Ok(s)
     }
 
@@ -392,6 +398,9 @@ impl CheckpointStore {
                 .map_err(|e| rdf_err(e.error()))?;
             file.commit()?;
         }
+        if info.kind == GraphKind::Results {
+            self.fresh.insert(info.graph.clone());
+        }
         self.index.insert(info.graph.clone(), info.clone());
         Ok(info)
     }
@@ -412,6 +421,7 @@ impl CheckpointStore {
     /// Removes a graph and its provenance (one transaction); for a store
     /// directory, its N-Quads file and index entry too. False when absent.
     pub fn remove(&mut self, graph: &str) -> Result<bool> {
+        self.fresh.remove(graph);
         if self.index.remove(graph).is_none() {
             return Ok(false);
         }

@@ -6,7 +6,7 @@
 use crate::common::*;
 use crate::kld;
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// A catalogue query's rows (`--format json`), its exit code and stderr,
@@ -215,4 +215,283 @@ fn a_summary_that_mentions_format_version_is_not_an_export() {
     assert!(!err.contains("expect.json"), "{err}");
     assert!(!err.contains("INDEX.json"), "{err}");
     assert_eq!(code, 0, "{err}");
+}
+
+/// Per (interface, model name): results, verify_result true, false, null,
+/// summed over the facts of `runs`.
+fn facts_by_model(runs: &[&str]) -> BTreeMap<(String, String), [u64; 4]> {
+    let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
+    for run in runs {
+        for m in expect(run)["facts"]["per_answering_model"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
+            let id = &m["identity"];
+            let e = want
+                .entry((
+                    id["interface"].as_str().unwrap().to_string(),
+                    id["model_name"].as_str().unwrap().to_string(),
+                ))
+                .or_default();
+            e[0] += m["results"].as_u64().unwrap();
+            for (i, k) in ["true", "false", "null"].iter().enumerate() {
+                e[i + 1] += m["verify_result"][*k].as_u64().unwrap();
+            }
+        }
+    }
+    want
+}
+
+/// pass-rate-by-benchmark's (results, passed) per (interface, model name).
+fn pass_rates(rows: &[Map<String, Value>]) -> BTreeMap<(String, String), [u64; 2]> {
+    let mut got: BTreeMap<(String, String), [u64; 2]> = BTreeMap::new();
+    for r in rows {
+        let e = got
+            .entry((
+                r["interface"].as_str().unwrap().to_string(),
+                r["model_name"].as_str().unwrap().to_string(),
+            ))
+            .or_default();
+        e[0] += num(r, "results");
+        e[1] += num(r, "passed");
+    }
+    got
+}
+
+fn copy_as(src: &Path, dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::copy(src, &p).unwrap();
+    p
+}
+
+#[test]
+fn json_csv_and_a_renamed_copy_of_one_run_count_once() {
+    let d = tempfile::tempdir().unwrap();
+    let results = corpus().join("results");
+    copy_as(
+        &examples().join("notebook.jsonld"),
+        d.path(),
+        "notebook.jsonld",
+    );
+    let json = copy_as(
+        &results.join(format!("{NOTEBOOK}.json")),
+        d.path(),
+        "run.json",
+    );
+    let csv = copy_as(
+        &results.join(format!("{NOTEBOOK}.csv")),
+        d.path(),
+        "run.csv",
+    );
+    let copy = copy_as(&json, d.path(), "run (copy).json");
+    let want = facts_by_model(&[NOTEBOOK]);
+
+    let (code, rows, err) = query(&[&d.path()], "results-by-model");
+    assert_eq!(code, 0, "{err}");
+    let got: BTreeMap<(String, String), [u64; 4]> = rows
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["interface"].as_str().unwrap().to_string(),
+                    r["model_name"].as_str().unwrap().to_string(),
+                ),
+                [
+                    num(r, "results"),
+                    num(r, "verified_true"),
+                    num(r, "verified_false"),
+                    num(r, "verified_null"),
+                ],
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), want.len(), "one row per model: {rows:?}");
+    assert_eq!(got, want);
+    // One note per skipped file, naming it and the one kept (the JSON
+    // first by name: "run (copy).json" sorts before "run.json").
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("skipped")).collect();
+    assert_eq!(notes.len(), 2, "{err}");
+    for skipped in [&csv, &json] {
+        let line = notes
+            .iter()
+            .find(|l| l.contains(&format!("{}: skipped", skipped.display())))
+            .unwrap_or_else(|| panic!("no note for {}: {err}", skipped.display()));
+        assert!(line.contains(&copy.display().to_string()), "{line}");
+        assert!(
+            line.contains(&format!(
+                "the same {} results",
+                expect(NOTEBOOK)["results_count"]
+            )),
+            "{line}"
+        );
+    }
+
+    let (_, rows, _) = query(&[&d.path()], "pass-rate-by-benchmark");
+    let want_rates: BTreeMap<(String, String), [u64; 2]> = want
+        .iter()
+        .map(|(k, v)| (k.clone(), [v[0], v[1]]))
+        .collect();
+    assert_eq!(pass_rates(&rows), want_rates);
+    let (_, rows, _) = query(&[&d.path()], "run-diff");
+    assert!(rows.is_empty(), "a run compared with itself: {rows:?}");
+}
+
+#[test]
+fn the_examples_with_a_csv_and_another_run_beside_them_count_each_run_once() {
+    // The case: examples/ plus the CSV of the bundled run and the
+    // JSON of another run of the same benchmark.
+    let d = tempfile::tempdir().unwrap();
+    let results = corpus().join("results");
+    for f in ["notebook.jsonld", "probe.jsonld", "scenario.jsonld"] {
+        copy_as(&examples().join(f), d.path(), f);
+    }
+    let runs = d.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    for f in ["notebook.verification.json", "scenario.verification.json"] {
+        copy_as(&examples().join("runs").join(f), &runs, f);
+    }
+    let partial = "res-docs__notebooks__test_checkpoint.partial";
+    copy_as(
+        &results.join(format!("{NOTEBOOK}.csv")),
+        &runs,
+        &format!("{NOTEBOOK}.csv"),
+    );
+    copy_as(
+        &results.join(format!("{partial}.json")),
+        &runs,
+        &format!("{partial}.json"),
+    );
+    let (code, rows, err) = query(&[&d.path()], "pass-rate-by-benchmark");
+    assert_eq!(code, 0, "{err}");
+    let notebook: Vec<Map<String, Value>> = rows
+        .into_iter()
+        .filter(|r| r["benchmark"] == expect(NOTEBOOK)["benchmark_name"])
+        .collect();
+    let want: BTreeMap<(String, String), [u64; 2]> = facts_by_model(&[NOTEBOOK, partial])
+        .into_iter()
+        .map(|(k, v)| (k, [v[0], v[1]]))
+        .collect();
+    assert_eq!(pass_rates(&notebook), want);
+    assert!(err.contains(&format!("{NOTEBOOK}.csv: skipped")), "{err}");
+}
+
+/// A v2.2 export holding rows `rows` of `src` (header and layout kept).
+fn slice_export(src: &Path, rows: std::ops::Range<usize>, dst: &Path) -> usize {
+    let text = std::fs::read_to_string(src).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let body: Vec<&str> = lines[1..]
+        .iter()
+        .take_while(|l| !l.starts_with(']'))
+        .map(|l| l.trim_end_matches(','))
+        .collect();
+    let kept = &body[rows];
+    std::fs::write(dst, format!("{}\n{}\n]}}\n", lines[0], kept.join(",\n"))).unwrap();
+    kept.len()
+}
+
+#[test]
+fn a_subset_is_skipped_and_a_partial_overlap_is_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let src = corpus().join(format!("results/{NOTEBOOK}.json"));
+    let n = expect(NOTEBOOK)["results_count"].as_u64().unwrap() as usize;
+    let (a, b, sub) = (
+        d.path().join("a.json"),
+        d.path().join("b.json"),
+        d.path().join("sub.json"),
+    );
+    let na = slice_export(&src, 0..2 * n / 3, &a);
+    let nb = slice_export(&src, n / 3..n, &b);
+    let nsub = slice_export(&src, 0..n / 3, &sub);
+    let shared = na + nb - n;
+    // Each is a valid export that loads alone.
+    for f in [&a, &b, &sub] {
+        let (code, rows, err) = query(&[f], "results-by-model");
+        assert_eq!(code, 0, "{err}");
+        assert!(!rows.is_empty());
+    }
+    let store = d.path().join("store");
+    let out = kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .args([&a, &b, &sub])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: skipped: its {nsub} results are all in {}",
+            sub.display(),
+            a.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{shared} of its {nb} results are also in {}",
+            a.display()
+        )),
+        "{err}"
+    );
+    let (_, rows, _) = query(&[&"--store", &store], "results-by-model");
+    let total: u64 = rows.iter().map(|r| num(r, "results")).sum();
+    assert_eq!(total as usize, na + nb, "the overlap counts twice, as said");
+}
+
+#[test]
+fn a_store_keeps_the_json_when_its_csv_came_first() {
+    let d = tempfile::tempdir().unwrap();
+    let results = corpus().join("results");
+    let (json, csv) = (
+        results
+            .join(format!("{NOTEBOOK}.json"))
+            .canonicalize()
+            .unwrap(),
+        results
+            .join(format!("{NOTEBOOK}.csv"))
+            .canonicalize()
+            .unwrap(),
+    );
+    let store = d.path().join("store");
+    kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&csv)
+        .assert()
+        .success();
+    let out = kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: skipped: the same run as {}",
+            csv.display(),
+            json.display()
+        )),
+        "{err}"
+    );
+    let index = std::fs::read_to_string(store.join("index.tsv")).unwrap();
+    assert!(index.contains(&json.display().to_string()), "{index}");
+    assert!(!index.contains(&csv.display().to_string()), "{index}");
+    // Loading the CSV again changes nothing but a note.
+    let out = kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped"));
+    let (_, rows, _) = query(&[&"--store", &store], "results-by-model");
+    let want = facts_by_model(&[NOTEBOOK]);
+    let total: u64 = rows.iter().map(|r| num(r, "results")).sum();
+    assert_eq!(total, want.values().map(|v| v[0]).sum::<u64>());
+    // The JSON's three verdicts survive (a CSV would have lost false vs null).
+    let nulls: u64 = rows.iter().map(|r| num(r, "verified_null")).sum();
+    assert_eq!(nulls, want.values().map(|v| v[3]).sum::<u64>());
 }
