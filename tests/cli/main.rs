@@ -15,6 +15,7 @@ mod remote;
 mod results;
 mod serve;
 mod trust;
+mod verdicts;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
