@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+mod index;
 mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
@@ -232,37 +233,7 @@ impl CheckpointStore {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
         let mut s = CheckpointStore::in_memory()?;
         s.dir = Some(dir.to_path_buf());
-        let index_path = dir.join("index.tsv");
-        let text = match std::fs::read_to_string(&index_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(Error::io(&index_path, e)),
-        };
-        let mut infos = Vec::new();
-        for (n, line) in text.lines().enumerate().skip(1) {
-            let f: Vec<&str> = line.split('\t').collect();
-            if !(6..=9).contains(&f.len()) {
-                return Err(Error::Rdf(format!(
-                    "{}:{}: expected 6 to 9 tab-separated fields",
-                    index_path.display(),
-                    n + 1
-                )));
-            }
-            infos.push(GraphInfo {
-                graph: f[0].into(),
-                source: f[1].into(),
-                sha256: f[2].into(),
-                loaded_at: f[3].into(),
-                quads: f[4].parse().map_err(rdf_err)?,
-                kind: if f.get(6) == Some(&"results") {
-                    GraphKind::Results
-                } else {
-                    GraphKind::Checkpoint
-                },
-                binding: f.get(7).and_then(|b| Binding::parse(b)),
-                unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
-            });
-        }
+        let infos = index::read(&dir.join("index.tsv"))?;
         // Graph files are read in parallel and inserted as they arrive (a
         // few in flight, big ones streamed), so opening never holds every
         // graph's quads besides the store.
@@ -448,33 +419,10 @@ impl CheckpointStore {
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut s = String::from(
-            "graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\tunbound_because\n",
-        );
-        for i in self.index.values() {
-            s.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\t{}\n",
-                i.graph,
-                i.source.replace(['\t', '\n'], " "),
-                i.sha256,
-                i.loaded_at,
-                i.quads,
-                file_for_graph(&i.graph),
-                match i.kind {
-                    GraphKind::Checkpoint => "checkpoint",
-                    GraphKind::Results => "results",
-                },
-                i.binding
-                    .as_ref()
-                    .map(Binding::to_field)
-                    .unwrap_or_default(),
-                i.unbound
-                    .as_deref()
-                    .unwrap_or_default()
-                    .replace(['\t', '\n'], " ")
-            ));
-        }
-        fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
+        fsutil::write_atomic(
+            &dir.join("index.tsv"),
+            index::text(self.index.values()).as_bytes(),
+        )
     }
 
     /// Loads checkpoint files: parsed in parallel, inserted as they arrive, each

@@ -495,3 +495,46 @@ fn a_store_keeps_the_json_when_its_csv_came_first() {
     let nulls: u64 = rows.iter().map(|r| num(r, "verified_null")).sum();
     assert_eq!(nulls, want.values().map(|v| v[3]).sum::<u64>());
 }
+
+#[test]
+fn for_over_a_folder_binds_only_the_runs_of_that_benchmark() {
+    // `kld query corpus/loads/ corpus/results/ --for …test_checkpoint.jsonld`
+    // attributed every run in the folder to that benchmark.
+    let cp = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let (code, rows, err) = query(
+        &[
+            &corpus().join("loads"),
+            &corpus().join("results"),
+            &"--for",
+            &cp,
+        ],
+        "pass-rate-by-benchmark",
+    );
+    assert_eq!(code, 1, "runs it does not hold are refused: {err}");
+    let mut ours = Vec::new();
+    let mut refused = 0;
+    for p in corpus_files("results") {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Some(run) = name.strip_suffix(".expect.json") else {
+            continue;
+        };
+        let facts = expect(run);
+        if facts["checkpoint"] == "docs__notebooks__test_checkpoint.jsonld" {
+            ours.push(run.to_string());
+        } else if facts["results_count"].as_u64().unwrap() > 0 {
+            // Its JSON export is refused (the CSV is skipped as the same run).
+            assert!(
+                err.contains(&format!("{run}.json: --for")) && err.contains("not bound"),
+                "{run}: {err}"
+            );
+            refused += 1;
+        }
+    }
+    assert!(ours.len() >= 2 && refused >= 3);
+    let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+    let want: BTreeMap<(String, String), [u64; 2]> = facts_by_model(&ours)
+        .into_iter()
+        .map(|(k, v)| (k, [v[0], v[1]]))
+        .collect();
+    assert_eq!(pass_rates(&rows), want);
+}
