@@ -56,13 +56,14 @@ enum Side {
 }
 
 impl Side {
-    fn read(file: &Path) -> std::io::Result<Side> {
+    /// Reads `file` (git's temporary copy), naming it `shown` in messages.
+    fn read(file: &Path, shown: &str) -> std::io::Result<Side> {
         if file == Path::new("/dev/null") {
             return Ok(Side::Absent);
         }
         let bytes = std::fs::read(file)?;
         Ok(
-            match model::read_checkpoint(file, &bytes, ReadOptions::default()) {
+            match model::read_checkpoint(Path::new(shown), &bytes, ReadOptions::default()) {
                 Ok(cp) => Side::Checkpoint(Box::new(cp), bytes),
                 Err(e) => Side::Unparsed(bytes, first_reason(&e)),
             },
@@ -119,7 +120,10 @@ pub fn line_diff(a: &[u8], b: &[u8], a_name: &str, b_name: &str) -> String {
 
 pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
     let new_path = a.rename.first().cloned().unwrap_or_else(|| a.path.clone());
-    let (old, new) = match (Side::read(&a.old_file), Side::read(&a.new_file)) {
+    let (old, new) = match (
+        Side::read(&a.old_file, &a.path),
+        Side::read(&a.new_file, &new_path),
+    ) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("kld: {}: {e}", a.path);
@@ -151,12 +155,17 @@ pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
             }
         }
         _ => {
-            for (side, name) in [(&old, &a.path), (&new, &new_path)] {
-                if let Side::Unparsed(_, why) = side {
-                    eprintln!(
-                        "kld: {name} does not parse as a checkpoint ({why}); showing a line diff"
-                    );
-                }
+            // One line, whichever sides do not parse.
+            let failed = match (&old, &new) {
+                (Side::Unparsed(..), Side::Unparsed(_, why)) => Some(("either side", why)),
+                (Side::Unparsed(_, why), _) => Some(("the old side", why)),
+                (_, Side::Unparsed(_, why)) => Some(("the new side", why)),
+                _ => None,
+            };
+            if let Some((which, why)) = failed {
+                eprintln!(
+                    "kld: {new_path} does not parse as a checkpoint on {which} ({why}); showing a line diff"
+                );
             }
             let a_name = match old {
                 Side::Absent => "/dev/null".to_string(),

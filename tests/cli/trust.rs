@@ -215,6 +215,13 @@ fn a_summary_that_mentions_format_version_is_not_an_export() {
     assert!(!err.contains("expect.json"), "{err}");
     assert!(!err.contains("INDEX.json"), "{err}");
     assert_eq!(code, 0, "{err}");
+    // An empty export says so, rather than "none holds all 0 of its question IDs".
+    let empty = corpus().join("results/golden__results_export_empty.json");
+    let (_, _, err) = query(&[&empty], "results-by-model");
+    assert!(
+        err.contains("holds no results") && !err.contains("all 0"),
+        "{err}"
+    );
 }
 
 /// Per (interface, model name): results, verify_result true, false, null,
