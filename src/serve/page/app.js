@@ -316,23 +316,23 @@ async function showOutcomes(r) {
 PREFIX schema: <https://schema.org/>
 SELECT ?question_id ?question_text ?replicate ?verify_result ?format ?failure_category ?run WHERE {
   ?rg karenina:forBenchmark ${g} .
+  {
+    { SELECT DISTINCT ?question_id WHERE { GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id } } }
+    GRAPH ?rg { ?r karenina:questionId ?question_id MINUS { ?r karenina:scenarioId ?sid } }
+  } UNION {
+    { SELECT DISTINCT ?sid ?nid WHERE {
+        GRAPH ${g} { ?s a karenina:Scenario ; schema:name ?sid ; karenina:node/schema:nodeId ?nid } } }
+    GRAPH ?rg { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid ; karenina:questionId ?question_id }
+  }
   GRAPH ?rg {
-    ?r a karenina:VerificationResult ; karenina:questionId ?question_id ; karenina:runName ?run ;
+    ?r a karenina:VerificationResult ; karenina:runName ?run ;
        karenina:answeringInterface ${sparqlString(r.interface)} ;
        karenina:answeringModelName ${sparqlString(r.model_name)} .
     OPTIONAL { ?r karenina:replicate ?replicate }
     OPTIONAL { ?r karenina:verifyResult ?verify_result }
     OPTIONAL { ?r karenina:failureCategory ?failure_category }
-    OPTIONAL { ?r karenina:run/karenina:sourceFormat ?format }
-    OPTIONAL { ?r karenina:scenarioId ?sid }
-    OPTIONAL { ?r karenina:scenarioNode ?nid }
   }
-  BIND(COALESCE(?sid, "") AS ?scenario)
-  FILTER EXISTS {
-    { GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id } FILTER(?scenario = "") }
-    UNION
-    { GRAPH ${g} { ?s a karenina:Scenario ; schema:name ?scenario ; karenina:node/schema:nodeId ?nid } }
-  }
+  OPTIONAL { GRAPH ?rg { ?x a karenina:VerificationRun ; karenina:sourceFormat ?format } }
   OPTIONAL {
     SELECT ?question_id (SAMPLE(?text) AS ?question_text) WHERE {
       GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:text ?text }
