@@ -2,6 +2,7 @@
 
 mod checkpoint;
 mod git;
+mod gitdriver;
 mod preset;
 mod rdf;
 mod remote;
@@ -204,6 +205,13 @@ pub enum Command {
     /// RDFC-1.0 (SHA-256) hash of each checkpoint's graph.
     #[command(after_help = concat!("Examples:\n  kld hash benchmarks/\n  kld hash bench.jsonld --plain\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Hash(git::HashArgs),
+    /// git's external diff driver for checkpoints (`diff.karenina.command`):
+    /// the semantic diff under git's file header, a line diff when a side does
+    /// not parse; exit 0.
+    GitDiff(gitdriver::GitDiffArgs),
+    /// git's textconv for checkpoints (`diff.karenina.textconv`): the
+    /// canonical bytes, or the file as written when it does not parse; exit 0.
+    GitTextconv(gitdriver::TextconvArgs),
     /// Karenina verification presets.
     #[command(subcommand)]
     Preset(PresetCommand),
@@ -300,6 +308,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Push(a) => remote::push(a),
         Command::Diff(a) => git::diff(a),
         Command::Hash(a) => git::hash(a),
+        Command::GitDiff(a) => gitdriver::git_diff(a),
+        Command::GitTextconv(a) => gitdriver::git_textconv(a),
         Command::Preset(p) => match p {
             PresetCommand::List { dir } => preset::list(dir.as_deref()),
             PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),

@@ -115,7 +115,13 @@ pub(super) fn load_into(
         return status;
     }
     match store.bind(&requested) {
-        Ok(bound) => bound.iter().for_each(report_binding),
+        Ok(bound) => {
+            bound.iter().for_each(report_binding);
+            // A `--for` checkpoint that lacks the run's questions is an error.
+            if bound.iter().any(|b| b.refused()) {
+                status = status.max(INVALID);
+            }
+        }
         Err(e) => {
             eprintln!("kld: binding results to checkpoints: {e}");
             status = status.max(INVALID);

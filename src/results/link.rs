@@ -4,7 +4,8 @@
 //! loaded checkpoint that holds every question ID of the run (for scenario
 //! turn rows, whose question ID is a hash of the node text: every scenario
 //! name and node id); no match (an orphan run) and several matches are
-//! reported. The store keeps the binding as `<results graph>
+//! reported. A checkpoint named with `--for` is checked the same way: it must
+//! hold every key of the run ([`coverage`]), else the run is not bound. The store keeps the binding as `<results graph>
 //! karenina:forBenchmark <checkpoint graph>` in the default graph.
 
 use crate::error::{Error, Result};
@@ -12,7 +13,8 @@ use oxigraph::model::Term;
 use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 
-/// How a results graph was bound.
+/// How a results graph was bound (or, for `Duplicate` and `Overlap`, what
+/// reconciling it with the other loaded exports found).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Link {
     /// Bound to this checkpoint graph.
@@ -24,6 +26,126 @@ pub enum Link {
     },
     /// Several checkpoints hold them all; `--for` must choose.
     Ambiguous(Vec<String>),
+    /// The checkpoint named with `--for` lacks some of the run's question IDs
+    /// (or scenario nodes): not bound, so no benchmark is credited with
+    /// results of questions it does not hold.
+    Refused(Coverage),
+    /// Not kept: another loaded export holds the same results (the JSON and
+    /// the CSV of one run, a copy), or all of them.
+    Duplicate {
+        /// The source of the export kept.
+        of: String,
+        /// Results of the export skipped.
+        results: usize,
+        /// The export kept holds more results than this one.
+        contained: bool,
+    },
+    /// Kept, but some of its results are also in another loaded export.
+    Overlap {
+        /// The source of the other export.
+        with: String,
+        /// Results both hold.
+        shared: usize,
+        /// Results of this export.
+        results: usize,
+        /// Results of the other.
+        other: usize,
+    },
+}
+
+impl Link {
+    /// Why a run is not bound (`None` when it is), for messages and for the
+    /// store's `karenina:bindingNote`.
+    pub fn reason(&self) -> Option<String> {
+        Some(match self {
+            Link::Bound(_) | Link::Duplicate { .. } | Link::Overlap { .. } => return None,
+            Link::Orphan { questions: 0 } => "it holds no results".to_string(),
+            Link::Orphan { questions } => {
+                format!("no loaded checkpoint holds all {questions} of its question IDs")
+            }
+            Link::Ambiguous(c) => format!(
+                "{} loaded checkpoints hold all its question IDs ({}): choose one with --for",
+                c.len(),
+                c.join(", ")
+            ),
+            Link::Refused(c) => format!(
+                "{} does not hold {} of its {} question IDs (e.g. {})",
+                c.checkpoint,
+                c.missing,
+                c.total,
+                c.examples.join(", ")
+            ),
+        })
+    }
+}
+
+/// How much of a run one checkpoint holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// The checkpoint graph.
+    pub checkpoint: String,
+    /// Distinct keys of the run (question IDs; scenario name and node).
+    pub total: usize,
+    /// How many of them the checkpoint does not hold.
+    pub missing: usize,
+    /// A few of the missing ones (question IDs, `scenario / node`), sorted.
+    pub examples: Vec<String>,
+}
+
+/// How many missing keys [`coverage`] names.
+const EXAMPLES: usize = 3;
+
+/// Which of the run's keys (question IDs of plain rows; scenario name and
+/// node of scenario turn rows) the checkpoint graph `checkpoint` does not
+/// hold: what `--for` must check before binding.
+pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
+    let sparql_err = |e: &dyn std::fmt::Display| Error::Sparql(e.to_string());
+    let total = count_rows(
+        store,
+        &format!(
+            "{PREFIXES} SELECT (COUNT(DISTINCT ?key) AS ?n) WHERE {{ GRAPH <{results}> {{ {KEYS} }} }}"
+        ),
+    )?
+    .first()
+    .map_or(0, |r| r.1);
+    let q = format!(
+        "{PREFIXES} SELECT DISTINCT ?key WHERE {{
+           {{ GRAPH <{results}> {{ ?r karenina:questionId ?key
+                OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?item a schema:DataFeedItem ; karenina:id ?key }} }} }}
+           UNION
+           {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?s a karenina:Scenario ; schema:name ?sid ;
+                                   karenina:node/schema:nodeId ?nid }} }}
+              BIND(CONCAT(?sid, \" / \", ?nid) AS ?key) }}
+         }} ORDER BY ?key"
+    );
+    let results_ = SparqlEvaluator::new()
+        .parse_query(&q)
+        .map_err(|e| sparql_err(&e))?
+        .on_store(store)
+        .execute()
+        .map_err(|e| sparql_err(&e))?;
+    let QueryResults::Solutions(sols) = results_ else {
+        return Err(Error::Sparql("coverage: not a SELECT answer".into()));
+    };
+    let mut missing = 0;
+    let mut examples = Vec::new();
+    for s in sols {
+        let s = s.map_err(|e| sparql_err(&e))?;
+        missing += 1;
+        if examples.len() < EXAMPLES {
+            if let Some(Term::Literal(l)) = s.get("key") {
+                examples.push(l.value().to_string());
+            }
+        }
+    }
+    Ok(Coverage {
+        checkpoint: checkpoint.to_string(),
+        total,
+        missing,
+        examples,
+    })
 }
 
 fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {

@@ -38,6 +38,11 @@ const METADATA_TERMS: &[(&str, &str)] = &[
     ("scenario_path", "scenarioPath"),
 ];
 
+/// `karenina:csvResultId`: on a scenario turn row of a JSON export, the
+/// result ID its CSV export recomputes to (Karenina's recipe without the
+/// scenario fields).
+pub const CSV_RESULT_ID: &str = "csvResultId";
+
 /// The other `metadata` fields held by triples.
 const MAPPED_METADATA: &[&str] = &["question_id", "run_name", "answering", "parsing"];
 
@@ -282,6 +287,19 @@ impl RowMapper {
             if let Some(t) = meta.get(*key).and_then(scalar) {
                 e(local, t, sink);
             }
+        }
+        // A scenario turn's ID includes the scenario fields, which the CSV
+        // export drops: the ID the CSV of this row recomputes to is kept too,
+        // so the two exports of one run are recognised as one.
+        if meta.get("scenario_id").is_some_and(|v| !v.is_null()) {
+            let rid = super::csv::result_id(
+                &meta["answering"],
+                &meta["parsing"],
+                qid,
+                meta.get("replicate").and_then(Value::as_i64),
+                meta.get("timestamp").and_then(Value::as_str).unwrap_or(""),
+            );
+            e(CSV_RESULT_ID, string(&rid), sink);
         }
         if let Some(c) = meta["failure"].get("category").and_then(Value::as_str) {
             e("failureCategory", string(c), sink);

@@ -27,7 +27,7 @@ pub mod link;
 mod map;
 pub mod summary;
 
-pub use map::RowMapper;
+pub use map::{RowMapper, CSV_RESULT_ID};
 
 use crate::error::{Error, Result};
 use oxigraph::model::{GraphName, Quad};
@@ -64,8 +64,22 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
         // A bare array of rows.
         return (t.contains("\"metadata\"") && t.contains("\"template\"")).then_some(Layout::Json);
     }
-    (t.starts_with('{')
-        && (t.contains("\"format_version\"") || t.starts_with("{\"runs\""))
+    // An object whose first key is one Karenina's exports start with
+    // (`format_version` for 2.x; `results`, `runs`, `metadata` for older
+    // layouts): other JSON that merely mentions `format_version` (a summary
+    // of an export, a preset) is not one.
+    let first_key = t
+        .strip_prefix('{')
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix('"'))
+        .and_then(|r| r.split_once('"'))
+        .map(|(k, _)| k);
+    let known = matches!(
+        first_key,
+        Some("format_version" | "results" | "runs" | "metadata")
+    );
+    (known
+        && (t.contains("\"format_version\"") || first_key == Some("runs"))
         && !t.contains("\"@context\""))
     .then_some(Layout::Json)
 }
@@ -371,6 +385,20 @@ fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sniff_wants_an_export_s_first_key() {
+        let export = br#"{"format_version": "2.2", "metadata": {"job_id": "x"},"results":["#;
+        assert_eq!(sniff(export), Some(Layout::Json));
+        assert_eq!(
+            sniff(b"{\n  \"format_version\": \"2.1\",\n  \"results\": []}"),
+            Some(Layout::Json)
+        );
+        assert_eq!(sniff(br#"{"runs": {}}"#), Some(Layout::Json));
+        // A summary of an export, which mentions format_version further down.
+        let summary = br#"{"file": "a.json", "csv": "a.csv", "format_version": "2.2"}"#;
+        assert_eq!(sniff(summary), None);
+    }
 
     #[test]
     fn nan_tokens_outside_strings_only() {

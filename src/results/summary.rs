@@ -17,8 +17,11 @@ pub struct ModelSummary {
     pub verified_true: usize,
     /// `verify_result` false.
     pub verified_false: usize,
-    /// `verify_result` null (not verified).
+    /// `verify_result` null (no verdict).
     pub verified_null: usize,
+    /// A CSV's empty `verify_result` cell: false or null, which a CSV
+    /// writes alike.
+    pub verified_false_or_null: usize,
     /// Failure categories (`none` for rows without a failure).
     pub failures: BTreeMap<String, usize>,
 }
@@ -80,9 +83,11 @@ impl Visit for Counting {
         let model = format!("{interface}:{name}");
         let m = self.s.models.entry(model).or_default();
         m.results += 1;
+        let csv = self.s.format_version.as_deref() == Some("csv");
         match row["template"]["verify_result"].as_bool() {
             Some(true) => m.verified_true += 1,
             Some(false) => m.verified_false += 1,
+            None if csv => m.verified_false_or_null += 1,
             None => m.verified_null += 1,
         }
         // A CSV failure has a reason but no category.
@@ -139,24 +144,32 @@ impl RunSummary {
         ));
         out.push_str("models:\n");
         for (name, m) in &self.models {
-            if self.format_version.as_deref() == Some("csv") {
-                // A CSV writes false and null alike: no pass rate over verified rows.
-                out.push_str(&format!(
-                    "  {name}: {} results, {} verified true, {} false or not verified (CSV cannot tell)\n",
-                    m.results, m.verified_true, m.verified_null
-                ));
+            // As `pass-rate-by-benchmark`: verified true over all results;
+            // no rate when no result has a verdict (a scenario run).
+            let rate = if m.verified_true + m.verified_false + m.verified_false_or_null > 0 {
+                format!(
+                    "pass rate {:.1}%",
+                    100.0 * m.verified_true as f64 / m.results as f64
+                )
             } else {
-                // As `pass-rate-by-benchmark`: verified true over all results.
-                let rate = if m.results > 0 {
-                    format!("{:.1}%", 100.0 * m.verified_true as f64 / m.results as f64)
-                } else {
-                    "-".into()
-                };
-                out.push_str(&format!(
-                    "  {name}: {} results, pass rate {rate} ({} true, {} false, {} not verified)\n",
-                    m.results, m.verified_true, m.verified_false, m.verified_null
-                ));
-            }
+                "no verdict".into()
+            };
+            let verdicts = if self.format_version.as_deref() == Some("csv") {
+                // A CSV writes false and null alike.
+                format!(
+                    "{} true, {} false or null (a CSV cannot tell them apart)",
+                    m.verified_true, m.verified_false_or_null
+                )
+            } else {
+                format!(
+                    "{} true, {} false, {} null",
+                    m.verified_true, m.verified_false, m.verified_null
+                )
+            };
+            out.push_str(&format!(
+                "  {name}: {} results, {rate} ({verdicts})\n",
+                m.results
+            ));
             let failures: Vec<String> = m
                 .failures
                 .iter()

@@ -9,10 +9,12 @@ use super::{rdf_err, CheckpointStore, GraphKind};
 use crate::error::Result;
 use crate::results::link::{self, Link};
 use crate::vocab;
-use oxigraph::model::{GraphNameRef, NamedNode, Quad};
+use oxigraph::model::{GraphNameRef, Literal, NamedNode, Quad};
 
 /// `karenina:forBenchmark`, local name.
 pub(super) const FOR_BENCHMARK: &str = "forBenchmark";
+/// `karenina:bindingNote`, local name: why a results graph is not bound.
+pub(super) const BINDING_NOTE: &str = "bindingNote";
 
 /// A results graph's checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +66,9 @@ impl Bound {
         Some(match (&self.link, self.requested) {
             (Link::Bound(_), true) => return None,
             (Link::Bound(c), false) => format!("{file}: results now bound to {c}"),
+            (Link::Orphan { questions: 0 }, true) => {
+                format!("{file}: not bound: the export holds no results")
+            }
             (Link::Orphan { questions }, true) => format!(
                 "{file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"
             ),
@@ -75,7 +80,47 @@ impl Bound {
                 c.len(),
                 c.join(", ")
             ),
+            (
+                Link::Duplicate {
+                    of,
+                    results,
+                    contained,
+                },
+                _,
+            ) => {
+                if *contained {
+                    format!("{file}: skipped: its {results} results are all in {of}")
+                } else {
+                    format!(
+                        "{file}: skipped: the same run as {of} (the same {results} results; that one is kept)"
+                    )
+                }
+            }
+            (
+                Link::Overlap {
+                    with,
+                    shared,
+                    results,
+                    other,
+                },
+                _,
+            ) => format!(
+                "{file}: {shared} of its {results} results are also in {with} ({other} results): both are loaded, so those {shared} count twice"
+            ),
+            (Link::Refused(c), requested) => format!(
+                "{file}: {}--for {}: the checkpoint does not hold {} of the run's {} question IDs (e.g. {}); not bound",
+                if requested { "" } else { "no longer bound: " },
+                c.checkpoint,
+                c.missing,
+                c.total,
+                c.examples.join(", ")
+            ),
         })
+    }
+
+    /// True when the user's `--for` was refused (the CLI exits 1).
+    pub fn refused(&self) -> bool {
+        matches!(self.link, Link::Refused(_))
     }
 }
 
@@ -88,10 +133,25 @@ impl CheckpointStore {
     /// changed. A store directory's index is written once, at the end, if
     /// anything was bound.
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
-        let mut out = Vec::new();
-        for (graph, explicit) in requested {
+        // One run, one count: exports of a run already loaded are dropped first.
+        let mut out: Vec<Bound> = self
+            .reconcile_runs()?
+            .into_iter()
+            .map(|n| Bound {
+                requested: requested.iter().any(|(g, _)| *g == n.graph),
+                graph: n.graph,
+                source: n.source,
+                link: n.link,
+            })
+            .collect();
+        let skipped = out.iter().any(|b| matches!(b.link, Link::Duplicate { .. }));
+        let requested: Vec<&(String, Option<String>)> = requested
+            .iter()
+            .filter(|(g, _)| self.index.contains_key(g))
+            .collect();
+        for (graph, explicit) in requested.iter().copied() {
             let link = match explicit {
-                Some(c) => Link::Bound(c.clone()),
+                Some(c) => self.checked(graph, c)?,
                 None => link::find(self.store(), graph)?,
             };
             let binding = match &link {
@@ -101,24 +161,29 @@ impl CheckpointStore {
                 }),
                 _ => None,
             };
-            self.set_binding(graph, binding)?;
+            self.set_binding(graph, binding, link.reason())?;
             out.push(self.bound(graph, link, true));
         }
-        let others: Vec<(String, Option<Binding>)> = self
+        let others: Vec<(String, Option<Binding>, Option<String>)> = self
             .index
             .values()
             .filter(|i| i.kind == GraphKind::Results)
             .filter(|i| !requested.iter().any(|(g, _)| *g == i.graph))
-            .map(|i| (i.graph.clone(), i.binding.clone()))
+            .map(|i| (i.graph.clone(), i.binding.clone(), i.unbound.clone()))
             .collect();
-        for (graph, old) in others {
-            // A user's choice stands while its checkpoint is loaded.
-            if let Some(b) = &old {
-                if b.explicit && self.index.contains_key(&b.checkpoint) {
-                    continue;
+        let mut changed = skipped || !out.is_empty();
+        for (graph, old, old_note) in others {
+            // A user's choice stands while its checkpoint is loaded and
+            // still holds the run's questions.
+            let link = match &old {
+                Some(b) if b.explicit && self.index.contains_key(&b.checkpoint) => {
+                    match self.checked(&graph, &b.checkpoint)? {
+                        Link::Bound(_) => continue,
+                        refused => refused,
+                    }
                 }
-            }
-            let link = link::find(self.store(), &graph)?;
+                _ => link::find(self.store(), &graph)?,
+            };
             let new = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
@@ -127,16 +192,32 @@ impl CheckpointStore {
                 _ => None,
             };
             if new != old {
-                self.set_binding(&graph, new)?;
+                self.set_binding(&graph, new, link.reason())?;
                 out.push(self.bound(&graph, link, false));
+                changed = true;
+            } else if link.reason() != old_note {
+                // Still unbound, for another reason (orphan, now ambiguous).
+                self.set_binding(&graph, new, link.reason())?;
+                changed = true;
             }
         }
         // (Only a change is written: a command that changed nothing leaves
         // the store directory as it was.)
-        if !out.is_empty() {
+        if changed {
             self.save_index()?;
         }
         Ok(out)
+    }
+
+    /// Binding to checkpoint graph `c` as the user asked, if it holds every
+    /// question (and scenario node) of the run.
+    fn checked(&self, graph: &str, c: &str) -> Result<Link> {
+        let cov = link::coverage(self.store(), graph, c)?;
+        Ok(if cov.missing == 0 {
+            Link::Bound(c.to_string())
+        } else {
+            Link::Refused(cov)
+        })
     }
 
     fn bound(&self, graph: &str, link: Link, requested: bool) -> Bound {
@@ -152,31 +233,52 @@ impl CheckpointStore {
         }
     }
 
-    /// Replaces the `forBenchmark` triple of `graph` and its index entry.
-    fn set_binding(&mut self, graph: &str, binding: Option<Binding>) -> Result<()> {
+    /// Replaces the `forBenchmark` and `bindingNote` triples of `graph` and
+    /// its index entry; `note` says why an unbound run is not bound.
+    fn set_binding(
+        &mut self,
+        graph: &str,
+        binding: Option<Binding>,
+        note: Option<String>,
+    ) -> Result<()> {
         let r = NamedNode::new(graph).map_err(rdf_err)?;
         let p = NamedNode::new_unchecked(vocab::karenina(FOR_BENCHMARK));
-        let old: Vec<Quad> = self
-            .store
-            .quads_for_pattern(
-                Some(r.as_ref().into()),
-                Some(p.as_ref()),
-                None,
-                Some(GraphNameRef::DefaultGraph),
-            )
-            .collect::<std::result::Result<_, _>>()
-            .map_err(rdf_err)?;
-        for q in &old {
-            self.store.remove(q).map_err(rdf_err)?;
+        let pn = NamedNode::new_unchecked(vocab::karenina(BINDING_NOTE));
+        for pred in [&p, &pn] {
+            let old: Vec<Quad> = self
+                .store
+                .quads_for_pattern(
+                    Some(r.as_ref().into()),
+                    Some(pred.as_ref()),
+                    None,
+                    Some(GraphNameRef::DefaultGraph),
+                )
+                .collect::<std::result::Result<_, _>>()
+                .map_err(rdf_err)?;
+            for q in &old {
+                self.store.remove(q).map_err(rdf_err)?;
+            }
         }
         if let Some(b) = &binding {
             let c = NamedNode::new(b.checkpoint.as_str()).map_err(rdf_err)?;
             self.store
-                .insert(&Quad::new(r, p, c, GraphNameRef::DefaultGraph))
+                .insert(&Quad::new(r.clone(), p, c, GraphNameRef::DefaultGraph))
+                .map_err(rdf_err)?;
+        }
+        let note = note.filter(|_| binding.is_none());
+        if let Some(n) = &note {
+            self.store
+                .insert(&Quad::new(
+                    r,
+                    pn,
+                    Literal::new_simple_literal(n),
+                    GraphNameRef::DefaultGraph,
+                ))
                 .map_err(rdf_err)?;
         }
         if let Some(i) = self.index.get_mut(graph) {
             i.binding = binding;
+            i.unbound = note;
         }
         Ok(())
     }

@@ -31,6 +31,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+mod index;
+mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
 use stream::{stream_chunks, stream_threshold};
@@ -52,6 +54,8 @@ pub struct GraphInfo {
     pub kind: GraphKind,
     /// For a results graph: the checkpoint graph its run is bound to.
     pub binding: Option<Binding>,
+    /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
+    pub unbound: Option<String>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -149,6 +153,7 @@ pub fn prepare_with(
             quads: 0,
             kind: GraphKind::Results,
             binding: None,
+            unbound: None,
         };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -180,6 +185,7 @@ pub fn prepare_with(
         quads: 0,
         kind: GraphKind::Checkpoint,
         binding: None,
+        unbound: None,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
@@ -198,6 +204,8 @@ pub struct CheckpointStore {
     dir: Option<PathBuf>,
     index: BTreeMap<String, GraphInfo>,
     results_options: ResultsOptions,
+    /// Results graphs inserted since runs were last reconciled ([`runs`]).
+    fresh: std::collections::BTreeSet<String>,
 }
 
 fn rdf_err(e: impl std::fmt::Display) -> Error {
@@ -216,6 +224,7 @@ impl CheckpointStore {
             dir: None,
             index: BTreeMap::new(),
             results_options: ResultsOptions::default(),
+            fresh: Default::default(),
         })
     }
 
@@ -224,36 +233,7 @@ impl CheckpointStore {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
         let mut s = CheckpointStore::in_memory()?;
         s.dir = Some(dir.to_path_buf());
-        let index_path = dir.join("index.tsv");
-        let text = match std::fs::read_to_string(&index_path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(Error::io(&index_path, e)),
-        };
-        let mut infos = Vec::new();
-        for (n, line) in text.lines().enumerate().skip(1) {
-            let f: Vec<&str> = line.split('\t').collect();
-            if !(6..=8).contains(&f.len()) {
-                return Err(Error::Rdf(format!(
-                    "{}:{}: expected 6 to 8 tab-separated fields",
-                    index_path.display(),
-                    n + 1
-                )));
-            }
-            infos.push(GraphInfo {
-                graph: f[0].into(),
-                source: f[1].into(),
-                sha256: f[2].into(),
-                loaded_at: f[3].into(),
-                quads: f[4].parse().map_err(rdf_err)?,
-                kind: if f.get(6) == Some(&"results") {
-                    GraphKind::Results
-                } else {
-                    GraphKind::Checkpoint
-                },
-                binding: f.get(7).and_then(|b| Binding::parse(b)),
-            });
-        }
+        let infos = index::read(&dir.join("index.tsv"))?;
         // Graph files are read in parallel and inserted as they arrive (a
         // few in flight, big ones streamed), so opening never holds every
         // graph's quads besides the store.
@@ -284,6 +264,8 @@ impl CheckpointStore {
             }
             Ok(())
         })?;
+        // What a directory holds was reconciled when it was loaded.
+        s.fresh.clear();
         Ok(s)
     }
 
@@ -311,13 +293,16 @@ impl CheckpointStore {
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
         let mut info = p.info;
-        // A results file read again keeps the checkpoint the user bound it to.
+        // A results file read again keeps the checkpoint the user bound it
+        // to, or why it is not bound, until binding runs again.
         if info.binding.is_none() {
-            info.binding = self
-                .index
-                .get(&info.graph)
+            let old = self.index.get(&info.graph);
+            info.binding = old
                 .and_then(|old| old.binding.clone())
                 .filter(|b| b.explicit);
+            if info.binding.is_none() {
+                info.unbound = old.and_then(|old| old.unbound.clone());
+            }
         }
         let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
         let old = self.provenance_quads(&g)?;
@@ -384,6 +369,9 @@ impl CheckpointStore {
                 .map_err(|e| rdf_err(e.error()))?;
             file.commit()?;
         }
+        if info.kind == GraphKind::Results {
+            self.fresh.insert(info.graph.clone());
+        }
         self.index.insert(info.graph.clone(), info.clone());
         Ok(info)
     }
@@ -404,6 +392,7 @@ impl CheckpointStore {
     /// Removes a graph and its provenance (one transaction); for a store
     /// directory, its N-Quads file and index entry too. False when absent.
     pub fn remove(&mut self, graph: &str) -> Result<bool> {
+        self.fresh.remove(graph);
         if self.index.remove(graph).is_none() {
             return Ok(false);
         }
@@ -430,27 +419,10 @@ impl CheckpointStore {
     /// Writes the index of a store directory (atomically). No-op in memory.
     pub fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut s = String::from("graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\n");
-        for i in self.index.values() {
-            s.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\n",
-                i.graph,
-                i.source.replace(['\t', '\n'], " "),
-                i.sha256,
-                i.loaded_at,
-                i.quads,
-                file_for_graph(&i.graph),
-                match i.kind {
-                    GraphKind::Checkpoint => "checkpoint",
-                    GraphKind::Results => "results",
-                },
-                i.binding
-                    .as_ref()
-                    .map(Binding::to_field)
-                    .unwrap_or_default()
-            ));
-        }
-        fsutil::write_atomic(&dir.join("index.tsv"), s.as_bytes())
+        fsutil::write_atomic(
+            &dir.join("index.tsv"),
+            index::text(self.index.values()).as_bytes(),
+        )
     }
 
     /// Loads checkpoint files: parsed in parallel, inserted as they arrive, each
@@ -566,9 +538,17 @@ fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
     ];
     if let Some(b) = &info.binding {
         quads.push(Quad::new(
-            s,
+            s.clone(),
             k(binding::FOR_BENCHMARK),
             NamedNode::new_unchecked(b.checkpoint.clone()),
+            d.clone(),
+        ));
+    }
+    if let Some(n) = &info.unbound {
+        quads.push(Quad::new(
+            s,
+            k(binding::BINDING_NOTE),
+            Term::Literal(Literal::new_simple_literal(n)),
             d,
         ));
     }

@@ -389,3 +389,32 @@ fn the_pre_commit_hooks_fail_on_a_non_canonical_checkpoint_and_pass_after_canon(
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn a_long_answer_edited_at_its_end_shows_the_new_word() {
+    let src = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let base: Value = serde_json::from_slice(&std::fs::read(&src).unwrap()).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let filler = "The expected answer explains its reasoning at length ".repeat(9);
+    let long_a = format!("{filler}and concludes that the sky is blue.");
+    assert!(long_a.chars().count() >= 500, "{}", long_a.len());
+    let long_b = long_a.replace("is blue.", "is turquoise.");
+    let write = |name: &str, answer: &str| {
+        let mut j = base.clone();
+        j["dataFeedElement"][0]["item"]["acceptedAnswer"]["text"] = json!(answer);
+        let p = d.path().join(name);
+        std::fs::write(&p, serde_json::to_string_pretty(&j).unwrap()).unwrap();
+        p
+    };
+    let (a, b) = (write("a.jsonld", &long_a), write("b.jsonld", &long_b));
+    let text = stdout_of_code(kld().arg("diff").arg(&a).arg(&b), 1);
+    assert!(text.contains("{+turquoise.+}"), "{text}");
+    assert!(text.contains("[-blue.-]"), "{text}");
+    // With context before the change, not the whole answer.
+    assert!(text.contains("the sky is [-blue.-]"), "{text}");
+    assert!(!text.contains(&filler), "{text}");
+    // JSON keeps the full values.
+    let v = diff_json(&a, &b);
+    assert_eq!(v["changed"][0]["fields"][0]["old"], long_a.as_str());
+    assert_eq!(v["changed"][0]["fields"][0]["new"], long_b.as_str());
+}

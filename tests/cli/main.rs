@@ -5,6 +5,7 @@ mod common;
 
 mod checkpoint;
 mod git;
+mod git_recipes;
 mod hostile;
 mod hostile_serve;
 mod identity;
@@ -14,6 +15,8 @@ mod rdf;
 mod remote;
 mod results;
 mod serve;
+mod trust;
+mod verdicts;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -404,6 +404,19 @@ fn pass_rate_by_benchmark_matches_the_facts() {
                 r["passed"].parse::<u64>().unwrap(),
                 m["verify_result"]["true"].as_u64().unwrap()
             );
+            // Three verdicts, told apart (a JSON export says which).
+            for (col, k) in [("failed", "false"), ("no_verdict", "null")] {
+                assert_eq!(
+                    r[col].parse::<u64>().unwrap(),
+                    m["verify_result"][k].as_u64().unwrap(),
+                    "{col}"
+                );
+            }
+            assert_eq!(r["false_or_null"], "0");
+            // No pass rate where no result has a verdict (not 0 %).
+            let verdicts = m["verify_result"]["true"].as_u64().unwrap()
+                + m["verify_result"]["false"].as_u64().unwrap();
+            assert_eq!(r.contains_key("pass_rate"), verdicts > 0, "{r:?}");
         }
     }
 }
@@ -554,6 +567,7 @@ fn info_summarises_a_run_like_karenina_s_facts() {
             assert_eq!(got["verified_true"], m["verify_result"]["true"], "{key}");
             assert_eq!(got["verified_false"], m["verify_result"]["false"], "{key}");
             assert_eq!(got["verified_null"], m["verify_result"]["null"], "{key}");
+            assert_eq!(got["verified_false_or_null"], 0, "{key}");
             assert_eq!(got["failures"], m["failure"], "{key}");
         }
     }
@@ -610,7 +624,8 @@ fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
             inputs.push(c);
         }
         // results-by-model: CSV writes false and null alike (an empty cell),
-        // so verified_false is 0 and verified_null holds both.
+        // so verified_false and verified_null are 0 and
+        // verified_false_or_null holds both.
         let rows = query(&inputs, "results-by-model");
         let want: BTreeMap<(String, String), [u64; 3]> = by_model(&expect)
             .into_iter()
@@ -620,12 +635,13 @@ fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
             .iter()
             .map(|r| {
                 assert_eq!(r["verified_false"], "0", "{}", file.display());
+                assert_eq!(r["verified_null"], "0", "{}", file.display());
                 (
                     (r["interface"].clone(), r["model_name"].clone()),
                     [
                         r["results"].parse().unwrap(),
                         r["verified_true"].parse().unwrap(),
-                        r["verified_null"].parse().unwrap(),
+                        r["verified_false_or_null"].parse().unwrap(),
                     ],
                 )
             })
@@ -688,13 +704,14 @@ fn the_same_run_as_json_and_as_csv_answers_alike() {
                 .map(|r| {
                     let f: u64 = r["verified_false"].parse().unwrap();
                     let n: u64 = r["verified_null"].parse().unwrap();
+                    let u: u64 = r["verified_false_or_null"].parse().unwrap();
                     (
                         r["run"].clone(),
                         r["interface"].clone(),
                         r["model_name"].clone(),
                         r["results"].clone(),
                         r["verified_true"].clone(),
-                        f + n,
+                        f + n + u,
                     )
                 })
                 .collect::<Vec<_>>()

@@ -58,6 +58,11 @@ async function loadBenchmarks() {
 
 const prop = (node, name) => (node.additionalProperty || []).find((p) => p.name === name)?.value;
 const traitType = (r) => String(r.additionalType || "").replace(/^karenina:/, "");
+// The filters follow the catalogue queries of the same name: `unfinished`
+// (finished is not true), `questions-without-template` (empty, or Karenina's
+// default placeholder), `keywords`, `traits` (question-specific trait types).
+const PLACEHOLDER = "Default template: returns False";
+const templateState = (t) => (!t.replace(/\s/g, "") ? "none" : t.includes(PLACEHOLDER) ? "placeholder" : "yes");
 
 let current = null; // { info, questions: [...] }
 
@@ -78,7 +83,8 @@ async function openBenchmark(info) {
   $("#benchmark-title").textContent = `${info.name} (${info.version ?? "no version"}) — ${questions.length} questions`;
   const kws = [...new Set(questions.flatMap((q) => q.keywords))].sort();
   $("#f-keyword").replaceChildren(el("option", { value: "" }, "any"), ...kws.map((k) => el("option", { value: k }, k)));
-  const kinds = [...new Set([...(cp.rating || []), ...questions.flatMap((q) => q.traits)].map(traitType))].sort();
+  // Global traits apply to every question: the filter is over question-specific ones.
+  const kinds = [...new Set(questions.flatMap((q) => q.traits).map(traitType))].sort();
   $("#f-trait").replaceChildren(el("option", { value: "" }, "any"), ...kinds.map((k) => el("option", { value: k }, k)));
   $("#question-detail").hidden = true;
   renderQuestions();
@@ -91,14 +97,15 @@ function renderQuestions() {
   const noTemplate = $("#f-notemplate").checked, kind = $("#f-trait").value;
   const shown = current.questions.filter((q) =>
     (!kw || q.keywords.includes(kw)) && (!unfinished || !q.finished) &&
-    (!noTemplate || !q.template.trim()) && (!kind || q.traits.some((t) => traitType(t) === kind)));
+    (!noTemplate || templateState(q.template) !== "yes") && (!kind || q.traits.some((t) => traitType(t) === kind)));
   const body = $("#questions-table tbody");
   body.replaceChildren();
   for (const q of shown) {
     const tr = el("tr", { className: "clickable" },
       el("td", {}, q.index), el("td", {}, q.text.length > 140 ? q.text.slice(0, 139) + "…" : q.text),
       el("td", {}, ...q.keywords.map((k) => el("span", { className: "tag" }, k))),
-      el("td", {}, q.finished ? "yes" : "no"), el("td", {}, q.template.trim() ? "yes" : "no"),
+      el("td", {}, q.finished ? "yes" : "no"),
+      el("td", {}, { yes: "yes", none: "no", placeholder: "default placeholder" }[templateState(q.template)]),
       el("td", {}, q.traits.length));
     tr.onclick = () => showQuestion(q);
     body.append(tr);
@@ -226,7 +233,15 @@ async function loadResults() {
   const q = catalogue.find((c) => c.name === "pass-rate-by-benchmark");
   if (!q) return;
   drawChart(await select(q.query));
+  await loadUnbound();
 }
+
+// Verdicts: true, false, null (no verdict), and a CSV's empty cell, which is
+// false or null. One class (and colour) each, as in the legend.
+const VERDICTS = [
+  ["passed", "fill", "true"], ["failed", "fail", "false"],
+  ["no_verdict", "none", "null"], ["false_or_null", "unknown", "false or null"],
+];
 
 function drawChart(rows) {
   const box = $("#pass-chart");
@@ -234,8 +249,8 @@ function drawChart(rows) {
   if (!rows.length) { box.replaceChildren(); $("#outcomes").hidden = true; return; }
   const barH = 22, gap = 8, labelW = 420, chartW = 420, top = 26;
   const height = top + rows.length * (barH + gap) + 4;
-  const chart = svg("svg", { width: labelW + chartW + 170, height, role: "img",
-    "aria-label": "pass rate per answering model and benchmark" });
+  const chart = svg("svg", { width: labelW + chartW + 230, height, role: "img",
+    "aria-label": "outcomes per answering model and benchmark" });
   for (const p of [0, 25, 50, 75, 100]) {
     const x = labelW + (chartW * p) / 100;
     chart.append(svg("line", { x1: x, x2: x, y1: top - 6, y2: height - 2, class: "grid" }),
@@ -243,18 +258,28 @@ function drawChart(rows) {
   }
   rows.forEach((r, i) => {
     const y = top + i * (barH + gap);
-    const rate = Number(r.results) ? Number(r.passed) / Number(r.results) : 0;
+    const n = Number(r.results) || 0;
+    const count = (k) => Number(r[k] || 0);
     const g = svg("g", { class: "bar", tabindex: 0 });
     Object.assign(g.dataset, { graph: r.graph, benchmark: r.benchmark, interface: r.interface,
-      model: r.model_name, passed: r.passed, results: r.results });
-    g.append(
-      svg("title", {}, `${r.interface}:${r.model_name} on ${r.benchmark}: ${r.passed} of ${r.results} passed`),
+      model: r.model_name, passed: r.passed, results: r.results, failed: count("failed"),
+      noVerdict: count("no_verdict"), falseOrNull: count("false_or_null") });
+    const counts = VERDICTS.map(([k, , name]) => `${count(k)} ${name}`).join(", ");
+    // No pass rate when no result has a verdict (a scenario run): not 0 %.
+    const label = r.pass_rate !== undefined
+      ? `${r.passed}/${r.results} passed (${Math.round((100 * count("passed")) / n)}%)`
+      : `no verdict (${count("no_verdict")} of ${r.results} null)`;
+    g.append(svg("title", {}, `${r.interface}:${r.model_name} on ${r.benchmark}: ${counts}`),
       svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" },
         `${r.benchmark} · ${r.interface}:${r.model_name}`),
-      svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }),
-      svg("rect", { x: labelW, y, width: chartW * rate, height: barH, class: "fill" }),
-      svg("text", { x: labelW + chartW + 8, y: y + barH * 0.72, class: "value" },
-        `${r.passed}/${r.results} (${Math.round(rate * 100)}%)`));
+      svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }));
+    let x = labelW;
+    for (const [k, cls] of VERDICTS) {
+      const w = n ? (chartW * count(k)) / n : 0;
+      g.append(svg("rect", { x, y, width: w, height: barH, class: cls }));
+      x += w;
+    }
+    g.append(svg("text", { x: labelW + chartW + 8, y: y + barH * 0.72, class: "value" }, label));
     g.onclick = () => showOutcomes(r);
     g.onkeydown = (e) => { if (e.key === "Enter") showOutcomes(r); };
     chart.append(g);
@@ -262,20 +287,52 @@ function drawChart(rows) {
   box.replaceChildren(chart);
 }
 
+// Runs bound to no benchmark (orphan, ambiguous, a refused --for), with why.
+async function loadUnbound() {
+  const rows = await select(`PREFIX karenina: <urn:karenina:vocab:>
+SELECT ?graph ?source ?reason (COUNT(?r) AS ?results) WHERE {
+  ?graph a karenina:ResultsGraph ; karenina:source ?source .
+  FILTER NOT EXISTS { ?graph karenina:forBenchmark ?c }
+  OPTIONAL { ?graph karenina:bindingNote ?reason }
+  OPTIONAL { GRAPH ?graph { ?r a karenina:VerificationResult } }
+} GROUP BY ?graph ?source ?reason ORDER BY ?source`);
+  $("#unbound").hidden = rows.length === 0;
+  $("#unbound-table tbody").replaceChildren(...rows.map((u) => {
+    const tr = el("tr", {}, el("td", {}, el("code", {}, u.source)), el("td", {}, u.results),
+      el("td", {}, u.reason || "not bound"));
+    tr.dataset.graph = u.graph;
+    return tr;
+  }));
+}
+
+const verdictOf = (o) => (o.verify_result === "true" ? ["true", "true"]
+  : o.verify_result === "false" ? ["false", "false"]
+  : o.format === "csv" ? ["unknown", "false or null"] : ["null", "null (no verdict)"]);
+
 async function showOutcomes(r) {
   const g = sparqlIri(r.graph);
+  // The results behind the bar: as pass-rate-by-benchmark counts them.
   const rows = await select(`PREFIX karenina: <urn:karenina:vocab:>
 PREFIX schema: <https://schema.org/>
-SELECT ?question_id ?question_text ?replicate ?verify_result ?failure_category ?run WHERE {
+SELECT ?question_id ?question_text ?replicate ?verify_result ?format ?failure_category ?run WHERE {
   ?rg karenina:forBenchmark ${g} .
+  {
+    { SELECT DISTINCT ?question_id WHERE { GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id } } }
+    GRAPH ?rg { ?r karenina:questionId ?question_id MINUS { ?r karenina:scenarioId ?sid } }
+  } UNION {
+    { SELECT DISTINCT ?sid ?nid WHERE {
+        GRAPH ${g} { ?s a karenina:Scenario ; schema:name ?sid ; karenina:node/schema:nodeId ?nid } } }
+    GRAPH ?rg { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid ; karenina:questionId ?question_id }
+  }
   GRAPH ?rg {
-    ?r a karenina:VerificationResult ; karenina:questionId ?question_id ; karenina:runName ?run ;
+    ?r a karenina:VerificationResult ; karenina:runName ?run ;
        karenina:answeringInterface ${sparqlString(r.interface)} ;
        karenina:answeringModelName ${sparqlString(r.model_name)} .
     OPTIONAL { ?r karenina:replicate ?replicate }
     OPTIONAL { ?r karenina:verifyResult ?verify_result }
     OPTIONAL { ?r karenina:failureCategory ?failure_category }
   }
+  OPTIONAL { GRAPH ?rg { ?x a karenina:VerificationRun ; karenina:sourceFormat ?format } }
   OPTIONAL {
     SELECT ?question_id (SAMPLE(?text) AS ?question_text) WHERE {
       GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:text ?text }
@@ -285,13 +342,13 @@ SELECT ?question_id ?question_text ?replicate ?verify_result ?failure_category ?
   $("#outcomes").hidden = false;
   $("#outcomes-title").textContent =
     `${r.interface}:${r.model_name} on ${r.benchmark}: ${r.passed} of ${r.results} passed`;
-  const verdict = (v) => (v === "true" ? "true" : v === "false" ? "false" : "—");
   $("#outcomes-table tbody").replaceChildren(...rows.map((o) => {
+    const [cls, text] = verdictOf(o);
     const tr = el("tr", {},
       el("td", {}, el("code", {}, o.question_id)),
       el("td", {}, (o.question_text || "").slice(0, 160)),
       el("td", {}, o.replicate ?? ""),
-      el("td", { className: `verdict-${verdict(o.verify_result)}` }, verdict(o.verify_result)),
+      el("td", { className: `verdict-${cls}` }, text),
       el("td", {}, o.failure_category ?? ""),
       el("td", {}, o.run));
     return tr;
@@ -317,6 +374,7 @@ async function main() {
   };
   $("#run").onclick = runQuery;
   makeSortable($("#outcomes-table"));
+  makeSortable($("#unbound-table"));
   await Promise.all([loadBenchmarks(), loadCatalogue()]);
   await loadResults();
   if (await loadErrors()) {

@@ -12,6 +12,9 @@ use crate::model::{Checkpoint, Creator, Item, Property, Rating};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod render;
+pub use render::{word_diff, Style};
+
 /// One field whose value changed (values as JSON).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FieldChange {
@@ -419,105 +422,4 @@ pub fn diff(a: &Checkpoint, b: &Checkpoint) -> Diff {
     }
     d.moved.sort_by_key(|m| m.to);
     d
-}
-
-/// Colours for [`Diff::render`] (ANSI escapes on a terminal, none otherwise).
-#[derive(Clone, Copy, Debug)]
-pub struct Style {
-    /// Use ANSI colours.
-    pub color: bool,
-}
-
-impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-}
-
-fn short(v: &serde_json::Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 100 {
-        format!("{}…", s.chars().take(99).collect::<String>())
-    } else {
-        s
-    }
-}
-
-fn render_fields(out: &mut String, indent: &str, fields: &[FieldChange]) {
-    for f in fields {
-        out.push_str(&format!(
-            "{indent}{}: {} → {}\n",
-            f.field,
-            short(&f.old),
-            short(&f.new)
-        ));
-    }
-}
-
-fn render_traits(out: &mut String, st: Style, indent: &str, what: &str, t: &TraitChanges) {
-    for n in &t.added {
-        out.push_str(&st.paint("32", &format!("{indent}+ {what} {n:?}\n")));
-    }
-    for n in &t.removed {
-        out.push_str(&st.paint("31", &format!("{indent}- {what} {n:?}\n")));
-    }
-    for c in &t.changed {
-        out.push_str(&st.paint("33", &format!("{indent}~ {what} {:?}\n", c.name)));
-        render_fields(out, &format!("{indent}    "), &c.fields);
-    }
-}
-
-impl Diff {
-    /// The diff as text for people: `+` added, `-` removed, `~` changed,
-    /// `↕` moved, each question named by its ID.
-    pub fn render(&self, st: Style) -> String {
-        let mut out = String::new();
-        if !self.metadata.is_empty() {
-            out.push_str(&st.paint("33", "~ benchmark\n"));
-            render_fields(&mut out, "    ", &self.metadata);
-        }
-        render_traits(&mut out, st, "", "global trait", &self.global_traits);
-        for q in &self.removed {
-            out.push_str(&st.paint(
-                "31",
-                &format!("- question {}: {}\n", q.id, short(&q.text.clone().into())),
-            ));
-        }
-        for q in &self.added {
-            out.push_str(&st.paint(
-                "32",
-                &format!("+ question {}: {}\n", q.id, short(&q.text.clone().into())),
-            ));
-        }
-        for c in &self.changed {
-            out.push_str(&st.paint(
-                "33",
-                &format!("~ question {}: {}\n", c.id, short(&c.text.clone().into())),
-            ));
-            render_fields(&mut out, "    ", &c.fields);
-            if let Some(t) = &c.template {
-                out.push_str("    template:\n");
-                for line in t.lines() {
-                    let colored = match line.as_bytes().first() {
-                        Some(b'+') if !line.starts_with("+++") => st.paint("32", line),
-                        Some(b'-') if !line.starts_with("---") => st.paint("31", line),
-                        _ => line.to_string(),
-                    };
-                    out.push_str(&format!("      {colored}\n"));
-                }
-            }
-            render_traits(&mut out, st, "    ", "trait", &c.traits);
-        }
-        for m in &self.moved {
-            out.push_str(&format!(
-                "↕ question {} moved: {} → {}\n",
-                m.id, m.from, m.to
-            ));
-        }
-        out
-    }
 }

@@ -1,0 +1,217 @@
+//! `kld git-diff` and `kld git-textconv`: what git runs for `*.jsonld
+//! diff=karenina` (README, "Under git"). Both must work on whatever git
+//! hands them (a file mid-edit, a merge conflict, a new or deleted file), so
+//! a side that does not parse as a checkpoint falls back to its bytes as
+//! written (a line diff) with a one-line warning, and the exit status is
+//! the one git expects (0), never a failure that stops `git diff`.
+
+use super::{OK, USAGE};
+use karenina_ld::canonical::{self, WriteOptions};
+use karenina_ld::diff::{self, Style};
+use karenina_ld::model::{self, Checkpoint, ReadOptions};
+use karenina_ld::Error;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `kld git-diff` (git's external diff: `diff.<driver>.command`).
+#[derive(clap::Args, Debug)]
+pub struct GitDiffArgs {
+    /// Colour: auto (on a terminal), always, never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub color: String,
+    /// The path in the repository.
+    pub path: String,
+    /// The old version (a temporary file, or /dev/null for a new file).
+    pub old_file: PathBuf,
+    /// Its blob hash.
+    pub old_hex: String,
+    /// Its mode.
+    pub old_mode: String,
+    /// The new version (/dev/null for a deleted file).
+    pub new_file: PathBuf,
+    /// Its blob hash.
+    pub new_hex: String,
+    /// Its mode.
+    pub new_mode: String,
+    /// For a rename: the new path and git's rename information.
+    #[arg(num_args = 0..=2)]
+    pub rename: Vec<String>,
+}
+
+/// Arguments of `kld git-textconv` (`diff.<driver>.textconv`).
+#[derive(clap::Args, Debug)]
+pub struct TextconvArgs {
+    /// The file git wants as text.
+    pub file: PathBuf,
+}
+
+/// One side of a change, as git hands it.
+enum Side {
+    /// `/dev/null`: the file is new, or deleted.
+    Absent,
+    /// A checkpoint.
+    Checkpoint(Box<Checkpoint>, Vec<u8>),
+    /// Bytes that do not read as a checkpoint, and the first reason why.
+    Unparsed(Vec<u8>, String),
+}
+
+impl Side {
+    /// Reads `file` (git's temporary copy), naming it `shown` in messages.
+    fn read(file: &Path, shown: &str) -> std::io::Result<Side> {
+        if file == Path::new("/dev/null") {
+            return Ok(Side::Absent);
+        }
+        let bytes = std::fs::read(file)?;
+        Ok(
+            match model::read_checkpoint(Path::new(shown), &bytes, ReadOptions::default()) {
+                Ok(cp) => Side::Checkpoint(Box::new(cp), bytes),
+                Err(e) => Side::Unparsed(bytes, first_reason(&e)),
+            },
+        )
+    }
+
+    /// The checkpoint to compare (an absent side is an empty benchmark).
+    fn checkpoint<'a>(&'a self, empty: &'a Checkpoint) -> Option<&'a Checkpoint> {
+        match self {
+            Side::Absent => Some(empty),
+            Side::Checkpoint(cp, _) => Some(cp),
+            Side::Unparsed(..) => None,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Side::Absent => &[],
+            Side::Checkpoint(_, b) | Side::Unparsed(b, _) => b,
+        }
+    }
+}
+
+/// The first error of a failed read, on one line.
+fn first_reason(e: &Error) -> String {
+    let text = match e {
+        Error::Invalid(report) => report
+            .errors()
+            .next()
+            .map(|d| report.render(d))
+            .unwrap_or_else(|| e.to_string()),
+        other => other.to_string(),
+    };
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+fn color(choice: &str) -> bool {
+    match choice {
+        "always" => true,
+        "never" => false,
+        _ => std::io::stdout().is_terminal(),
+    }
+}
+
+/// A unified line diff of two byte strings, with git's `a/` `b/` headers.
+pub fn line_diff(a: &[u8], b: &[u8], a_name: &str, b_name: &str) -> String {
+    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+    similar::TextDiff::from_lines(a.as_ref(), b.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(a_name, b_name)
+        .to_string()
+}
+
+pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
+    let new_path = a.rename.first().cloned().unwrap_or_else(|| a.path.clone());
+    let (old, new) = match (
+        Side::read(&a.old_file, &a.path),
+        Side::read(&a.new_file, &new_path),
+    ) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("kld: {}: {e}", a.path);
+            return Ok(USAGE);
+        }
+    };
+    let st = Style {
+        color: color(&a.color),
+    };
+    let mut out = String::new();
+    // The header git writes for its own diffs, so each file is named.
+    out.push_str(&format!("diff --kld a/{} b/{new_path}\n", a.path));
+    match (&old, &new) {
+        (Side::Absent, _) => out.push_str(&format!("new file mode {}\n", a.new_mode)),
+        (_, Side::Absent) => out.push_str(&format!("deleted file mode {}\n", a.old_mode)),
+        _ if new_path != a.path => {
+            out.push_str(&format!("rename from {}\nrename to {new_path}\n", a.path))
+        }
+        _ => {}
+    }
+    let empty = Checkpoint::default();
+    match (old.checkpoint(&empty), new.checkpoint(&empty)) {
+        (Some(x), Some(y)) => {
+            let d = diff::diff(x, y);
+            if d.is_empty() && old.bytes() != new.bytes() {
+                out.push_str("(the same benchmark: only the formatting changed)\n");
+            } else {
+                out.push_str(&d.render(st));
+            }
+        }
+        _ => {
+            // One line, whichever sides do not parse.
+            let failed = match (&old, &new) {
+                (Side::Unparsed(..), Side::Unparsed(_, why)) => Some(("either side", why)),
+                (Side::Unparsed(_, why), _) => Some(("the old side", why)),
+                (_, Side::Unparsed(_, why)) => Some(("the new side", why)),
+                _ => None,
+            };
+            if let Some((which, why)) = failed {
+                eprintln!(
+                    "kld: {new_path} does not parse as a checkpoint on {which} ({why}); showing a line diff"
+                );
+            }
+            let a_name = match old {
+                Side::Absent => "/dev/null".to_string(),
+                _ => format!("a/{}", a.path),
+            };
+            let b_name = match new {
+                Side::Absent => "/dev/null".to_string(),
+                _ => format!("b/{new_path}"),
+            };
+            out.push_str(&line_diff(old.bytes(), new.bytes(), &a_name, &b_name));
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(OK)
+}
+
+pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
+    let bytes = match std::fs::read(&a.file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("kld: {}: {e}", a.file.display());
+            return Ok(USAGE);
+        }
+    };
+    let text = match canonical::canonicalize(
+        &a.file,
+        &bytes,
+        ReadOptions::default(),
+        &WriteOptions::default(),
+    ) {
+        // Display text: a final newline (Karenina writes none) keeps git
+        // from flagging the last line of every change.
+        Ok((text, _warnings)) => (text + "\n").into_bytes(),
+        Err(e) => {
+            eprintln!(
+                "kld: {} does not parse as a checkpoint ({}); shown as written",
+                a.file.display(),
+                first_reason(&e)
+            );
+            bytes
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&text)?;
+    stdout.flush()?;
+    Ok(OK)
+}

@@ -1,0 +1,72 @@
+//! `index.tsv` of a store directory: one line per graph with its source,
+//! SHA-256, load time, quads, graph file, kind, binding and why it is unbound.
+
+use super::{file_for_graph, rdf_err, Binding, GraphInfo, GraphKind};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// The index's header line.
+const HEADER: &str =
+    "graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\tunbound_because\n";
+
+/// Reads an index (none yet: empty). Older indexes have 6 to 8 fields.
+pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let mut infos = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if !(6..=9).contains(&f.len()) {
+            return Err(Error::Rdf(format!(
+                "{}:{}: expected 6 to 9 tab-separated fields",
+                path.display(),
+                n + 1
+            )));
+        }
+        infos.push(GraphInfo {
+            graph: f[0].into(),
+            source: f[1].into(),
+            sha256: f[2].into(),
+            loaded_at: f[3].into(),
+            quads: f[4].parse().map_err(rdf_err)?,
+            kind: if f.get(6) == Some(&"results") {
+                GraphKind::Results
+            } else {
+                GraphKind::Checkpoint
+            },
+            binding: f.get(7).and_then(|b| Binding::parse(b)),
+            unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
+        });
+    }
+    Ok(infos)
+}
+
+/// The index text of `infos`.
+pub(super) fn text<'a>(infos: impl Iterator<Item = &'a GraphInfo>) -> String {
+    let clean = |s: &str| s.replace(['\t', '\n'], " ");
+    let mut s = String::from(HEADER);
+    for i in infos {
+        s.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\t{}\n",
+            i.graph,
+            clean(&i.source),
+            i.sha256,
+            i.loaded_at,
+            i.quads,
+            file_for_graph(&i.graph),
+            match i.kind {
+                GraphKind::Checkpoint => "checkpoint",
+                GraphKind::Results => "results",
+            },
+            i.binding
+                .as_ref()
+                .map(Binding::to_field)
+                .unwrap_or_default(),
+            clean(i.unbound.as_deref().unwrap_or_default())
+        ));
+    }
+    s
+}
