@@ -258,6 +258,12 @@ pub enum Error {
     /// A remote SPARQL server refused or failed a request (status and message).
     #[error("{0}")]
     Remote(String),
+    /// A directory given as a store that is not one (no `index.tsv`).
+    #[error("{}: not a kld store (it has no index.tsv)", path.display())]
+    NotAStore {
+        /// The directory.
+        path: PathBuf,
+    },
     /// A SPARQL syntax error, located, with the query's line and a caret
     /// under the position, and a hint for common mistakes.
     #[error("SPARQL syntax error at {line}:{column}: {message}\n{excerpt}{}", hint.as_ref().map(|h| format!("\nhint: {h}")).unwrap_or_default())]

@@ -25,6 +25,7 @@ pub mod export;
 pub mod fsutil;
 pub mod info;
 pub mod json;
+pub mod kind;
 pub mod model;
 pub mod preset;
 pub mod pyjson;

@@ -4,12 +4,11 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::error::{Diagnostic, Report, Severity};
+use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, qid, ReadOptions};
 use karenina_ld::{fsutil, info, Error};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-
-const CHECKPOINT_EXTS: &[&str] = &[".jsonld"];
 
 fn print_diags(report: &Report, errors_too: bool) {
     let mut err = std::io::stderr().lock();
@@ -62,17 +61,76 @@ fn diag_lines(report: &Report, errors_too: bool) -> Vec<String> {
         .collect()
 }
 
+/// One line saying what `path` is and which command reads it, when it is
+/// a Karenina file of a kind not in `wanted` (None otherwise: a broken or
+/// unknown file goes on to the reader, which locates its errors).
+pub(super) fn wrong_kind(path: &Path, wanted: &[Kind]) -> Option<String> {
+    let k = karenina_ld::kind::of_file(path).ok()?;
+    if wanted.contains(&k) {
+        return None;
+    }
+    let readers = match k {
+        Kind::Results => "kld info and kld query read it",
+        Kind::Preset => "kld preset show and kld preset validate read it",
+        Kind::Checkpoint => "kld validate, canon, info and query read it",
+        Kind::Other => return None,
+    };
+    Some(format!("{} is {}: {readers}", path.display(), k.describe()))
+}
+
+/// The checkpoints among the inputs (directories searched by content): a
+/// named file of another kind is a one-line usage error, and inputs that
+/// hold no checkpoint at all are one too.
+fn checkpoints_of(inputs: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, Vec<Outcome>)> {
+    let found = karenina_ld::kind::find(inputs, &[Kind::Checkpoint]);
+    let mut refused = Vec::new();
+    let mut files = Vec::new();
+    for f in found.files {
+        match wrong_kind(&f, &[Kind::Checkpoint]) {
+            Some(m) => refused.push(Outcome {
+                stderr: vec![format!("kld: {m}")],
+                stdout: None,
+                json: None,
+                status: USAGE,
+                failed: true,
+            }),
+            None => files.push(f),
+        }
+    }
+    refused.extend(found.failed.iter().map(|e| Outcome::io(e, None)));
+    if files.is_empty() && refused.is_empty() {
+        let mut others: Vec<String> = Vec::new();
+        for k in [Kind::Results, Kind::Preset] {
+            let n = found.skipped.iter().filter(|(_, s)| *s == k).count();
+            if n > 0 {
+                others.push(super::plural(n, k.describe().trim_start_matches("a ")));
+            }
+        }
+        anyhow::bail!(
+            "no checkpoints in {}{}",
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!(" (found {})", others.join(", "))
+            }
+        );
+    }
+    Ok((files, refused))
+}
+
 /// Runs `work` on every input on all cores, then prints in input order.
-fn for_each_input(inputs: &[PathBuf], work: impl Fn(&Path) -> Outcome + Sync) -> Vec<Outcome> {
+fn for_each_input(
+    inputs: &[PathBuf],
+    work: impl Fn(&Path) -> Outcome + Sync,
+) -> anyhow::Result<Vec<Outcome>> {
     use rayon::prelude::*;
-    let files = fsutil::collect_inputs(inputs, CHECKPOINT_EXTS);
-    let outcomes: Vec<Outcome> = files
-        .par_iter()
-        .map(|f| match f {
-            Ok(p) => work(p),
-            Err(e) => Outcome::io(e, None),
-        })
-        .collect();
+    let (files, mut outcomes) = checkpoints_of(inputs)?;
+    outcomes.extend(files.par_iter().map(|p| work(p)).collect::<Vec<Outcome>>());
     let mut err = std::io::stderr().lock();
     let mut out = std::io::stdout().lock();
     for o in &outcomes {
@@ -84,7 +142,7 @@ fn for_each_input(inputs: &[PathBuf], work: impl Fn(&Path) -> Outcome + Sync) ->
         }
     }
     let _ = out.flush();
-    outcomes
+    Ok(outcomes)
 }
 
 pub fn validate(
@@ -125,18 +183,18 @@ pub fn validate(
             status: if failed { INVALID } else { OK },
             failed,
         }
-    });
+    })?;
     let status = outcomes.iter().map(|o| o.status).max().unwrap_or(OK);
     match format {
         ReportFormat::Text => {
             if outcomes.len() > 1 {
                 let bad = outcomes.iter().filter(|o| o.failed).count();
-                println!("{} valid, {bad} invalid", outcomes.len() - bad);
+                outln!("{} valid, {bad} invalid", outcomes.len() - bad);
             }
         }
         ReportFormat::Json => {
             let files: Vec<_> = outcomes.into_iter().filter_map(|o| o.json).collect();
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&serde_json::json!({ "files": files }))?
             );
@@ -276,7 +334,7 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
             }
         }
         o
-    });
+    })?;
     Ok(outcomes.iter().map(|o| o.status).max().unwrap_or(OK))
 }
 
@@ -296,6 +354,15 @@ fn diff_text(path: &Path, old: &str, new: &str) -> String {
 }
 
 pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    if input.is_dir() {
+        anyhow::bail!(
+            "{} is a directory: kld info summarizes one file (kld query DIR --named benchmark-stats covers a directory)",
+            input.display()
+        );
+    }
+    if let Some(m) = wrong_kind(input, &[Kind::Checkpoint, Kind::Results]) {
+        anyhow::bail!(m);
+    }
     if karenina_ld::results::sniff_file(input)?.is_some() {
         let s = match karenina_ld::results::summary::summarize(input) {
             Ok(s) => s,
@@ -305,8 +372,8 @@ pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
             }
         };
         match format {
-            ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&s)?),
-            ReportFormat::Text => print!("{}", s.to_text()),
+            ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s)?),
+            ReportFormat::Text => out!("{}", s.to_text()),
         }
         return Ok(OK);
     }
@@ -317,26 +384,27 @@ pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
     };
     let s = info::summarize(&cp);
     match format {
-        ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&s.to_json())?),
+        ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s.to_json())?),
         ReportFormat::Text => {
-            println!("name:       {}", s.name);
-            println!("version:    {}", s.version.as_deref().unwrap_or("-"));
-            println!("questions:  {} ({} finished)", s.questions, s.finished);
-            println!(
+            outln!("name:       {}", s.name);
+            outln!("version:    {}", s.version.as_deref().unwrap_or("-"));
+            outln!("questions:  {} ({} finished)", s.questions, s.finished);
+            outln!(
                 "templates:  {} ({} default placeholder)",
-                s.templates, s.default_templates
+                s.templates,
+                s.default_templates
             );
             if s.scenarios > 0 {
-                println!("scenarios:  {}", s.scenarios);
+                outln!("scenarios:  {}", s.scenarios);
             }
             let total: usize = s.traits.values().sum();
-            println!("traits:     {total}");
+            outln!("traits:     {total}");
             for ((scope, family, kind), n) in &s.traits {
-                println!("  {scope:<9} {family:<9} {kind:<9} {n}");
+                outln!("  {scope:<9} {family:<9} {kind:<9} {n}");
             }
-            println!("keywords:   {}", s.keywords.len());
+            outln!("keywords:   {}", s.keywords.len());
             for (k, n) in &s.keywords {
-                println!("  {k} ({n})");
+                outln!("  {k} ({n})");
             }
         }
     }

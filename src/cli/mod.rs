@@ -1,5 +1,22 @@
 //! Argument definitions and dispatch.
 
+/// `println!` that returns the write error (a closed pipe) instead of
+/// panicking, so `kld … | head` ends quietly.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
+/// `print!` that returns the write error instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
 mod checkpoint;
 mod git;
 mod gitdriver;
@@ -17,6 +34,15 @@ pub const OK: u8 = 0;
 pub const INVALID: u8 = 1;
 /// Exit status: usage or I/O error.
 pub const USAGE: u8 = 2;
+
+/// `n thing` or `n things`.
+pub(crate) fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
 
 /// Reports why one file of a batch failed (located diagnostics for invalid
 /// input); returns its exit status: 1 invalid input, 2 I/O.

@@ -62,9 +62,9 @@ pub fn list(dir: Option<&Path>) -> anyhow::Result<u8> {
         ));
     }
     rows.sort();
-    println!("name\tfile\tdescription\tupdated_at");
+    outln!("name\tfile\tdescription\tupdated_at");
     for (n, f, d, u) in rows {
-        println!("{n}\t{f}\t{}\t{u}", d.replace(['\t', '\n'], " "));
+        outln!("{n}\t{f}\t{}\t{u}", d.replace(['\t', '\n'], " "));
     }
     Ok(OK)
 }
@@ -74,12 +74,12 @@ pub fn show(name: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     let (p, r) = load(&path)?;
     print_report(&r);
     let Some(p) = p else { return Ok(INVALID) };
-    println!("file:        {}", path.display());
-    println!("name:        {}", p.name.as_deref().unwrap_or("-"));
-    println!("description: {}", p.description.as_deref().unwrap_or("-"));
-    println!("updated_at:  {}", p.updated_at.as_deref().unwrap_or("-"));
-    println!("config (defaults filled in):");
-    println!(
+    outln!("file:        {}", path.display());
+    outln!("name:        {}", p.name.as_deref().unwrap_or("-"));
+    outln!("description: {}", p.description.as_deref().unwrap_or("-"));
+    outln!("updated_at:  {}", p.updated_at.as_deref().unwrap_or("-"));
+    outln!("config (defaults filled in):");
+    outln!(
         "{}",
         karenina_ld::pyjson::dumps(&Json::Object(p.config), false)
     );
@@ -113,12 +113,12 @@ pub fn validate(files: &[PathBuf], format: ReportFormat) -> anyhow::Result<u8> {
         match format {
             ReportFormat::Text => {
                 print_report(&r);
-                println!(
-                    "{}: {} ({} errors, {} warnings)",
+                outln!(
+                    "{}: {} ({}, {})",
                     f.display(),
                     if bad { "INVALID" } else { "ok" },
-                    r.errors().count(),
-                    r.warnings().count()
+                    super::plural(r.errors().count(), "error"),
+                    super::plural(r.warnings().count(), "warning")
                 );
             }
             ReportFormat::Json => json_files.push(serde_json::json!({
@@ -133,7 +133,7 @@ pub fn validate(files: &[PathBuf], format: ReportFormat) -> anyhow::Result<u8> {
         }
     }
     if format == ReportFormat::Json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "files": json_files }))?
         );
@@ -196,7 +196,7 @@ pub fn save(a: SaveArgs) -> anyhow::Result<u8> {
         return Ok(USAGE);
     }
     fsutil::write_atomic(&target, saved.bytes.as_bytes())?;
-    println!("{}", target.display());
+    outln!("{}", target.display());
     Ok(OK)
 }
 
@@ -219,7 +219,7 @@ pub fn diff(a: &str, b: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     };
     let diffs = preset::diff(&configs[0], &configs[1]);
     for (path, x, y) in &diffs {
-        println!("{path}: {} -> {}", show(x), show(y));
+        outln!("{path}: {} -> {}", show(x), show(y));
     }
     Ok(if diffs.is_empty() { OK } else { INVALID })
 }

@@ -12,38 +12,63 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const INPUT_EXTS: &[&str] = &[".jsonld", ".json", ".csv"];
-
 /// Expands inputs (in directories: checkpoints, and `.json`/`.csv` files
 /// that are results exports); prints I/O problems; returns files and whether
 /// any failed.
 pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    use karenina_ld::kind::Kind;
+    let found = karenina_ld::kind::find(inputs, &[Kind::Checkpoint, Kind::Results]);
+    let mut failed = !found.failed.is_empty();
+    for e in &found.failed {
+        eprintln!("kld: {e}");
+    }
     let mut files = Vec::new();
-    let mut failed = false;
-    for r in fsutil::collect_inputs(inputs, INPUT_EXTS) {
-        match r {
-            Ok(p) if inputs.contains(&p) || p.extension().is_some_and(|e| e == "jsonld") => {
-                files.push(p)
-            }
-            // A preset or other JSON beside the checkpoints is not an input.
-            Ok(p) => {
-                if matches!(karenina_ld::results::sniff_file(&p), Ok(Some(_)) | Err(_)) {
-                    files.push(p)
-                }
-            }
-            Err(e) => {
-                eprintln!("kld: {e}");
+    for f in found.files {
+        // A named preset (or another non-checkpoint Karenina file) is a
+        // usage error of one line; broken files go on to the reader.
+        match super::checkpoint::wrong_kind(&f, &[Kind::Checkpoint, Kind::Results]) {
+            Some(m) => {
+                eprintln!("kld: {m}");
                 failed = true;
             }
+            None => files.push(f),
         }
     }
     (files, failed)
 }
 
+/// [`files_of`] for commands that write one answer: a missing or unreadable
+/// input, or inputs holding no checkpoint and no results export, stop the
+/// command before anything is loaded or written (exit 2).
+pub(super) fn files_of_strict(inputs: &[PathBuf], store: bool) -> anyhow::Result<Vec<PathBuf>> {
+    let (files, failed) = files_of(inputs);
+    if failed {
+        bail!("nothing was run (fix the inputs above)");
+    }
+    if files.is_empty() && !inputs.is_empty() && !store {
+        bail!(
+            "no checkpoints or results exports in {}",
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(files)
+}
+
+/// The store a reading command works on: an existing store directory opened
+/// read-only (files named beside it are loaded in memory only), or an empty
+/// in-memory store. Only `kld load` writes a store.
 pub(super) fn open_store(dir: Option<&Path>) -> anyhow::Result<CheckpointStore> {
     Ok(match dir {
-        Some(d) => CheckpointStore::open_dir(d)
-            .with_context(|| format!("opening store {}", d.display()))?,
+        Some(d) => match CheckpointStore::open_dir_read_only(d) {
+            Err(e @ karenina_ld::Error::NotAStore { .. }) => {
+                bail!("{e}; create one with `kld load --store DIR FILES`")
+            }
+            r => r.with_context(|| format!("opening store {}", d.display()))?,
+        },
         None => CheckpointStore::in_memory()?,
     })
 }
@@ -158,7 +183,8 @@ pub fn load(
     processor: Processor,
     results: &ResultsArgs,
 ) -> anyhow::Result<u8> {
-    let mut store = open_store(Some(store_dir))?;
+    let mut store = CheckpointStore::open_dir(store_dir)
+        .with_context(|| format!("opening store {}", store_dir.display()))?;
     let (files, io_failed) = files_of(inputs);
     let status = load_into(&mut store, &files, processor, true, results);
     Ok(if io_failed { status.max(USAGE) } else { status })
@@ -351,12 +377,12 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
             karenina_ld::remote::run_query(&client, &text, format, out)
         });
     }
-    let mut store = open_store(a.store.as_deref())?;
-    let (files, io_failed) = files_of(&inputs);
-    let mut status = load_into(&mut store, &files, a.processor.into(), false, &a.results);
-    if io_failed {
-        status = status.max(USAGE);
+    if inputs.is_empty() && a.store.is_none() {
+        bail!("give checkpoints, results exports or directories to query, or --store DIR");
     }
+    let files = files_of_strict(&inputs, a.store.is_some())?;
+    let mut store = open_store(a.store.as_deref())?;
+    let status = load_into(&mut store, &files, a.processor.into(), false, &a.results);
     let to_file = a.output.is_some();
     let format = format.unwrap_or(if to_file {
         default_piped_format(graph_answer)
@@ -462,7 +488,7 @@ fn did_you_mean(name: &str) -> String {
 pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
     match name {
         Some(n) => match query::find(n) {
-            Some(q) => print!("{}", q.text),
+            Some(q) => out!("{}", q.text),
             None => bail!("no query named {n:?}{}", did_you_mean(n)),
         },
         None => {
@@ -472,8 +498,8 @@ pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
                 .max()
                 .unwrap_or(0);
             for q in query::CATALOGUE {
-                println!("{:<width$}  {}", q.name, q.description());
-                println!("{:<width$}  returns {}", "", q.returns());
+                outln!("{:<width$}  {}", q.name, q.description());
+                outln!("{:<width$}  returns {}", "", q.returns());
             }
         }
     }
@@ -534,8 +560,8 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
     if a.plain && a.store.is_some() {
         bail!("--plain reads files as written; a store holds the lossless reading");
     }
-    let (files, io_failed) = files_of(&a.inputs);
-    let mut status = if io_failed { USAGE } else { OK };
+    let files = files_of_strict(&a.inputs, a.store.is_some())?;
+    let mut status = OK;
     let mut quads = Vec::new();
     if let Some(dir) = &a.store {
         let s = open_store(Some(dir))?;

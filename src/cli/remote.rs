@@ -140,13 +140,13 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             } else {
                 "replace"
             };
-            println!("{verb}\t{g}\t{}", f.display());
+            outln!("{verb}\t{g}\t{}", f.display());
         }
         for (f, g) in &plan.unchanged {
-            println!("unchanged\t{g}\t{}", f.display());
+            outln!("unchanged\t{g}\t{}", f.display());
         }
         for g in &plan.delete {
-            println!("delete\t{g}");
+            outln!("delete\t{g}");
         }
         return Ok(status);
     }

@@ -1,6 +1,6 @@
 //! `kld serve`: load once, then answer SPARQL and Karenina routes over HTTP.
 
-use super::rdf::{files_of, load_into, open_store};
+use super::rdf::{files_of_strict, load_into, open_store};
 use super::ProcessorArg;
 use anyhow::Context;
 use karenina_ld::serve::{self, Settings, State};
@@ -125,8 +125,8 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         anyhow::bail!("--max-concurrent must be at least 1");
     }
     let start = Instant::now();
+    let files = files_of_strict(&a.inputs, a.store.is_some())?;
     let mut store = open_store(a.store.as_deref())?;
-    let (files, _io_failed) = files_of(&a.inputs);
     // Bad files are reported and skipped; the endpoint serves the good ones.
     load_into(&mut store, &files, a.processor.into(), false, &a.results);
     let graphs = store.graphs().count();
@@ -170,7 +170,8 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         };
         let router = serve::http::router(state.clone(), a.watch, (!a.quiet).then_some(print), addr);
         eprintln!(
-            "kld serve: {graphs} graphs loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",
+            "kld serve: {} loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",
+            super::plural(graphs, "graph"),
             start.elapsed().as_secs_f64()
         );
         let stopping = async move {
@@ -190,4 +191,27 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         anyhow::Ok(())
     })?;
     Ok(super::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bind;
+
+    #[test]
+    fn bind_takes_an_address_localhost_or_a_port() {
+        assert_eq!(
+            parse_bind("127.0.0.1:7886").unwrap().to_string(),
+            "127.0.0.1:7886"
+        );
+        assert_eq!(
+            parse_bind("localhost:7886").unwrap().to_string(),
+            "127.0.0.1:7886"
+        );
+        assert_eq!(parse_bind("7886").unwrap().to_string(), "127.0.0.1:7886");
+        assert_eq!(parse_bind("[::1]:80").unwrap().to_string(), "[::1]:80");
+        assert!(parse_bind("localhost:x").is_err());
+        assert!(parse_bind("example.org:80")
+            .unwrap_err()
+            .contains("HOST:PORT"));
+    }
 }

@@ -475,6 +475,15 @@ impl State {
         let Some(info) = s.resolve(graph).cloned() else {
             return Answer::text(404, format!("no checkpoint graph {graph}"));
         };
+        if info.kind == crate::store::GraphKind::Results {
+            return Answer::text(
+                400,
+                format!(
+                    "{graph} is a results export's graph, not a checkpoint: query it at /sparql (GRAPH <{}>)",
+                    info.graph
+                ),
+            );
+        }
         match s.extract(&info.graph) {
             Ok(cp) => Answer {
                 status: 200,

@@ -231,6 +231,25 @@ impl CheckpointStore {
     /// Opens (or creates) a store directory, loading its graphs in parallel.
     pub fn open_dir(dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
+        Self::read_dir(dir)
+    }
+
+    /// Opens an existing store directory for reading only: its graphs are
+    /// loaded into memory, and whatever is added or changed afterwards stays
+    /// in memory (the directory is never written). A directory without an
+    /// `index.tsv` is [`Error::NotAStore`], and nothing is created.
+    pub fn open_dir_read_only(dir: &Path) -> Result<Self> {
+        if !dir.join("index.tsv").is_file() {
+            return Err(Error::NotAStore {
+                path: dir.to_path_buf(),
+            });
+        }
+        let mut s = Self::read_dir(dir)?;
+        s.dir = None;
+        Ok(s)
+    }
+
+    fn read_dir(dir: &Path) -> Result<Self> {
         let mut s = CheckpointStore::in_memory()?;
         s.dir = Some(dir.to_path_buf());
         let infos = index::read(&dir.join("index.tsv"))?;

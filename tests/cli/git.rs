@@ -418,3 +418,65 @@ fn a_long_answer_edited_at_its_end_shows_the_new_word() {
     assert_eq!(v["changed"][0]["fields"][0]["old"], long_a.as_str());
     assert_eq!(v["changed"][0]["fields"][0]["new"], long_b.as_str());
 }
+
+#[test]
+fn the_readme_s_local_pre_commit_config_passes_on_canonical_files_with_end_of_file_fixer() {
+    // The README's block, verbatim, with `kld` on PATH as `cargo install`
+    // leaves it; end-of-file-fixer from pip's pre-commit-hooks.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- kld-precommit-begin -->\n```yaml\n")
+        .nth(1)
+        .and_then(|r| r.split("```\n<!-- kld-precommit-end -->").next())
+        .expect("the README's pre-commit block");
+    let repo = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        run_ok(Command::new("git").current_dir(repo.path()).args(args));
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.email", "test@example.org"]);
+    git(&["config", "user.name", "test"]);
+    std::fs::write(repo.path().join(".pre-commit-config.yaml"), block).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld"),
+        repo.path().join("bench.jsonld"),
+    )
+    .unwrap();
+    std::fs::write(repo.path().join("notes.md"), "no newline at the end").unwrap();
+    git(&["add", "."]);
+    let bin_dir = assert_cmd::cargo::cargo_bin("kld")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = || {
+        Command::new("python3")
+            .args(["-m", "pre_commit", "run", "--all-files"])
+            .current_dir(repo.path())
+            .env("PATH", &path)
+            .env("PRE_COMMIT_HOME", repo.path().join(".cache"))
+            .output()
+            .unwrap()
+    };
+    // First run: end-of-file-fixer fixes notes.md (and fails, as it does
+    // when it changes a file); the checkpoint is left alone.
+    let first = run();
+    let text = String::from_utf8_lossy(&first.stdout);
+    assert!(!first.status.success(), "{text}");
+    assert!(text.contains("Fixing notes.md"), "{text}");
+    let bench = std::fs::read(repo.path().join("bench.jsonld")).unwrap();
+    assert_ne!(bench.last(), Some(&b'\n'), "the checkpoint got a newline");
+    git(&["add", "."]);
+    // Second run: every hook passes, kld-canon and end-of-file-fixer agree.
+    let second = run();
+    let text = String::from_utf8_lossy(&second.stdout);
+    assert!(second.status.success(), "{text}");
+    for hook in ["kld canon --check", "kld validate", "end in a newline"] {
+        assert!(text.contains(hook), "{hook}: {text}");
+    }
+}

@@ -1,0 +1,214 @@
+//! The first hour of a new user (issue 19): reads that never write, inputs
+//! that are missing or of the wrong kind told in one line, no partial output.
+
+use crate::common::*;
+use crate::{kld, stdout_of};
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn only_load_writes_a_store_and_a_missing_store_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nostore");
+    kld()
+        .args(["query", "--store"])
+        .arg(&missing)
+        .args(["--named", "graphs"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("not a kld store")
+                .and(predicate::str::contains("kld load --store")),
+        );
+    assert!(!missing.exists(), "a read created the store directory");
+    // A plain directory is not a store either, and stays as it was.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    for cmd in [
+        &["query", "--named", "graphs"][..],
+        &["export", "-f", "nq"][..],
+    ] {
+        kld().args(cmd).arg("--store").arg(&plain).assert().code(2);
+    }
+    assert!(
+        std::fs::read_dir(&plain).unwrap().next().is_none(),
+        "files written into a plain directory"
+    );
+    // A real store: a query with a file beside it loads the file in memory
+    // only; the store's files are byte for byte as before.
+    let store = dir.path().join("store");
+    run_ok(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
+            .args(["load", "--store"])
+            .arg(&store)
+            .arg(examples().join("probe.jsonld")),
+    );
+    let before = snapshot(&store);
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "--named", "graphs", "--store"])
+            .arg(&store)
+            .arg(examples().join("notebook.jsonld")),
+    );
+    assert!(
+        out.contains("notebook.jsonld") && out.contains("probe.jsonld"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&store), before, "kld query changed the store");
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "--named", "graphs", "--store"])
+            .arg(&store),
+    );
+    assert!(
+        !out.contains("notebook.jsonld"),
+        "the file beside --store stayed in the store: {out}"
+    );
+}
+
+#[test]
+fn missing_or_empty_inputs_stop_before_any_output() {
+    let dir = tempfile::tempdir().unwrap();
+    kld()
+        .args(["query", "exampels/", "--named", "benchmark-stats"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("exampels/"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    kld()
+        .arg("query")
+        .arg(&empty)
+        .args(["--named", "benchmark-stats"])
+        .assert()
+        .code(2)
+        .stdout("");
+    kld()
+        .arg("validate")
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no checkpoints"));
+    kld()
+        .args(["canon", "--check"])
+        .arg(examples().join("runs"))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no checkpoints")
+                .and(predicate::str::contains("2 results exports")),
+        );
+}
+
+#[test]
+fn files_are_told_by_content_whatever_their_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    // A checkpoint named .json in a directory is loaded; a results summary
+    // and a preset beside it are neither loaded nor reported as broken.
+    std::fs::copy(
+        examples().join("probe.jsonld"),
+        dir.path().join("probe.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("run.expect.json"),
+        r#"{"questions": 3, "format_version_seen": "2.2"}"#,
+    )
+    .unwrap();
+    std::fs::copy(
+        corpus().join("presets/karenina-output__preset__my-test-config.json"),
+        dir.path().join("preset.json"),
+    )
+    .unwrap();
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "tsv", "--named", "graphs"])
+            .arg(dir.path()),
+    );
+    assert!(out.contains("probe.json"), "{out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    kld().arg("validate").arg(dir.path()).assert().success();
+    // Named files of the wrong kind: one line saying what it is and which
+    // command reads it.
+    let results = examples().join("runs/notebook.verification.json");
+    for cmd in ["canon", "validate"] {
+        let out = kld().arg(cmd).arg(&results).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+        assert!(
+            err.contains("is a results export: kld info and kld query read it"),
+            "{err}"
+        );
+    }
+    kld()
+        .arg("info")
+        .arg(dir.path().join("preset.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a verification preset"));
+    kld().arg("info").arg(examples()).assert().code(2).stderr(
+        predicate::str::contains("is a directory").and(predicate::str::contains("os error").not()),
+    );
+    kld()
+        .arg("query")
+        .arg(dir.path().join("preset.json"))
+        .args(["--named", "graphs"])
+        .assert()
+        .code(2)
+        .stdout("");
+}
+
+#[test]
+fn every_command_s_output_can_be_cut_short_by_head() {
+    for args in [
+        vec!["queries".to_string()],
+        vec![
+            "export".into(),
+            examples().display().to_string(),
+            "-f".into(),
+            "nq".into(),
+        ],
+        vec!["man".into()],
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let err = dir.path().join("err");
+        let cmd = format!(
+            "set -o pipefail; '{}' {} 2>'{}' | head -1 >/dev/null",
+            assert_cmd::cargo::cargo_bin("kld").display(),
+            args.iter()
+                .map(|a| format!("'{a}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            err.display()
+        );
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&cmd)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert_eq!(std::fs::read_to_string(&err).unwrap(), "", "{args:?}");
+    }
+}
