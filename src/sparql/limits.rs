@@ -74,38 +74,10 @@ pub fn check_text(sparql: &str) -> Result<usize> {
     let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
     while i < b.len() {
         match b[i] {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            q @ (b'"' | b'\'') => {
-                let long = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
-                i += if long { 3 } else { 1 };
-                while i < b.len() {
-                    if b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == q
-                        && (!long || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q)))
-                    {
-                        i += if long { 2 } else { 0 };
-                        break;
-                    }
-                    if !long && b[i] == b'\n' {
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'<' => {
-                // An IRI (`<…>` with no space or bracket) or a comparison.
-                let end = b[i + 1..]
-                    .iter()
-                    .position(|&c| c == b'>' || c <= b' ' || b"<\"{}|^`\\".contains(&c));
-                if let Some(n) = end.filter(|&n| b[i + 1 + n] == b'>') {
-                    i += n + 1;
+            b'#' | b'"' | b'\'' | b'<' => {
+                if let Some(end) = skip_literal(b, i) {
+                    i = end;
+                    continue;
                 }
             }
             b'{' | b'(' | b'[' => {
@@ -121,6 +93,44 @@ pub fn check_text(sparql: &str) -> Result<usize> {
         i += 1;
     }
     Ok(max)
+}
+
+/// When `b[i]` opens a comment, a string (short or long) or an IRI
+/// (`<…>` with no space or bracket; otherwise `<` is a comparison), the
+/// index just past it: scans of query text skip what they hold.
+pub(super) fn skip_literal(b: &[u8], mut i: usize) -> Option<usize> {
+    match b[i] {
+        b'#' => {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            Some(i)
+        }
+        q @ (b'"' | b'\'') => {
+            let long = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+            i += if long { 3 } else { 1 };
+            while i < b.len() {
+                if b[i] == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if b[i] == q && (!long || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q))) {
+                    return Some(i + if long { 3 } else { 1 });
+                }
+                if !long && b[i] == b'\n' {
+                    break;
+                }
+                i += 1;
+            }
+            Some(i.min(b.len()))
+        }
+        b'<' => b[i + 1..]
+            .iter()
+            .position(|&c| c == b'>' || c <= b' ' || b"<\"{}|^`\\".contains(&c))
+            .filter(|&n| b[i + 1 + n] == b'>')
+            .map(|n| i + n + 2),
+        _ => None,
+    }
 }
 
 fn too_deep() -> Error {

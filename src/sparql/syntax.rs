@@ -63,24 +63,10 @@ fn used_prefixes(sparql: &str) -> Vec<String> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'<' => {
-                if let Some(n) = b[i + 1..]
-                    .iter()
-                    .position(|&c| c == b'>' || c <= b' ')
-                    .filter(|&n| b[i + 1 + n] == b'>')
-                {
-                    i += n + 1;
+            b'#' | b'"' | b'\'' | b'<' => {
+                if let Some(end) = super::limits::skip_literal(b, i) {
+                    i = end;
+                    continue;
                 }
             }
             b'?' | b'$' => {

@@ -103,14 +103,17 @@ fn validate_json_format_and_deny_warnings() {
 }
 
 #[test]
-fn validate_empty_directory_reports_nothing_and_succeeds() {
+fn validate_of_an_empty_directory_says_there_is_nothing_to_validate() {
+    // It used to print nothing and exit 0, so a mistyped folder passed a
+    // check unnoticed (issue 19).
     let d = tempfile::tempdir().unwrap();
     kld()
         .arg("validate")
         .arg(d.path())
         .assert()
-        .success()
-        .stdout("");
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("no checkpoints in"));
 }
 
 #[test]

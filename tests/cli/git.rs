@@ -333,13 +333,8 @@ fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
 
 #[test]
 fn the_pre_commit_hooks_fail_on_a_non_canonical_checkpoint_and_pass_after_canon() {
-    let repo = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        run_ok(Command::new("git").current_dir(repo.path()).args(args));
-    };
-    git(&["init", "-q"]);
-    git(&["config", "user.email", "test@example.org"]);
-    git(&["config", "user.name", "test"]);
+    let repo = new_repo();
+    let git = |args: &[&str]| git_in(repo.path(), args);
     let f = repo.path().join("bench.jsonld");
     // Valid, warning-free, but not in Karenina's bytes (re-indented).
     let src = corpus().join("loads/karenina-output__probe_default.jsonld");
@@ -430,13 +425,8 @@ fn the_readme_s_local_pre_commit_config_passes_on_canonical_files_with_end_of_fi
         .nth(1)
         .and_then(|r| r.split("```\n<!-- kld-precommit-end -->").next())
         .expect("the README's pre-commit block");
-    let repo = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        run_ok(Command::new("git").current_dir(repo.path()).args(args));
-    };
-    git(&["init", "-q"]);
-    git(&["config", "user.email", "test@example.org"]);
-    git(&["config", "user.name", "test"]);
+    let repo = new_repo();
+    let git = |args: &[&str]| git_in(repo.path(), args);
     std::fs::write(repo.path().join(".pre-commit-config.yaml"), block).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld"),
@@ -479,4 +469,18 @@ fn the_readme_s_local_pre_commit_config_passes_on_canonical_files_with_end_of_fi
     for hook in ["kld canon --check", "kld validate", "end in a newline"] {
         assert!(text.contains(hook), "{hook}: {text}");
     }
+}
+
+/// A fresh git repository with a committer set.
+fn new_repo() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    git_in(repo.path(), &["init", "-q"]);
+    git_in(repo.path(), &["config", "user.email", "test@example.org"]);
+    git_in(repo.path(), &["config", "user.name", "test"]);
+    repo
+}
+
+/// Runs git in `dir`; it must succeed.
+fn git_in(dir: &Path, args: &[&str]) {
+    run_ok(Command::new("git").current_dir(dir).args(args));
 }
