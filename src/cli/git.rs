@@ -77,7 +77,12 @@ pub fn diff(a: DiffArgs) -> anyhow::Result<u8> {
             let color = match a.color.as_str() {
                 "always" => true,
                 "never" => false,
-                _ => std::io::stdout().is_terminal(),
+                // https://no-color.org: a set, non-empty NO_COLOR turns
+                // colour off unless asked for.
+                _ => {
+                    std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
             };
             out.write_all(d.render(Style { color }).as_bytes())?;
         }

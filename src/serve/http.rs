@@ -56,8 +56,11 @@ struct App {
 /// ones are turned away with 503.
 const QUEUE_PER_SLOT: usize = 64;
 
-/// What the query thread sends the response.
+/// What the query thread sends the response: first `Ready` (the media
+/// type, and the query's control) or `Failed`, then chunks and `Done` or
+/// `Failed`.
 enum Msg {
+    Ready(&'static str, query::Control),
     Chunk(Bytes),
     Done,
     Failed(Answer),
@@ -138,29 +141,24 @@ impl App {
                 ))
             }
         };
+        // One blocking task parses, negotiates and runs (one hop, not two):
+        // its first message says what was prepared.
         let state = self.state.clone();
-        let prepared = {
-            let state = state.clone();
-            tokio::task::spawn_blocking(move || state.prepare(&req, accept.as_deref())).await
-        };
-        let mut prepared = match prepared {
-            Ok(Ok(p)) => p,
-            Ok(Err(a)) => return respond(a),
-            Err(e) => return respond(Answer::text(500, format!("query task failed: {e}"))),
-        };
-        let media = prepared.negotiated.media_type;
-        if head {
-            return respond(Answer {
-                status: 200,
-                content_type: media.into(),
-                body: Vec::new(),
-            });
-        }
-        prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
-        let guard = CancelOnDrop(prepared.control());
         let (tx, mut rx) = mpsc::channel::<Msg>(4);
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let mut prepared = match state.prepare(&req, accept.as_deref()) {
+                Ok(p) => p,
+                Err(a) => {
+                    let _ = tx.blocking_send(Msg::Failed(a));
+                    return;
+                }
+            };
+            prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
+            let ready = Msg::Ready(prepared.negotiated.media_type, prepared.control());
+            if tx.blocking_send(ready).is_err() || head {
+                return;
+            }
             let mut w = ChannelWriter {
                 tx: tx.clone(),
                 buf: Vec::with_capacity(CHUNK),
@@ -174,11 +172,26 @@ impl App {
             };
             let _ = tx.blocking_send(msg);
         });
+        let (media, guard) = match rx.recv().await {
+            Some(Msg::Ready(media, control)) => (media, CancelOnDrop(control)),
+            Some(Msg::Failed(a)) => return respond(a),
+            _ => return respond(Answer::text(500, "the query task ended without an answer")),
+        };
+        if head {
+            drop(guard);
+            return respond(Answer {
+                status: 200,
+                content_type: media.into(),
+                body: Vec::new(),
+            });
+        }
         let first = match rx.recv().await {
             Some(Msg::Failed(a)) => return respond(a),
             Some(Msg::Done) => Bytes::new(),
             Some(Msg::Chunk(b)) => b,
-            None => return respond(Answer::text(500, "the query ended without an answer")),
+            Some(Msg::Ready(..)) | None => {
+                return respond(Answer::text(500, "the query ended without an answer"))
+            }
         };
         // The rest streams; a failure mid-answer (time limit, size limit)
         // aborts the body, so the client sees an incomplete response.
@@ -189,7 +202,7 @@ impl App {
                 }
                 match rx.recv().await {
                     Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done) | None => None,
+                    Some(Msg::Done | Msg::Ready(..)) | None => None,
                     Some(Msg::Failed(a)) => {
                         let reason = String::from_utf8_lossy(&a.body).trim().to_string();
                         Some((Err(std::io::Error::other(reason)), (rx, guard, true)))

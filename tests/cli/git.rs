@@ -484,3 +484,33 @@ fn new_repo() -> tempfile::TempDir {
 fn git_in(dir: &Path, args: &[&str]) {
     run_ok(Command::new("git").current_dir(dir).args(args));
 }
+
+#[test]
+fn no_color_turns_the_diff_s_colour_off_on_a_terminal() {
+    // `script` gives kld a terminal, where --color auto colours unless
+    // NO_COLOR is set (https://no-color.org).
+    if Command::new("script").arg("--version").output().is_err() {
+        panic!("`script` (util-linux) is needed to give kld a terminal");
+    }
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let cmd = format!(
+        "'{}' diff '{}' '{}'",
+        assert_cmd::cargo::cargo_bin("kld").display(),
+        ex.join("probe.jsonld").display(),
+        ex.join("scenario.jsonld").display()
+    );
+    let on_tty = |no_color: Option<&str>| {
+        let mut c = Command::new("script");
+        c.args(["-qec", &cmd, "/dev/null"]);
+        match no_color {
+            Some(v) => c.env("NO_COLOR", v),
+            None => c.env_remove("NO_COLOR"),
+        };
+        String::from_utf8_lossy(&c.output().unwrap().stdout).to_string()
+    };
+    assert!(on_tty(None).contains("\u{1b}["), "colour on a terminal");
+    assert!(
+        !on_tty(Some("1")).contains("\u{1b}["),
+        "NO_COLOR=1 still coloured"
+    );
+}
