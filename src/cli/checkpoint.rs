@@ -83,6 +83,7 @@ pub(super) fn wrong_kind(path: &Path, wanted: &[Kind]) -> Option<String> {
 /// hold no checkpoint at all are one too.
 fn checkpoints_of(inputs: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, Vec<Outcome>)> {
     let found = karenina_ld::kind::find(inputs, &[Kind::Checkpoint]);
+    super::note_skipped(&found.skipped);
     let mut refused = Vec::new();
     let mut files = Vec::new();
     for f in found.files {

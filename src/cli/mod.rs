@@ -80,6 +80,20 @@ pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, wha
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Say more: which files in the directories given were skipped and why.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+}
+
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes the files a directory scan skipped, under `-v`.
+pub(crate) fn note_skipped(skipped: &[(PathBuf, karenina_ld::kind::Kind)]) {
+    if VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+        for (p, k) in skipped {
+            eprintln!("kld: skipped {}: {}", p.display(), k.describe());
+        }
+    }
 }
 
 /// Output format for machine-readable commands.
@@ -311,6 +325,7 @@ pub enum PresetCommand {
 
 /// Runs a parsed command line; returns the exit status.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    VERBOSE.store(cli.verbose, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Validate {
             inputs,

@@ -18,6 +18,7 @@ use std::time::Duration;
 pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     use karenina_ld::kind::Kind;
     let found = karenina_ld::kind::find(inputs, &[Kind::Checkpoint, Kind::Results]);
+    super::note_skipped(&found.skipped);
     let mut failed = !found.failed.is_empty();
     for e in &found.failed {
         eprintln!("kld: {e}");

@@ -185,14 +185,26 @@ impl App {
                 body: Vec::new(),
             });
         }
-        let first = match rx.recv().await {
+        // Whatever has arrived before the headers go out is held: an answer
+        // complete by then is sent whole (with its length), and a failure by
+        // then still gets its own status.
+        let mut held: Vec<Bytes> = Vec::new();
+        match rx.recv().await {
             Some(Msg::Failed(a)) => return respond(a),
-            Some(Msg::Done) => Bytes::new(),
-            Some(Msg::Chunk(b)) => b,
+            Some(Msg::Done) => return whole(media, held),
+            Some(Msg::Chunk(b)) => held.push(b),
             Some(Msg::Ready(..)) | None => {
                 return respond(Answer::text(500, "the query ended without an answer"))
             }
-        };
+        }
+        loop {
+            match rx.try_recv() {
+                Ok(Msg::Chunk(b)) => held.push(b),
+                Ok(Msg::Done) => return whole(media, held),
+                Ok(Msg::Failed(a)) => return respond(a),
+                Ok(Msg::Ready(..)) | Err(_) => break,
+            }
+        }
         // The rest streams; a failure mid-answer (time limit, size limit)
         // aborts the body, so the client sees an incomplete response.
         let rest =
@@ -209,7 +221,7 @@ impl App {
                     }
                 }
             });
-        let body = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first) });
+        let body = futures_util::stream::iter(held.into_iter().map(Ok::<_, std::io::Error>));
         let stream = futures_util::StreamExt::chain(body, rest);
         Response::builder()
             .status(StatusCode::OK)
@@ -217,6 +229,15 @@ impl App {
             .body(Body::from_stream(stream))
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
     }
+}
+
+/// A complete answer from its chunks.
+fn whole(media: &'static str, chunks: Vec<Bytes>) -> Response {
+    respond(Answer {
+        status: 200,
+        content_type: media.into(),
+        body: chunks.concat(),
+    })
 }
 
 fn respond(a: Answer) -> Response {

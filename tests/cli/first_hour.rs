@@ -148,7 +148,23 @@ fn files_are_told_by_content_whatever_their_extension() {
     );
     assert!(out.contains("probe.json"), "{out}");
     assert_eq!(out.lines().count(), 2, "{out}");
-    kld().arg("validate").arg(dir.path()).assert().success();
+    kld()
+        .arg("validate")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stderr("");
+    // -v says what was skipped and why.
+    kld()
+        .args(["validate", "-v"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("preset.json: a verification preset").and(
+                predicate::str::contains("run.expect.json: not a Karenina file"),
+            ),
+        );
     // Named files of the wrong kind: one line saying what it is and which
     // command reads it.
     let results = examples().join("runs/notebook.verification.json");
