@@ -3,6 +3,7 @@
 mod checkpoint;
 mod git;
 mod gitdriver;
+mod interop;
 mod preset;
 mod rdf;
 mod remote;

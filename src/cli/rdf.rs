@@ -494,7 +494,8 @@ pub struct ExportArgs {
     /// Base IRI for --plain (default: the file's file:// URL).
     #[arg(long, requires = "plain")]
     pub base: Option<String>,
-    /// nt, nq, ttl, trig, rdfxml or jsonld (default: from -o's extension, else nq).
+    /// nt, nq, ttl, trig, rdfxml or jsonld (default: from -o's extension, else nq);
+    /// inspect, croissant or eee for the formats the field shares (docs/interop.md).
     #[arg(long, short = 'f')]
     pub format: Option<String>,
     /// Output file (atomic write); stdout if absent.
@@ -512,6 +513,9 @@ pub struct ExportArgs {
 }
 
 pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
+    if let Some(kind) = a.format.as_deref().and_then(super::interop::Interop::parse) {
+        return super::interop::export(kind, a);
+    }
     let format = match (&a.format, &a.output) {
         (Some(f), _) => ExportFormat::parse(f)
             .with_context(|| format!("unknown format {f:?} (nt, nq, ttl, trig, rdfxml, jsonld)"))?,

@@ -1,0 +1,96 @@
+//! `kld export -f inspect|croissant|eee`, read back by the field's own
+//! libraries (inspect_ai, mlcroissant, every-eval-ever's JSON Schemas).
+
+use super::queries::query_rows;
+use super::serve::python;
+use super::{kld, stdout_of};
+use crate::common::{corpus, corpus_files};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The corpus checkpoints and the bundled examples.
+fn checkpoints() -> Vec<PathBuf> {
+    let mut v = corpus_files("loads");
+    let ex = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    v.extend(crate::common::jsonld_in(&ex));
+    v
+}
+
+#[test]
+fn inspect_json_dataset_reads_one_sample_per_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = checkpoints();
+    let outs: Vec<String> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let out = dir.path().join(format!("{i}.jsonl"));
+            stdout_of(
+                kld()
+                    .args(["export", "-f", "inspect"])
+                    .arg(f)
+                    .arg("-o")
+                    .arg(&out),
+            );
+            out.to_str().unwrap().to_string()
+        })
+        .collect();
+    let args: Vec<&str> = outs.iter().map(String::as_str).collect();
+    let read: Vec<Vec<Value>> = serde_json::from_str(&python("inspect_dataset.py", &args)).unwrap();
+    let mut total = 0;
+    for (f, samples) in files.iter().zip(&read) {
+        let rows = query_rows(std::slice::from_ref(f), "questions");
+        assert_eq!(samples.len(), rows.len(), "{}", f.display());
+        total += rows.len();
+        for (s, r) in samples.iter().zip(&rows) {
+            assert_eq!(s["id"], r["qid"], "{}", f.display());
+            assert_eq!(s["input"], r["question"], "{}", f.display());
+            assert_eq!(s["target"], r["answer"], "{}", f.display());
+            assert_eq!(s["metadata"]["benchmark"], r["benchmark"]);
+        }
+        // Keywords and template presence, from the checkpoint itself.
+        let raw: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        for (s, it) in samples
+            .iter()
+            .zip(raw["dataFeedElement"].as_array().unwrap())
+        {
+            let q = &it["item"];
+            let kws = q["keywords"]
+                .as_array()
+                .filter(|k| !k.is_empty())
+                .or(it["keywords"].as_array())
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(
+                s["metadata"]["keywords"],
+                Value::Array(kws),
+                "{}",
+                f.display()
+            );
+            let code = q["hasPart"]["text"].as_str().unwrap_or("");
+            assert_eq!(s["metadata"]["has_template"], !code.trim().is_empty());
+        }
+    }
+    assert!(total > 20, "{total} questions in all");
+}
+
+#[test]
+fn inspect_refuses_an_invalid_checkpoint_and_several_inputs() {
+    let bad = corpus_files("rejects").into_iter().next().unwrap();
+    let out = kld()
+        .args(["export", "-f", "inspect"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let two = checkpoints();
+    let out = kld()
+        .args(["export", "-f", "inspect"])
+        .args(&two[..2])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one CHECKPOINT"));
+    let _ = corpus();
+}
