@@ -7,11 +7,26 @@ use anyhow::{bail, Context};
 use karenina_ld::{fsutil, interop, model};
 use std::path::{Path, PathBuf};
 
+/// Options of `kld export -f croissant` and `-f eee`.
+#[derive(clap::Args, Debug, Default)]
+pub struct InteropArgs {
+    /// With -f croissant: the benchmark's licence, an SPDX identifier (e.g.
+    /// CC-BY-4.0) or a URL (checkpoints do not carry one; Croissant requires it).
+    #[arg(long, value_name = "SPDX")]
+    pub license: Option<String>,
+    /// With -f croissant: where the checkpoint file is published (default: its
+    /// path relative to the output file).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+}
+
 /// An interop format of `kld export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interop {
     /// Inspect AI JSON Lines samples.
     Inspect,
+    /// An MLCommons Croissant 1.1 description.
+    Croissant,
 }
 
 impl Interop {
@@ -19,6 +34,7 @@ impl Interop {
     pub fn parse(s: &str) -> Option<Self> {
         match s.to_ascii_lowercase().as_str() {
             "inspect" | "inspect-ai" => Some(Self::Inspect),
+            "croissant" => Some(Self::Croissant),
             _ => None,
         }
     }
@@ -38,7 +54,75 @@ pub fn export(kind: Interop, a: ExportArgs) -> anyhow::Result<u8> {
                 interop::inspect::samples_jsonl(&cp).as_bytes(),
             )
         }
+        Interop::Croissant => croissant(&a),
     }
+}
+
+fn croissant(a: &ExportArgs) -> anyhow::Result<u8> {
+    let Some(license) = &a.interop.license else {
+        bail!("-f croissant needs --license SPDX (e.g. --license CC-BY-4.0, or a URL): Croissant requires a licence and checkpoints do not carry one");
+    };
+    let (cp, out) = one_checkpoint(a, "croissant")?;
+    let Some(cp) = cp else { return Ok(INVALID) };
+    let file = &a.inputs[0];
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let content_url = match &a.interop.url {
+        Some(u) => u.clone(),
+        None => relative_url(file, out.as_deref())?,
+    };
+    let opts = interop::croissant::CroissantOptions {
+        license: license.clone(),
+        content_url,
+        url: a.interop.url.clone(),
+        fallback_name: file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "checkpoint".into()),
+    };
+    let doc = interop::croissant::describe(&cp, &bytes, &opts)?;
+    let mut text = serde_json::to_string_pretty(&doc)?;
+    text.push('\n');
+    write_out(out.as_deref(), text.as_bytes())
+}
+
+/// The checkpoint's path relative to the directory of the output file (the
+/// current directory for stdout), with `/` separators, as a relative URL:
+/// only `%`, `#`, `?` and whitespace are escaped, since mlcroissant joins the
+/// reference to its folder as a path, undecoded.
+fn relative_url(file: &Path, out: Option<&Path>) -> anyhow::Result<String> {
+    let canon = |p: &Path| -> anyhow::Result<PathBuf> {
+        std::fs::canonicalize(p).with_context(|| format!("resolving {}", p.display()))
+    };
+    let file = canon(file)?;
+    let base = match out.map(|o| o.parent().unwrap_or(Path::new(""))) {
+        Some(d) if d.as_os_str().is_empty() => canon(Path::new("."))?,
+        Some(d) => canon(d)?,
+        None => canon(Path::new("."))?,
+    };
+    let (f, b): (Vec<_>, Vec<_>) = (file.components().collect(), base.components().collect());
+    let common = f.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); b.len() - common];
+    parts.extend(
+        f[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    let escape = |p: &String| -> String {
+        p.chars()
+            .map(|c| match c {
+                '%' | '#' | '?' => format!("%{:02X}", c as u32),
+                c if c.is_whitespace() || c.is_control() => {
+                    let mut buf = [0; 4];
+                    c.encode_utf8(&mut buf)
+                        .bytes()
+                        .map(|b| format!("%{b:02X}"))
+                        .collect()
+                }
+                c => c.to_string(),
+            })
+            .collect()
+    };
+    Ok(parts.iter().map(escape).collect::<Vec<_>>().join("/"))
 }
 
 /// The one checkpoint a benchmark format describes; `None` when it has

@@ -510,6 +510,9 @@ pub struct ExportArgs {
     /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
     #[arg(long)]
     pub canonical: bool,
+    /// Options of -f croissant and -f eee.
+    #[command(flatten)]
+    pub interop: super::interop::InteropArgs,
 }
 
 pub fn export(a: ExportArgs) -> anyhow::Result<u8> {

@@ -3,6 +3,7 @@
 //! Ever ([`eee`]). The mapping tables, and what each format cannot hold, are
 //! in `docs/interop.md`.
 
+pub mod croissant;
 pub mod inspect;
 
 use crate::json::Json;

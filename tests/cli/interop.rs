@@ -94,3 +94,95 @@ fn inspect_refuses_an_invalid_checkpoint_and_several_inputs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one CHECKPOINT"));
     let _ = corpus();
 }
+
+fn sha256_hex(p: &std::path::Path) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(std::fs::read(p).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn croissant_validates_and_mlcroissant_reads_the_questions_through_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = checkpoints();
+    let outs: Vec<String> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let out = dir.path().join(format!("{i}.croissant.json"));
+            stdout_of(
+                kld()
+                    .args(["export", "-f", "croissant", "--license", "CC-BY-4.0"])
+                    .arg(f)
+                    .arg("-o")
+                    .arg(&out),
+            );
+            out.to_str().unwrap().to_string()
+        })
+        .collect();
+    let args: Vec<&str> = outs.iter().map(String::as_str).collect();
+    let read: Vec<Value> = serde_json::from_str(&python("croissant_load.py", &args)).unwrap();
+    for ((f, out), got) in files.iter().zip(&outs).zip(&read) {
+        let ctx = f.display();
+        assert_eq!(got["issues"], Value::Array(vec![]), "{ctx}");
+        let doc: Value = serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap();
+        let sha = sha256_hex(f);
+        for d in doc["distribution"].as_array().unwrap() {
+            assert_eq!(d["sha256"], sha.as_str(), "{ctx}");
+        }
+        assert_eq!(doc["license"], "https://spdx.org/licenses/CC-BY-4.0.html");
+        let rows = query_rows(std::slice::from_ref(f), "questions");
+        let qs = got["sets"]["questions"].as_array().unwrap();
+        let ids: Vec<&Value> = qs.iter().map(|r| &r["id"]).collect();
+        let want: Vec<&Value> = rows.iter().map(|r| &r["qid"]).collect();
+        assert_eq!(ids, want, "{ctx}");
+        let texts: Vec<&Value> = qs.iter().map(|r| &r["question"]).collect();
+        let want: Vec<&Value> = rows.iter().map(|r| &r["question"]).collect();
+        assert_eq!(texts, want, "{ctx}");
+        let answers: Vec<&Value> = qs.iter().map(|r| &r["answer"]).collect();
+        let want: Vec<&Value> = rows.iter().map(|r| &r["answer"]).collect();
+        assert_eq!(answers, want, "{ctx}");
+        // Keywords, where given, are each question's own (no shifted rows).
+        let raw: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        let items = raw["dataFeedElement"].as_array().unwrap();
+        for (r, it) in qs.iter().zip(items) {
+            if let Some(k) = r.get("keywords").filter(|k| !k.is_null()) {
+                let q = &it["item"]["keywords"];
+                let want = if q.as_array().is_some_and(|a| !a.is_empty()) {
+                    q
+                } else {
+                    &it["keywords"]
+                };
+                assert_eq!(k, want, "{ctx}");
+            }
+        }
+        // Traits: as many records as ratings in the file, by scope.
+        let n = |v: &Value| v.as_array().map_or(0, Vec::len);
+        let global = n(&raw["rating"]);
+        let per_q: usize = raw["dataFeedElement"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|it| n(&it["item"]["rating"]))
+            .sum();
+        let sets = &got["sets"];
+        assert_eq!(n(&sets["global_traits"]), global, "{ctx}");
+        assert_eq!(n(&sets["question_traits"]), per_q, "{ctx}");
+        assert_eq!(n(&sets["templates"]), rows.len(), "{ctx}");
+    }
+}
+
+#[test]
+fn croissant_without_a_licence_names_the_flag() {
+    let f = &checkpoints()[0];
+    let out = kld()
+        .args(["export", "-f", "croissant"])
+        .arg(f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--license"));
+}
