@@ -18,6 +18,10 @@ pub struct InteropArgs {
     /// path relative to the output file).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// With -f eee: the checkpoint the results exports are bound to (default:
+    /// the one .jsonld among the inputs).
+    #[arg(long = "for", value_name = "CHECKPOINT")]
+    pub for_checkpoint: Option<PathBuf>,
 }
 
 /// An interop format of `kld export`.
@@ -27,6 +31,8 @@ pub enum Interop {
     Inspect,
     /// An MLCommons Croissant 1.1 description.
     Croissant,
+    /// Every Eval Ever aggregate and instance-level files.
+    Eee,
 }
 
 impl Interop {
@@ -35,6 +41,7 @@ impl Interop {
         match s.to_ascii_lowercase().as_str() {
             "inspect" | "inspect-ai" => Some(Self::Inspect),
             "croissant" => Some(Self::Croissant),
+            "eee" | "every-eval-ever" => Some(Self::Eee),
             _ => None,
         }
     }
@@ -55,7 +62,52 @@ pub fn export(kind: Interop, a: ExportArgs) -> anyhow::Result<u8> {
             )
         }
         Interop::Croissant => croissant(&a),
+        Interop::Eee => eee(&a),
     }
+}
+
+fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
+    let Some(dir) = &a.output else {
+        bail!("-f eee writes a directory tree: give -o DIR");
+    };
+    let (checkpoints, results): (Vec<&PathBuf>, Vec<&PathBuf>) = a
+        .inputs
+        .iter()
+        .partition(|p| p.extension().is_some_and(|e| e == "jsonld"));
+    let checkpoint = match (&a.interop.for_checkpoint, checkpoints.as_slice()) {
+        (Some(c), []) => c.clone(),
+        (None, [c]) => (*c).clone(),
+        _ => {
+            bail!("-f eee needs one checkpoint: --for CHECKPOINT, or one .jsonld among the inputs")
+        }
+    };
+    if results.is_empty() {
+        bail!("-f eee needs results exports (RESULTS…)");
+    }
+    let Some(cp) = read(&checkpoint)? else {
+        return Ok(INVALID);
+    };
+    let mut status = OK;
+    for r in results {
+        match interop::eee::export(&cp, &checkpoint, r) {
+            Ok(files) => {
+                for f in files {
+                    let path = dir.join(&f.path);
+                    if let Some(parent) = path.parent() {
+                        std::fs::create_dir_all(parent)
+                            .with_context(|| format!("creating {}", parent.display()))?;
+                    }
+                    fsutil::write_atomic(&path, f.text.as_bytes())?;
+                    println!("{}", path.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("kld: {e}");
+                status = INVALID;
+            }
+        }
+    }
+    Ok(status)
 }
 
 fn croissant(a: &ExportArgs) -> anyhow::Result<u8> {

@@ -4,6 +4,7 @@
 //! in `docs/interop.md`.
 
 pub mod croissant;
+pub mod eee;
 pub mod inspect;
 
 use crate::json::Json;

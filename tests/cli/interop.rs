@@ -186,3 +186,150 @@ fn croissant_without_a_licence_names_the_flag() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--license"));
 }
+
+/// Results exports of the corpus with their checkpoint (from the facts).
+fn results_with_checkpoints() -> Vec<(PathBuf, PathBuf)> {
+    let mut v = Vec::new();
+    for f in corpus_files("results") {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".expect.json") else {
+            continue;
+        };
+        let facts: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+        if let Some(c) = facts["checkpoint"].as_str() {
+            v.push((
+                corpus().join("results").join(format!("{stem}.json")),
+                corpus().join("loads").join(c),
+            ));
+        }
+    }
+    assert!(v.len() >= 4, "{v:?}");
+    v
+}
+
+fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            v.extend(files_under(&p));
+        } else {
+            v.push(p);
+        }
+    }
+    v.sort();
+    v
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn eee_files_validate_and_equal_the_catalogue_figures() {
+    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/eee");
+    let mut checked = 0;
+    for (results, checkpoint) in results_with_checkpoints() {
+        let ctx = results.display().to_string();
+        let dir = tempfile::tempdir().unwrap();
+        stdout_of(
+            kld()
+                .args(["export", "-f", "eee"])
+                .arg(&results)
+                .arg("--for")
+                .arg(&checkpoint)
+                .arg("-o")
+                .arg(dir.path()),
+        );
+        let files = files_under(dir.path());
+        let mut args = vec![schemas.to_str().unwrap().to_string()];
+        args.extend(files.iter().map(|p| p.to_str().unwrap().to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let got: Value = serde_json::from_str(&python("eee_validate.py", &args)).unwrap();
+        assert_eq!(got["errors"], Value::Array(vec![]), "{ctx}");
+        let inputs = [results.clone(), checkpoint.clone()];
+        let by_model = query_rows(&inputs, "results-by-model");
+        let traits = query_rows(&inputs, "trait-scores");
+        let aggs = got["aggregates"].as_object().unwrap();
+        assert_eq!(
+            aggs.len(),
+            by_model.len(),
+            "{ctx}: one file per run × model"
+        );
+        for (path, a) in aggs {
+            let model = a["model_info"]["name"].as_str().unwrap();
+            let iface = a["model_info"]["inference_platform"].as_str().unwrap();
+            let row = by_model
+                .iter()
+                .find(|r| r["model_name"] == model && r["interface"] == iface)
+                .unwrap_or_else(|| panic!("{path}: no results-by-model row"));
+            let n = |k: &str| row[k].as_str().unwrap().parse::<f64>().unwrap();
+            let res = &a["evaluation_results"];
+            let metric = |name: &str| {
+                res.as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["evaluation_name"] == name)
+                    .map(|r| r["score_details"]["score"].as_f64().unwrap())
+            };
+            let verdicts = n("verified_true") + n("verified_false") + n("verified_false_or_null");
+            match metric("pass_rate") {
+                Some(p) => assert!(close(p, n("verified_true") / n("results")), "{path}"),
+                None => assert_eq!(verdicts, 0.0, "{path}"),
+            }
+            for t in traits
+                .iter()
+                .filter(|t| t["model_name"] == model && t["interface"] == iface)
+            {
+                let key = t["trait"].as_str().unwrap();
+                let got = metric(key);
+                match t.get("mean").and_then(|m| m.as_str()) {
+                    Some(mean) => {
+                        assert!(close(got.unwrap(), mean.parse().unwrap()), "{path} {key}")
+                    }
+                    None => {
+                        let tn: f64 = t["n"].as_str().unwrap().parse().unwrap();
+                        let tc: f64 = t["true_count"].as_str().unwrap().parse().unwrap();
+                        if tn > 0.0 {
+                            assert!(close(got.unwrap(), tc / tn), "{path} {key}");
+                        }
+                    }
+                }
+                checked += 1;
+            }
+            // One instance row per result.
+            let samples = dir.path().join(
+                a["detailed_evaluation_results"]["file_path"]
+                    .as_str()
+                    .unwrap(),
+            );
+            let lines = std::fs::read_to_string(&samples).unwrap().lines().count();
+            assert_eq!(lines as f64, n("results"), "{path}");
+        }
+    }
+    assert!(checked > 0, "no trait compared");
+}
+
+#[test]
+fn eee_refuses_unbound_and_empty_runs() {
+    let ex = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = tempfile::tempdir().unwrap();
+    for (results, why) in [
+        ("res-orphan.orphan.json", "not bound"),
+        ("golden__results_export_empty.json", "no results"),
+    ] {
+        let out = kld()
+            .args(["export", "-f", "eee"])
+            .arg(corpus().join("results").join(results))
+            .arg("--for")
+            .arg(ex.join("notebook.jsonld"))
+            .arg("-o")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{results}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{results}: {err}");
+        assert!(files_under(dir.path()).is_empty(), "{results}");
+    }
+}
