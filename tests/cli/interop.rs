@@ -333,3 +333,85 @@ fn eee_refuses_unbound_and_empty_runs() {
         assert!(files_under(dir.path()).is_empty(), "{results}");
     }
 }
+
+#[test]
+fn hostile_checkpoints_give_valid_output_or_a_clear_error() {
+    let ex = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notebook.jsonld");
+    let base: Value = serde_json::from_slice(&std::fs::read(&ex).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let mut v = base.clone();
+        edit(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    // No name, an empty name: refused, naming the member, nothing written.
+    for (f, edit) in [
+        (
+            "noname.jsonld",
+            &(|v: &mut Value| {
+                v.as_object_mut().unwrap().remove("name");
+            }) as &dyn Fn(&mut Value),
+        ),
+        ("empty.jsonld", &|v: &mut Value| v["name"] = "".into()),
+    ] {
+        let p = write(f, edit);
+        for fmt in ["croissant", "inspect"] {
+            let out = kld()
+                .args(["export", "-f", fmt, "--license", "MIT"])
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{f} {fmt}");
+            assert!(out.stdout.is_empty());
+            assert!(String::from_utf8_lossy(&out.stderr).contains("name"), "{f}");
+        }
+    }
+    // A blank name and texts with line and paragraph separators, NEL, BOM,
+    // bidi overrides, astral and combining characters: valid, read back.
+    let odd = "Q\u{2028}\u{2029}\u{85}\u{feff}\u{202e}\u{1F600}e\u{301}\t\"\\";
+    let blank = write("blank.jsonld", &|v: &mut Value| v["name"] = "  ".into());
+    let texts = write("odd.jsonld", &|v: &mut Value| {
+        v["name"] = odd.into();
+        v["dataFeedElement"][0]["item"]["text"] = odd.into();
+        v["dataFeedElement"][0]["item"]["acceptedAnswer"]["text"] = odd.into();
+    });
+    let mut outs = Vec::new();
+    for p in [&blank, &texts] {
+        let c = p.with_extension("croissant.json");
+        stdout_of(
+            kld()
+                .args(["export", "-f", "croissant", "--license", "MIT"])
+                .arg(p)
+                .arg("-o")
+                .arg(&c),
+        );
+        outs.push(c.to_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = outs.iter().map(String::as_str).collect();
+    let read: Vec<Value> = serde_json::from_str(&python("croissant_load.py", &args)).unwrap();
+    assert_eq!(read[1]["sets"]["questions"][0]["question"], odd);
+    assert_eq!(read[1]["sets"]["questions"][0]["answer"], odd);
+    let doc: Value = serde_json::from_slice(&std::fs::read(&outs[0]).unwrap()).unwrap();
+    assert_eq!(
+        doc["name"], "blank",
+        "a blank name falls back to the file's stem"
+    );
+    let i = dir.path().join("odd.jsonl");
+    stdout_of(
+        kld()
+            .args(["export", "-f", "inspect"])
+            .arg(&texts)
+            .arg("-o")
+            .arg(&i),
+    );
+    let s: Vec<Vec<Value>> =
+        serde_json::from_str(&python("inspect_dataset.py", &[i.to_str().unwrap()])).unwrap();
+    assert_eq!(
+        s[0].len(),
+        base["dataFeedElement"].as_array().unwrap().len()
+    );
+    assert_eq!(s[0][0]["input"], odd);
+    assert_eq!(s[0][0]["target"], odd);
+}
