@@ -330,13 +330,21 @@ impl Ctx<'_> {
                     let (lo, hi) = rating.map_or((None, None), |r| (Some(r.worst), Some(r.best)));
                     (mean, lo, hi, "mean", "points")
                 }
-                None if n > 0.0 => (
-                    num(t, "true_count").unwrap_or(0.0) / n,
-                    Some(0.0),
-                    Some(1.0),
-                    "proportion_true",
-                    "proportion",
-                ),
+                // The share true, for traits whose scores are verdicts; a
+                // literal or template field's strings are not a number.
+                None if n > 0.0
+                    && rating.is_some_and(|r| {
+                        matches!(crate::info::trait_kind(r).as_str(), "boolean" | "regex")
+                    }) =>
+                {
+                    (
+                        num(t, "true_count").unwrap_or(0.0) / n,
+                        Some(0.0),
+                        Some(1.0),
+                        "proportion_true",
+                        "proportion",
+                    )
+                }
                 None => continue,
             };
             let lower = rating
