@@ -12,6 +12,7 @@
 //! and [`watch`] re-reads files that change.
 
 pub mod http;
+mod interop;
 mod negotiate;
 pub mod watch;
 

@@ -435,3 +435,51 @@ fn hostile_checkpoints_give_valid_output_or_a_clear_error() {
     assert_eq!(s[0][0]["input"], odd);
     assert_eq!(s[0][0]["target"], odd);
 }
+
+#[test]
+fn serve_offers_the_benchmark_as_inspect_and_croissant() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notebook.jsonld");
+    let s = super::serve::serve(std::slice::from_ref(&f), &[]);
+    let c = reqwest::blocking::Client::new();
+    let list: Value = c
+        .get(format!("{}/checkpoints", s.base))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let graph = list[0]["graph"].as_str().unwrap();
+    let url = |q: &str| {
+        let g: String = url::form_urlencoded::byte_serialize(graph.as_bytes()).collect();
+        format!("{}/export?graph={g}&{q}", s.base)
+    };
+    // Inspect: the bytes kld export writes.
+    let got = c.get(url("format=inspect")).send().unwrap().text().unwrap();
+    let want = stdout_of(kld().args(["export", "-f", "inspect"]).arg(&f));
+    assert_eq!(got, want);
+    // Croissant: refused without a licence, naming it.
+    let r = c.get(url("format=croissant")).send().unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.text().unwrap().contains("license"));
+    // With one: its distribution is /checkpoint, fetched and checked by
+    // mlcroissant, and the questions read through it are kld query's.
+    let doc = c
+        .get(url("format=croissant&license=CC-BY-4.0"))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("served.croissant.json");
+    std::fs::write(&p, doc).unwrap();
+    let read: Vec<Value> =
+        serde_json::from_str(&python("croissant_load.py", &[p.to_str().unwrap()])).unwrap();
+    let ids: Vec<&Value> = read[0]["sets"]["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    let rows = query_rows(std::slice::from_ref(&f), "questions");
+    let want: Vec<&Value> = rows.iter().map(|r| &r["qid"]).collect();
+    assert_eq!(ids, want);
+}
