@@ -355,3 +355,58 @@ fn property_index(items: &[&Value], name: &str, ok: fn(&Value) -> bool) -> Optio
         })
         .then_some(i)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn licences_are_spdx_pages_or_urls() {
+        assert_eq!(
+            license_url("CC-BY-4.0").unwrap(),
+            "https://spdx.org/licenses/CC-BY-4.0.html"
+        );
+        assert_eq!(license_url("https://x.org/l").unwrap(), "https://x.org/l");
+        assert!(license_url("my licence").is_err());
+        assert!(license_url("").is_err());
+    }
+
+    #[test]
+    fn a_property_is_given_only_where_its_index_is_the_same_everywhere() {
+        let item = |props: Value| json!({"item": {"additionalProperty": props}});
+        let f = |v: bool| json!({"name": "finished", "value": v});
+        let a = json!({"name": "author", "value": "A"});
+        let same = [
+            item(json!([f(true), a.clone()])),
+            item(json!([f(false)])),
+            json!({}),
+        ];
+        let refs: Vec<&Value> = same.iter().collect();
+        assert_eq!(
+            property_index(&refs, "finished", Value::is_boolean),
+            Some(0)
+        );
+        assert_eq!(property_index(&refs, "author", Value::is_string), Some(1));
+        // `author` at 1 in one question, another property at 1 in the next:
+        // reading index 1 would give that property's value.
+        let clash = [
+            item(json!([f(true), a.clone()])),
+            item(json!([f(true), {"name": "sources", "value": "s"}])),
+        ];
+        let refs: Vec<&Value> = clash.iter().collect();
+        assert_eq!(property_index(&refs, "author", Value::is_string), None);
+        let moved = [item(json!([f(true)])), item(json!([a, f(true)]))];
+        let refs: Vec<&Value> = moved.iter().collect();
+        assert_eq!(property_index(&refs, "finished", Value::is_boolean), None);
+    }
+
+    #[test]
+    fn keywords_are_read_from_one_place_or_not_at_all() {
+        let q = json!({"item": {"keywords": ["a"]}});
+        let i = json!({"keywords": ["b"], "item": {}});
+        let none = json!({"item": {}});
+        assert_eq!(keyword_path(&[&q, &none]), Some("item.keywords"));
+        assert_eq!(keyword_path(&[&i, &none]), Some("keywords"));
+        assert_eq!(keyword_path(&[&q, &i]), None);
+    }
+}

@@ -472,3 +472,35 @@ impl Ctx<'_> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_times_and_file_names() {
+        let t = chrono::NaiveDate::from_ymd_opt(2026, 11, 22)
+            .and_then(|d| d.and_hms_opt(10, 43, 10))
+            .unwrap()
+            .and_utc()
+            .timestamp()
+            .to_string();
+        assert_eq!(epoch_of("2026-11-22 10:43:10 UTC"), t);
+        assert_eq!(epoch_of("2026-11-22T10:43:10Z"), t);
+        assert_eq!(epoch_of("2026-11-22T11:43:10+01:00"), t);
+        assert_eq!(epoch_of("yesterday"), "0");
+        let u = uuid4_of("b:run/m/i/1");
+        assert_eq!(u, uuid4_of("b:run/m/i/1"), "stable");
+        assert_ne!(u, uuid4_of("b:run/m/i/2"));
+        let parts: Vec<&str> = u.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12]
+        );
+        assert!(parts[2].starts_with('4'));
+        assert!(matches!(parts[3].as_bytes()[0], b'8' | b'9' | b'a' | b'b'));
+        // No `..` or hidden segments, nothing but [A-Za-z0-9._-].
+        assert_eq!(slug("../Q wen/é"), "_Q_wen__");
+        assert_eq!(slug(""), "_");
+    }
+}
