@@ -45,8 +45,8 @@ pub const MAX_BODY_BYTES: usize = 2 << 20;
 const CHUNK: usize = 64 << 10;
 
 #[derive(Clone)]
-struct App {
-    state: Arc<State>,
+pub(super) struct App {
+    pub(super) state: Arc<State>,
     permits: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
     watching: bool,
@@ -206,7 +206,7 @@ impl App {
     }
 }
 
-fn respond(a: Answer) -> Response {
+pub(super) fn respond(a: Answer) -> Response {
     Response::builder()
         .status(StatusCode::from_u16(a.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header(header::CONTENT_TYPE, a.content_type)
@@ -214,7 +214,7 @@ fn respond(a: Answer) -> Response {
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-fn pairs(raw: Option<&str>) -> Vec<(String, String)> {
+pub(super) fn pairs(raw: Option<&str>) -> Vec<(String, String)> {
     raw.map(|q| {
         url::form_urlencoded::parse(q.as_bytes())
             .into_owned()
@@ -384,40 +384,6 @@ async fn checkpoint(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Respon
     respond(a)
 }
 
-/// `/export?graph=IRI&format=inspect|croissant[&license=SPDX]`.
-async fn export(
-    AxState(app): AxState<App>,
-    headers: axum::http::HeaderMap,
-    RawQuery(q): RawQuery,
-) -> Response {
-    let p = pairs(q.as_deref());
-    let get = |k: &str| p.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone());
-    let (Some(graph), Some(format)) = (get("graph"), get("format")) else {
-        return respond(Answer::text(
-            400,
-            "pass ?graph=IRI&format=inspect|croissant",
-        ));
-    };
-    let license = get("license");
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost")
-        .to_string();
-    let state = app.state.clone();
-    let a = tokio::task::spawn_blocking(move || {
-        state.interop_file(
-            &graph,
-            &format,
-            license.as_deref(),
-            &format!("http://{host}"),
-        )
-    })
-    .await
-    .unwrap_or_else(|e| Answer::text(500, e.to_string()));
-    respond(a)
-}
-
 async fn errors(AxState(app): AxState<App>) -> Response {
     respond(Answer::json(&serde_json::json!({
         "watching": app.watching,
@@ -488,7 +454,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route("/store", get(store_get))
         .route("/checkpoints", get(checkpoints))
         .route("/checkpoint", get(checkpoint))
-        .route("/export", get(export))
+        .route("/export", get(super::interop::export))
         .route(
             "/queries",
             get(|| async { respond(Answer::json(&catalogue())) }),

@@ -1,9 +1,12 @@
 //! `GET /export?graph=IRI&format=inspect|croissant[&license=SPDX]`: a
 //! benchmark in the formats the field shares, for the page's download links.
 
+use super::http::{pairs, respond, App};
 use super::{error_answer, Answer, State};
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::interop::{croissant, inspect};
+use axum::extract::{RawQuery, State as AxState};
+use axum::response::Response;
 
 impl State {
     /// The checkpoint graph `graph` as an Inspect dataset or a Croissant
@@ -60,4 +63,38 @@ impl State {
             f => Answer::text(400, format!("format {f:?}: inspect or croissant")),
         }
     }
+}
+
+/// `/export?graph=IRI&format=inspect|croissant[&license=SPDX]`.
+pub(super) async fn export(
+    AxState(app): AxState<App>,
+    headers: axum::http::HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
+    let p = pairs(q.as_deref());
+    let get = |k: &str| p.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    let (Some(graph), Some(format)) = (get("graph"), get("format")) else {
+        return respond(Answer::text(
+            400,
+            "pass ?graph=IRI&format=inspect|croissant",
+        ));
+    };
+    let license = get("license");
+    let host = headers
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost")
+        .to_string();
+    let state = app.state.clone();
+    let a = tokio::task::spawn_blocking(move || {
+        state.interop_file(
+            &graph,
+            &format,
+            license.as_deref(),
+            &format!("http://{host}"),
+        )
+    })
+    .await
+    .unwrap_or_else(|e| Answer::text(500, e.to_string()));
+    respond(a)
 }
