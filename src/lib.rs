@@ -24,6 +24,7 @@ pub mod error;
 pub mod export;
 pub mod fsutil;
 pub mod info;
+pub mod interop;
 pub mod json;
 pub mod kind;
 pub mod model;

@@ -18,8 +18,10 @@ macro_rules! out {
 }
 
 mod checkpoint;
+mod export;
 mod git;
 mod gitdriver;
+mod interop;
 mod preset;
 mod rdf;
 mod remote;
@@ -232,7 +234,7 @@ pub enum Command {
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
     #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
-    Export(rdf::ExportArgs),
+    Export(export::ExportArgs),
     /// Serve the loaded checkpoints: SPARQL endpoint, Graph Store reads, a browser page.
     #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Serve(serve::ServeArgs),
@@ -344,7 +346,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Extract(a) => rdf::extract(a),
         Command::Query(a) => rdf::query(a),
         Command::Queries { name } => rdf::queries(name.as_deref()),
-        Command::Export(a) => rdf::export(a),
+        Command::Export(a) => export::export(a),
         Command::Serve(a) => serve::serve(a),
         Command::Push(a) => remote::push(a),
         Command::Diff(a) => git::diff(a),

@@ -12,6 +12,8 @@
 //! and [`watch`] re-reads files that change.
 
 pub mod http;
+mod interop;
+mod listen;
 mod negotiate;
 pub mod watch;
 

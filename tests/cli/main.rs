@@ -10,6 +10,7 @@ mod git_recipes;
 mod hostile;
 mod hostile_serve;
 mod identity;
+mod interop;
 mod preset;
 mod queries;
 mod rdf;

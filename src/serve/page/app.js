@@ -81,6 +81,7 @@ async function openBenchmark(info) {
   current = { info, cp, questions };
   $("#benchmark").hidden = false;
   $("#benchmark-title").textContent = `${info.name} (${info.version ?? "no version"}) — ${questions.length} questions`;
+  benchmarkDownloads(info.graph);
   const kws = [...new Set(questions.flatMap((q) => q.keywords))].sort();
   $("#f-keyword").replaceChildren(el("option", { value: "" }, "any"), ...kws.map((k) => el("option", { value: k }, k)));
   // Global traits apply to every question: the filter is over question-specific ones.
@@ -89,6 +90,20 @@ async function openBenchmark(info) {
   $("#question-detail").hidden = true;
   renderQuestions();
   $("#benchmark").scrollIntoView();
+}
+
+// Downloads in the formats the field shares (docs/interop.md): Croissant
+// asks for the licence, which checkpoints do not carry.
+function benchmarkDownloads(graph) {
+  const url = (format, extra = "") => `/export?graph=${encodeURIComponent(graph)}&format=${format}${extra}`;
+  const croissant = el("a", { href: "#", id: "dl-croissant" }, "Croissant");
+  croissant.onclick = (e) => {
+    e.preventDefault();
+    const license = prompt("Licence of this benchmark (SPDX identifier, e.g. CC-BY-4.0, or a URL)");
+    if (license) location.href = url("croissant", "&license=" + encodeURIComponent(license));
+  };
+  $("#benchmark-downloads").replaceChildren("Download: ",
+    el("a", { href: url("inspect"), download: "inspect.jsonl", id: "dl-inspect" }, "Inspect (JSONL)"), " ", croissant);
 }
 
 function renderQuestions() {
