@@ -20,9 +20,13 @@ const INPUT_EXTS: &[&str] = &[".jsonld", ".json", ".csv"];
 pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
     let mut failed = false;
-    for r in fsutil::collect_inputs(inputs, INPUT_EXTS) {
+    for r in fsutil::collect_inputs_and_runs(inputs, INPUT_EXTS) {
         match r {
-            Ok(p) if inputs.contains(&p) || p.extension().is_some_and(|e| e == "jsonld") => {
+            Ok(p)
+                if inputs.contains(&p)
+                    || p.is_dir()
+                    || p.extension().is_some_and(|e| e == "jsonld") =>
+            {
                 files.push(p)
             }
             // A preset or other JSON beside the checkpoints is not an input.
@@ -98,6 +102,19 @@ pub(super) fn load_into(
             Ok(info) => {
                 if print_graphs {
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+                }
+                for n in &info.notes {
+                    eprintln!("kld: {}: {n}", file.display());
+                }
+                if let Some(b) = info
+                    .benchmark
+                    .as_deref()
+                    .filter(|b| store.resolve(b).is_none())
+                {
+                    eprintln!(
+                        "kld: {}: its benchmark {b} is not among the inputs; bound by question IDs",
+                        file.display()
+                    );
                 }
                 if info.kind == karenina_ld::store::GraphKind::Results {
                     match &explicit {

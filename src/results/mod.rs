@@ -25,6 +25,7 @@
 mod csv;
 pub mod link;
 mod map;
+pub mod run_folder;
 pub mod summary;
 
 pub use map::{RowMapper, CSV_RESULT_ID};

@@ -150,14 +150,14 @@ impl CheckpointStore {
             .filter(|(g, _)| self.index.contains_key(g))
             .collect();
         for (graph, explicit) in requested.iter().copied() {
-            let link = match explicit {
-                Some(c) => self.checked(graph, c)?,
-                None => link::find(self.store(), graph)?,
+            let (link, named) = match explicit {
+                Some(c) => (self.checked(graph, c)?, true),
+                None => self.auto(graph)?,
             };
             let binding = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
-                    explicit: explicit.is_some(),
+                    explicit: named,
                 }),
                 _ => None,
             };
@@ -182,12 +182,12 @@ impl CheckpointStore {
                         refused => refused,
                     }
                 }
-                _ => link::find(self.store(), &graph)?,
+                _ => self.auto(&graph)?.0,
             };
             let new = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
-                    explicit: false,
+                    explicit: self.manifest_benchmark(&graph).as_ref() == Some(c),
                 }),
                 _ => None,
             };
@@ -207,6 +207,27 @@ impl CheckpointStore {
             self.save_index()?;
         }
         Ok(out)
+    }
+
+    /// The checkpoint a run folder's manifest names, when it is loaded.
+    fn manifest_benchmark(&self, graph: &str) -> Option<String> {
+        self.index
+            .get(graph)
+            .and_then(|i| i.benchmark.clone())
+            .filter(|b| self.index.contains_key(b))
+    }
+
+    /// Binding without `--for`: to the loaded checkpoint a run folder's
+    /// manifest names (`benchmark_path`) when it holds the run's questions,
+    /// else to the one loaded checkpoint holding them all. True when the
+    /// manifest named it (kept like a user's choice).
+    fn auto(&self, graph: &str) -> Result<(Link, bool)> {
+        if let Some(b) = self.manifest_benchmark(graph) {
+            if let l @ Link::Bound(_) = self.checked(graph, &b)? {
+                return Ok((l, true));
+            }
+        }
+        Ok((link::find(self.store(), graph)?, false))
     }
 
     /// Binding to checkpoint graph `c` as the user asked, if it holds every

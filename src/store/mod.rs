@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+mod folder;
 mod index;
 mod runs;
 mod stream;
@@ -56,6 +57,13 @@ pub struct GraphInfo {
     pub binding: Option<Binding>,
     /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
     pub unbound: Option<String>,
+    /// For a run folder: the checkpoint graph its manifest's `benchmark_path`
+    /// names (the file exists; it may not be loaded). Not kept in `index.tsv`:
+    /// the binding it leads to is.
+    pub benchmark: Option<String>,
+    /// What to tell the user about the graph as read (a run folder's status
+    /// when not completed, a `benchmark_path` not found).
+    pub notes: Vec<String>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -141,6 +149,9 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
+    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
+        return folder::prepare(path, results_opts);
+    }
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
@@ -154,6 +165,8 @@ pub fn prepare_with(
             kind: GraphKind::Results,
             binding: None,
             unbound: None,
+            benchmark: None,
+            notes: Vec::new(),
         };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -186,6 +199,8 @@ pub fn prepare_with(
         kind: GraphKind::Checkpoint,
         binding: None,
         unbound: None,
+        benchmark: None,
+        notes: Vec::new(),
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
