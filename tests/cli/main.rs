@@ -14,6 +14,7 @@ mod queries;
 mod rdf;
 mod remote;
 mod results;
+mod runs;
 mod serve;
 mod trust;
 mod verdicts;

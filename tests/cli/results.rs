@@ -32,7 +32,7 @@ fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
 
 /// Per (interface, model name), from the expect file: results and
 /// verify_result true / false / null.
-fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
+pub(crate) fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
     let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
     for m in expect["facts"]["per_answering_model"]
         .as_object()
