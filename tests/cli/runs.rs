@@ -342,3 +342,84 @@ fn hostile_manifests_are_located_errors_and_the_batch_goes_on() {
         assert!(r.is_some(), "{} not listed: {rows:?}", dir.display());
     }
 }
+
+#[test]
+fn serve_watch_reads_a_run_folder_and_follows_its_manifest() {
+    let src = folders()
+        .into_iter()
+        .find(|f| manifest(f)["status"] == "interrupted" && f.join("results.json").is_file())
+        .unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("root");
+    let run = dir.join(src.file_name().unwrap());
+    std::fs::create_dir_all(&run).unwrap();
+    for f in ["results.json", "run_manifest.json"] {
+        std::fs::copy(src.join(f), run.join(f)).unwrap();
+    }
+    let server = crate::serve::serve(std::slice::from_ref(&dir), &["--watch"]);
+    let client = reqwest::blocking::Client::new();
+    let status = || -> Vec<String> {
+        let v: Value = client
+            .get(format!("{}/sparql", server.base))
+            .query(&[(
+                "query",
+                "SELECT ?s WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runStatus> ?s } }",
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        v["results"]["bindings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["s"]["value"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(status(), ["interrupted"]);
+    // Karenina resumes the run and completes it: the manifest is rewritten.
+    let mut m = manifest(&run);
+    m["status"] = "completed".into();
+    std::fs::write(
+        run.join("run_manifest.json"),
+        serde_json::to_string_pretty(&m).unwrap(),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while status() != ["completed"] && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(status(), ["completed"], "one run, its new status");
+}
+
+#[test]
+fn info_describes_a_run_folder_from_its_manifest_and_results() {
+    for folder in folders() {
+        let m = manifest(&folder);
+        let out = crate::stdout_of(kld().args(["info", "--format", "json"]).arg(&folder));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        for k in ["status", "label", "run_name", "created_at", "completed_at"] {
+            assert_eq!(v[k], m[k], "{k} of {}", folder.display());
+        }
+        assert_eq!(v["failure_message"], m["failure_message"]);
+        match export_of(&folder) {
+            Some((_, e)) => {
+                assert_eq!(v["results_from"], "export");
+                assert_eq!(v["results"]["results"], e["results_count"]);
+            }
+            None => assert!(v["results"].is_null()),
+        }
+        let found = benchmark_of(&folder);
+        assert_eq!(
+            v["benchmark"].as_str().unwrap()
+                == found
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            found.is_some(),
+            "{}",
+            folder.display()
+        );
+    }
+}
