@@ -372,7 +372,84 @@ fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Result<u8> {
     Ok(OK)
 }
 
+/// `kld info DB`: the benchmarks and runs of Karenina's results database.
+fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    use karenina_ld::results::database;
+    let listed = database::open(file)
+        .and_then(|c| Ok((database::benchmarks(file, &c)?, database::runs(file, &c)?)));
+    let (benchmarks, runs) = match listed {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(INVALID);
+        }
+    };
+    let models = |r: &database::Run| {
+        r.config["answering_models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                format!(
+                    "{}:{}",
+                    m["interface"].as_str().unwrap_or("?"),
+                    m["name"]
+                        .as_str()
+                        .or(m["model_name"].as_str())
+                        .unwrap_or("?")
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    match format {
+        ReportFormat::Json => {
+            let v = serde_json::json!({
+                "database": file.display().to_string(),
+                "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
+                    "name": b.name, "checkpoint_path": b.checkpoint_path,
+                })).collect::<Vec<_>>(),
+                "runs": runs.iter().map(|r| serde_json::json!({
+                    "id": r.id, "name": r.name, "status": r.status,
+                    "benchmark": r.benchmark.as_ref().map(|b| &b.name),
+                    "start_time": r.start_time, "end_time": r.end_time,
+                    "answering_models": models(r), "results": r.results,
+                    "results_without_question": r.missing_questions,
+                })).collect::<Vec<_>>(),
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        ReportFormat::Text => {
+            println!("Karenina results database: {}", file.display());
+            println!("benchmarks: {}", benchmarks.len());
+            for b in &benchmarks {
+                println!(
+                    "  {} ({})",
+                    b.name,
+                    b.checkpoint_path.as_deref().unwrap_or("-")
+                );
+            }
+            println!("runs:       {}", runs.len());
+            for r in &runs {
+                println!(
+                    "  {} [{}] {} results, {} to {}, benchmark {}",
+                    r.name,
+                    r.status,
+                    r.results,
+                    r.start_time.as_deref().unwrap_or("-"),
+                    r.end_time.as_deref().unwrap_or("-"),
+                    r.benchmark.as_ref().map_or("-", |b| b.name.as_str())
+                );
+                println!("    models: {}", models(r).join(", "));
+            }
+        }
+    }
+    Ok(OK)
+}
+
 pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    if karenina_ld::results::database::sniff_file(input) {
+        return database_info(input, format);
+    }
     if input.is_dir() && karenina_ld::results::run_folder::is_run_folder(input) {
         return run_folder_info(input, format);
     }

@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const INPUT_EXTS: &[&str] = &[".jsonld", ".json", ".csv"];
+const INPUT_EXTS: &[&str] = &[".jsonld", ".json", ".csv", ".db", ".sqlite", ".sqlite3"];
 
 /// Expands inputs (in directories: checkpoints, and `.json`/`.csv` files
 /// that are results exports); prints I/O problems; returns files and whether
@@ -21,6 +21,19 @@ pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
     let mut failed = false;
     for r in fsutil::collect_inputs_and_runs(inputs, INPUT_EXTS) {
+        // Karenina's results database: one input per run.
+        let r = match r {
+            Ok(p) if karenina_ld::results::database::sniff_file(&p) => {
+                match karenina_ld::store::database::run_inputs(&p) {
+                    Ok(runs) => {
+                        files.extend(runs);
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            r => r,
+        };
         match r {
             Ok(p)
                 if inputs.contains(&p)

@@ -23,6 +23,7 @@
 //! they are most of a file's size and rarely queried.
 
 mod csv;
+pub mod database;
 pub mod link;
 mod map;
 pub mod run_folder;

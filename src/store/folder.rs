@@ -24,6 +24,7 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
         unbound: None,
         benchmark: None,
         notes: Vec::new(),
+        benchmark_name: None,
     };
     let status = run.manifest.status;
     if status != run_folder::RunStatus::Completed {

@@ -41,6 +41,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
             unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
             benchmark: None,
             notes: Vec::new(),
+            benchmark_name: None,
         });
     }
     Ok(infos)

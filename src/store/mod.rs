@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+pub mod database;
 mod folder;
 mod index;
 mod runs;
@@ -64,6 +65,9 @@ pub struct GraphInfo {
     /// What to tell the user about the graph as read (a run folder's status
     /// when not completed, a `benchmark_path` not found).
     pub notes: Vec<String>,
+    /// For a run of Karenina's database: its benchmark's name (bound first
+    /// to a loaded checkpoint of that `schema:name`).
+    pub benchmark_name: Option<String>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -149,6 +153,9 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
+    if let Some((db, run)) = database::split(path) {
+        return database::prepare(&db, &run, results_opts);
+    }
     if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
         return folder::prepare(path, results_opts);
     }
@@ -167,6 +174,7 @@ pub fn prepare_with(
             unbound: None,
             benchmark: None,
             notes: Vec::new(),
+            benchmark_name: None,
         };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -201,6 +209,7 @@ pub fn prepare_with(
         unbound: None,
         benchmark: None,
         notes: Vec::new(),
+        benchmark_name: None,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))

@@ -4,6 +4,7 @@
 mod common;
 
 mod checkpoint;
+mod database;
 mod git;
 mod git_recipes;
 mod hostile;
