@@ -140,7 +140,13 @@ pub fn plan(
     let mut inputs = std::collections::BTreeSet::new();
     for f in files {
         // Hashed streaming: a results export can be gigabytes.
+        let folder = f.is_dir() && crate::results::run_folder::is_run_folder(f);
         let sha = match std::fs::File::open(f).and_then(|mut file| {
+            if folder {
+                let cwd = std::env::current_dir()?;
+                return crate::results::run_folder::digest(f, &cwd)
+                    .map_err(|e| std::io::Error::other(e.to_string()));
+            }
             let mut h = Sha256::new();
             std::io::copy(&mut file, &mut h)?;
             Ok(format!("{:x}", h.finalize()))

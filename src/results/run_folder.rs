@@ -26,6 +26,17 @@ use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Ter
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+/// The folder's digest as [`map`] returns it (reading it all).
+pub fn digest(dir: &Path, cwd: &Path) -> Result<String> {
+    let run = read(dir, cwd)?;
+    map(
+        &run,
+        &GraphName::DefaultGraph,
+        ResultsOptions::default(),
+        &mut |_| {},
+    )
+}
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -294,8 +305,8 @@ fn models(ms: &[ModelIdentity]) -> Value {
 }
 
 /// Maps a run folder into `graph`: its results (export or sidecar) as an
-/// export is mapped, and the manifest on the run node. Returns the SHA-256
-/// of the results file read (of the manifest when there is none).
+/// export is mapped, and the manifest on the run node. Returns the folder's
+/// digest: SHA-256 of the manifest's bytes and the results' SHA-256.
 pub fn map(
     run: &RunFolder,
     graph: &GraphName,
@@ -321,15 +332,19 @@ pub fn map(
         sink,
         header: false,
     };
-    let sha = match (&run.results, &run.sidecar) {
+    let results_sha = match (&run.results, &run.sidecar) {
         (Some(f), _) => super::read_path(f, &mut m)?,
         (None, Some(jsonl)) => read_jsonl(jsonl, &mut m)?,
-        (None, None) => {
-            let p = run.dir.join(MANIFEST);
-            let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-            format!("{:x}", Sha256::digest(&bytes))
-        }
+        (None, None) => String::new(),
     };
+    // The folder's digest: its manifest's bytes and its results' digest, so
+    // a new status is a change too.
+    let p = run.dir.join(MANIFEST);
+    let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+    let mut h = Sha256::new();
+    h.update(&bytes);
+    h.update(results_sha.as_bytes());
+    let sha = format!("{:x}", h.finalize());
     if !m.header {
         m.mapper.run(&serde_json::json!({}), m.sink);
     }
