@@ -95,13 +95,26 @@ impl Write for AtomicFile {
 /// Expands FILE|DIR arguments: files as given, directories searched recursively
 /// for files ending in one of `exts` (sorted, hidden entries skipped).
 pub fn collect_inputs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
+    collect(args, exts, false)
+}
+
+/// [`collect_inputs`], with Karenina run folders (directories holding
+/// `run_manifest.json`) as inputs themselves: given, or found while
+/// searching, a run folder is one input and is not searched.
+pub fn collect_inputs_and_runs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
+    collect(args, exts, true)
+}
+
+fn collect(args: &[PathBuf], exts: &[&str], runs: bool) -> Vec<Result<PathBuf>> {
+    let is_run = |d: &Path| runs && crate::results::run_folder::is_run_folder(d);
     let mut out = Vec::new();
     for a in args {
         match std::fs::metadata(a) {
             Err(e) => out.push(Err(Error::io(a, e))),
+            Ok(m) if m.is_dir() && is_run(a) => out.push(Ok(a.clone())),
             Ok(m) if m.is_dir() => {
                 let mut found = Vec::new();
-                walk(a, exts, &mut found, &mut out);
+                walk(a, exts, runs, &mut found, &mut out);
                 found.sort();
                 out.extend(found.into_iter().map(Ok));
             }
@@ -111,7 +124,13 @@ pub fn collect_inputs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
     out
 }
 
-fn walk(dir: &Path, exts: &[&str], found: &mut Vec<PathBuf>, errs: &mut Vec<Result<PathBuf>>) {
+fn walk(
+    dir: &Path,
+    exts: &[&str],
+    runs: bool,
+    found: &mut Vec<PathBuf>,
+    errs: &mut Vec<Result<PathBuf>>,
+) {
     let rd = match std::fs::read_dir(dir) {
         Ok(r) => r,
         Err(e) => {
@@ -126,7 +145,10 @@ fn walk(dir: &Path, exts: &[&str], found: &mut Vec<PathBuf>, errs: &mut Vec<Resu
             continue;
         }
         match entry.file_type() {
-            Ok(t) if t.is_dir() => walk(&p, exts, found, errs),
+            Ok(t) if t.is_dir() && runs && crate::results::run_folder::is_run_folder(&p) => {
+                found.push(p)
+            }
+            Ok(t) if t.is_dir() => walk(&p, exts, runs, found, errs),
             Ok(_) => {
                 let n = name.to_string_lossy();
                 if exts.iter().any(|e| n.ends_with(e)) {

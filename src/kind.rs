@@ -68,8 +68,8 @@ pub fn of_file(path: &Path) -> Result<Kind> {
 }
 
 /// The Karenina files under FILE|DIR arguments: named files as given,
-/// directories searched recursively for `.jsonld`, `.json` and `.csv` files
-/// of the `wanted` kinds (by content). Returns the files found, the files
+/// directories searched recursively for `.jsonld`, `.json`, `.csv` and
+/// SQLite files and run folders of the `wanted` kinds (by content). Returns the files found, the files
 /// of other kinds skipped in directories, and the arguments that could not
 /// be read.
 pub struct Found {
@@ -88,9 +88,18 @@ pub fn find(args: &[PathBuf], wanted: &[Kind]) -> Found {
         skipped: Vec::new(),
         failed: Vec::new(),
     };
-    for r in crate::fsutil::collect_inputs(args, &[".jsonld", ".json", ".csv"]) {
+    let exts = [".jsonld", ".json", ".csv", ".db", ".sqlite", ".sqlite3"];
+    for r in crate::fsutil::collect_inputs_and_runs(args, &exts) {
         match r {
             Ok(p) if args.contains(&p) => found.files.push(p),
+            // Run folders and Karenina's database hold results.
+            Ok(p) if p.is_dir() || crate::results::database::sniff_file(&p) => {
+                if wanted.contains(&Kind::Results) {
+                    found.files.push(p)
+                } else {
+                    found.skipped.push((p, Kind::Results))
+                }
+            }
             Ok(p) => match of_file(&p) {
                 Ok(k) if wanted.contains(&k) => found.files.push(p),
                 Ok(k) => found.skipped.push((p, k)),

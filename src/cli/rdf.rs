@@ -26,6 +26,17 @@ pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     }
     let mut files = Vec::new();
     for f in found.files {
+        // Karenina's results database: one input per run.
+        if karenina_ld::results::database::sniff_file(&f) {
+            match karenina_ld::store::database::run_inputs(&f) {
+                Ok(runs) => files.extend(runs),
+                Err(e) => {
+                    eprintln!("kld: {e}");
+                    failed = true;
+                }
+            }
+            continue;
+        }
         // A named preset (or another non-checkpoint Karenina file) is a
         // usage error of one line; broken files go on to the reader.
         match super::checkpoint::wrong_kind(&f, &[Kind::Checkpoint, Kind::Results]) {
@@ -125,6 +136,19 @@ pub(super) fn load_into(
             Ok(info) => {
                 if print_graphs {
                     let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+                }
+                for n in &info.notes {
+                    eprintln!("kld: {}: {n}", file.display());
+                }
+                if let Some(b) = info
+                    .benchmark
+                    .as_deref()
+                    .filter(|b| store.resolve(b).is_none())
+                {
+                    eprintln!(
+                        "kld: {}: its benchmark {b} is not among the inputs; bound by question IDs",
+                        file.display()
+                    );
                 }
                 if info.kind == karenina_ld::store::GraphKind::Results {
                     match &explicit {

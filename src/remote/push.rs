@@ -140,7 +140,13 @@ pub fn plan(
     let mut inputs = std::collections::BTreeSet::new();
     for f in files {
         // Hashed streaming: a results export can be gigabytes.
+        let folder = f.is_dir() && crate::results::run_folder::is_run_folder(f);
         let sha = match std::fs::File::open(f).and_then(|mut file| {
+            if folder {
+                let cwd = std::env::current_dir()?;
+                return crate::results::run_folder::digest(f, &cwd)
+                    .map_err(|e| std::io::Error::other(e.to_string()));
+            }
             let mut h = Sha256::new();
             std::io::copy(&mut file, &mut h)?;
             Ok(format!("{:x}", h.finalize()))
@@ -195,6 +201,9 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 
 /// Reads, maps and PUTs one checkpoint; returns its provenance.
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    if file.is_dir() && crate::results::run_folder::is_run_folder(file) {
+        return push_run_folder(client, file, graph);
+    }
     if crate::results::sniff_file(file)?.is_some() {
         return push_results(client, file, graph);
     }
@@ -257,6 +266,22 @@ fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushe
         &mut |q| quads.push(q),
     )?;
     put(client, file, graph, &quads, sha256, GraphKind::Results)
+}
+
+/// A Karenina run folder, mapped as the store maps it (the server binds it
+/// by question IDs, as it binds an export).
+fn push_run_folder(client: &RemoteClient, dir: &Path, graph: &str) -> Result<Pushed> {
+    use crate::results::run_folder;
+    let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
+    let run = run_folder::read(dir, &cwd)?;
+    let mut quads = Vec::new();
+    let sha256 = run_folder::map(
+        &run,
+        &GraphName::DefaultGraph,
+        crate::results::ResultsOptions::default(),
+        &mut |q| quads.push(q),
+    )?;
+    put(client, dir, graph, &quads, sha256, GraphKind::Results)
 }
 
 /// Binds every results graph in `entries` to the one checkpoint graph in

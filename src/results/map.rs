@@ -193,6 +193,11 @@ impl RowMapper {
         b
     }
 
+    /// The node of the run (its facts are added by [`RowMapper::run`]).
+    pub fn run_node(&self) -> &BlankNode {
+        &self.run
+    }
+
     /// The run node, from the header (`metadata`, `format_version`).
     pub fn run(&mut self, header: &Value, sink: &mut dyn FnMut(Quad)) {
         let r = NamedOrBlankNode::BlankNode(self.run.clone());

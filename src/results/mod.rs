@@ -23,8 +23,10 @@
 //! they are most of a file's size and rarely queried.
 
 mod csv;
+pub mod database;
 pub mod link;
 mod map;
+pub mod run_folder;
 pub mod summary;
 
 pub use map::{RowMapper, CSV_RESULT_ID};

@@ -73,6 +73,8 @@ pub fn spawn(
                 .filter(|p| {
                     watched_files.contains(p) || watched_dirs.iter().any(|d| p.starts_with(d))
                 })
+                // A file of a run folder (manifest, results, sidecar) reloads the folder.
+                .map(|p| run_folder_of(&p).unwrap_or(p))
                 .filter(|p| watched(&handler_state, p))
                 .collect();
             for p in paths {
@@ -117,9 +119,18 @@ fn changes_content(kind: &EventKind) -> bool {
     }
 }
 
-/// Checkpoints (`.jsonld`), and results exports (`.json`, `.csv` that read as
+/// The run folder a file sits in (directly), if any.
+fn run_folder_of(p: &Path) -> Option<PathBuf> {
+    let dir = p.parent()?;
+    crate::results::run_folder::is_run_folder(dir).then(|| dir.to_path_buf())
+}
+
+/// Checkpoints (`.jsonld`), run folders, and results exports (`.json`, `.csv` that read as
 /// one, or that are loaded).
 fn watched(state: &State, p: &Path) -> bool {
+    if p.is_dir() {
+        return crate::results::run_folder::is_run_folder(p);
+    }
     match p.extension().and_then(|e| e.to_str()) {
         Some("jsonld") => true,
         Some("json" | "csv") => {

@@ -33,6 +33,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "results-by-model",
     "results-without-question",
     "run-diff",
+    "runs",
     "scenarios",
     "scores-by-trait",
     "shared-questions",

@@ -150,14 +150,14 @@ impl CheckpointStore {
             .filter(|(g, _)| self.index.contains_key(g))
             .collect();
         for (graph, explicit) in requested.iter().copied() {
-            let link = match explicit {
-                Some(c) => self.checked(graph, c)?,
-                None => link::find(self.store(), graph)?,
+            let (link, named) = match explicit {
+                Some(c) => (self.checked(graph, c)?, true),
+                None => self.auto(graph)?,
             };
             let binding = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
-                    explicit: explicit.is_some(),
+                    explicit: named,
                 }),
                 _ => None,
             };
@@ -182,12 +182,13 @@ impl CheckpointStore {
                         refused => refused,
                     }
                 }
-                _ => link::find(self.store(), &graph)?,
+                _ => self.auto(&graph)?.0,
             };
             let new = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
-                    explicit: false,
+                    explicit: self.manifest_benchmark(&graph).as_ref() == Some(c)
+                        || self.named_checkpoints(&graph)?.contains(c),
                 }),
                 _ => None,
             };
@@ -207,6 +208,75 @@ impl CheckpointStore {
             self.save_index()?;
         }
         Ok(out)
+    }
+
+    /// For a run of Karenina's database: the loaded checkpoints whose
+    /// benchmark (`schema:DataFeed`) has the database's benchmark name.
+    fn named_checkpoints(&self, graph: &str) -> Result<Vec<String>> {
+        let Some(name) = self.index.get(graph).and_then(|i| i.benchmark_name.clone()) else {
+            return Ok(Vec::new());
+        };
+        let schema_name = NamedNode::new_unchecked(vocab::schema("name"));
+        let feed = NamedNode::new_unchecked(vocab::schema("DataFeed"));
+        let rdf_type = NamedNode::new_unchecked(vocab::RDF_TYPE);
+        let lit = Literal::new_simple_literal(&name);
+        let mut out = Vec::new();
+        for i in self
+            .index
+            .values()
+            .filter(|i| i.kind == GraphKind::Checkpoint)
+        {
+            let g = NamedNode::new(i.graph.as_str()).map_err(rdf_err)?;
+            let named = self
+                .store
+                .quads_for_pattern(
+                    None,
+                    Some(schema_name.as_ref()),
+                    Some(lit.as_ref().into()),
+                    Some(g.as_ref().into()),
+                )
+                .filter_map(std::result::Result::ok)
+                .any(|q| {
+                    self.store
+                        .contains(&Quad::new(
+                            q.subject,
+                            rdf_type.clone(),
+                            feed.clone(),
+                            g.clone(),
+                        ))
+                        .unwrap_or(false)
+                });
+            if named {
+                out.push(i.graph.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The checkpoint a run folder's manifest names, when it is loaded.
+    fn manifest_benchmark(&self, graph: &str) -> Option<String> {
+        self.index
+            .get(graph)
+            .and_then(|i| i.benchmark.clone())
+            .filter(|b| self.index.contains_key(b))
+    }
+
+    /// Binding without `--for`: to the loaded checkpoint a run folder's
+    /// manifest names (`benchmark_path`) when it holds the run's questions,
+    /// else to the one loaded checkpoint holding them all. True when the
+    /// manifest named it (kept like a user's choice).
+    fn auto(&self, graph: &str) -> Result<(Link, bool)> {
+        for c in self.named_checkpoints(graph)? {
+            if let l @ Link::Bound(_) = self.checked(graph, &c)? {
+                return Ok((l, true));
+            }
+        }
+        if let Some(b) = self.manifest_benchmark(graph) {
+            if let l @ Link::Bound(_) = self.checked(graph, &b)? {
+                return Ok((l, true));
+            }
+        }
+        Ok((link::find(self.store(), graph)?, false))
     }
 
     /// Binding to checkpoint graph `c` as the user asked, if it holds every

@@ -39,6 +39,9 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
             },
             binding: f.get(7).and_then(|b| Binding::parse(b)),
             unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
+            benchmark: None,
+            notes: Vec::new(),
+            benchmark_name: None,
         });
     }
     Ok(infos)

@@ -31,6 +31,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod binding;
+pub mod database;
+mod folder;
 mod index;
 mod runs;
 mod stream;
@@ -56,6 +58,16 @@ pub struct GraphInfo {
     pub binding: Option<Binding>,
     /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
     pub unbound: Option<String>,
+    /// For a run folder: the checkpoint graph its manifest's `benchmark_path`
+    /// names (the file exists; it may not be loaded). Not kept in `index.tsv`:
+    /// the binding it leads to is.
+    pub benchmark: Option<String>,
+    /// What to tell the user about the graph as read (a run folder's status
+    /// when not completed, a `benchmark_path` not found).
+    pub notes: Vec<String>,
+    /// For a run of Karenina's database: its benchmark's name (bound first
+    /// to a loaded checkpoint of that `schema:name`).
+    pub benchmark_name: Option<String>,
 }
 
 /// What a graph holds: a checkpoint, or a verification-results export.
@@ -141,6 +153,12 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
+    if let Some((db, run)) = database::split(path) {
+        return database::prepare(&db, &run, results_opts);
+    }
+    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
+        return folder::prepare(path, results_opts);
+    }
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
@@ -154,6 +172,9 @@ pub fn prepare_with(
             kind: GraphKind::Results,
             binding: None,
             unbound: None,
+            benchmark: None,
+            notes: Vec::new(),
+            benchmark_name: None,
         };
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
@@ -186,6 +207,9 @@ pub fn prepare_with(
         kind: GraphKind::Checkpoint,
         binding: None,
         unbound: None,
+        benchmark: None,
+        notes: Vec::new(),
+        benchmark_name: None,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))

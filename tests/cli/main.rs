@@ -4,6 +4,7 @@
 mod common;
 
 mod checkpoint;
+mod database;
 mod first_hour;
 mod git;
 mod git_recipes;
@@ -16,6 +17,7 @@ mod queries;
 mod rdf;
 mod remote;
 mod results;
+mod runs;
 mod serve;
 mod trust;
 mod verdicts;

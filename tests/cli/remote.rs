@@ -446,3 +446,55 @@ fn results_exports_push_bind_and_answer_on_a_real_oxigraph_server() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("results export"));
 }
+
+#[test]
+fn a_run_folder_pushes_as_one_results_graph_and_a_second_push_sends_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let o = Oxigraph::start(&d.path().join("db"));
+    let folder = data("runs/root/interrupted_20261122T080200Z");
+    let files = [
+        corpus().join("loads/karenina-output__scenario_probe.jsonld"),
+        folder.clone(),
+    ];
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let out = push(&o, &[], &inputs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["results-by-model", "runs"] {
+        let local = stdout_of(
+            kld()
+                .args(["query", "--format", "tsv", "--named", name])
+                .args(&files),
+        );
+        let remote = stdout_of(
+            kld()
+                .arg("query")
+                .args(o.server())
+                .args(["--format", "tsv", "--named", name]),
+        );
+        // (The order of a GROUP_CONCAT, `runs`' ?answering_models, is the
+        // evaluator's: compared as sets.)
+        let cells = |t: &str| -> Vec<Vec<String>> {
+            t.lines()
+                .map(|l| {
+                    l.split('\t')
+                        .map(|c| {
+                            let mut m: Vec<&str> = c.trim_matches('"').split(", ").collect();
+                            m.sort();
+                            m.join(", ")
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        assert_eq!(cells(&remote), cells(&local), "{name}");
+    }
+    let again = plan(&o, &inputs, false);
+    assert!(
+        again.iter().all(|(verb, _)| verb == "unchanged"),
+        "{again:?}"
+    );
+}

@@ -32,7 +32,7 @@ fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
 
 /// Per (interface, model name), from the expect file: results and
 /// verify_result true / false / null.
-fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
+pub(crate) fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {
     let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
     for m in expect["facts"]["per_answering_model"]
         .as_object()
@@ -1117,8 +1117,11 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
         corpus().join("loads/karenina-output__probe_dj.jsonld"),
         res.join("res-karenina-output__probe_dj.full.csv"),
         res.join("res-orphan.orphan.json"),
+        // A failed run folder (issue 21): listed among the runs.
+        data("runs/root/failed_20261122T080300Z"),
     ];
     let want = query(&files.iter().collect::<Vec<_>>(), "pass-rate-by-benchmark");
+    let want_runs = query(&files.iter().collect::<Vec<_>>(), "runs");
     assert!(want.len() >= 6, "{want:?}");
     assert!(want.iter().any(|r| r["model_name"].contains("ünï")));
     let server = crate::serve::serve(&files, &[]);
@@ -1129,6 +1132,17 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
     );
     let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(seen["empty_message"], false);
+    // The runs table: one row per run of the `runs` query, status and source.
+    let seen_runs = seen["runs"].as_array().unwrap();
+    assert_eq!(seen_runs.len(), want_runs.len(), "{seen_runs:?}");
+    for (s, w) in seen_runs.iter().zip(&want_runs) {
+        assert_eq!(s["source"], w["source"].as_str());
+        assert_eq!(s["status"], w.get("status").map_or("", |v| v.as_str()));
+        assert_eq!(s["cells"][3], w["results"].as_str());
+    }
+    assert!(seen_runs
+        .iter()
+        .any(|r| r["status"] == "failed" && r["source"] == "run-folder"));
     let bars = seen["bars"].as_array().unwrap();
     // One bar per row of pass-rate-by-benchmark, with that row's numbers.
     assert_eq!(bars.len(), want.len());

@@ -34,6 +34,10 @@ try:
         rows = driver.find_elements(By.CSS_SELECTOR, "#outcomes-table tbody tr")
         data["outcomes"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
         seen["bars"].append(data)
+    seen["runs"] = [
+        {"cells": [td.text for td in r.find_elements(By.TAG_NAME, "td")],
+         "status": r.get_attribute("data-status"), "source": r.get_attribute("data-source")}
+        for r in driver.find_elements(By.CSS_SELECTOR, "#runs-table tbody tr")]
     driver.execute_script("document.getElementById('results-view').scrollIntoView()")
     driver.save_screenshot(screenshot)
 finally:

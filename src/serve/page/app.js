@@ -248,7 +248,27 @@ async function loadResults() {
   const q = catalogue.find((c) => c.name === "pass-rate-by-benchmark");
   if (!q) return;
   drawChart(await select(q.query));
+  await loadRuns();
   await loadUnbound();
+}
+
+// Every run (export, run folder, database) with its status and source: the
+// catalogue's `runs`.
+async function loadRuns() {
+  const q = catalogue.find((c) => c.name === "runs");
+  if (!q) return;
+  const rows = await select(q.query);
+  $("#runs").hidden = rows.length === 0;
+  $("#runs-table tbody").replaceChildren(...rows.map((r) => {
+    const tr = el("tr", {}, el("td", {}, r.label ? `${r.run} (${r.label})` : r.run),
+      el("td", {}, r.status || "-"), el("td", {}, r.source), el("td", {}, r.results),
+      el("td", {}, r.started || "-"), el("td", {}, r.completed || "-"),
+      el("td", {}, r.checkpoint ? el("code", {}, r.checkpoint) : (r.benchmark || "not bound")),
+      el("td", {}, r.answering_models || ""));
+    tr.dataset.status = r.status || "";
+    tr.dataset.source = r.source;
+    return tr;
+  }));
 }
 
 // Verdicts: true, false, null (no verdict), and a CSV's empty cell, which is

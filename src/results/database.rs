@@ -1,0 +1,377 @@
+//! Karenina's results database (`karenina.storage`, SQLAlchemy on SQLite):
+//! every verification run becomes a results graph like an export's.
+//!
+//! The file is told by its content (the SQLite header), opened read-only and
+//! `immutable` (no lock is ever taken, so Karenina's writers are never
+//! blocked, and the file's bytes and mtime never change). It must hold
+//! Karenina's tables (`benchmarks`, `verification_runs`,
+//! `verification_results`). A result row's flattened columns
+//! (`metadata_*`, `template_*`, `rubric_*`, `dj_*`, `djr_*`, Karenina's
+//! `FLATTEN_CONFIG`) are folded back into the export's row shape
+//! (`metadata.answering.interface`, …; `JSON` columns parsed, `BOOLEAN`
+//! columns as booleans) and mapped by the export's [`RowMapper`], so the
+//! result IRIs and every query answer as for the export.
+
+use super::{ResultsOptions, RowMapper};
+use crate::error::{Error, Result};
+use crate::vocab;
+use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use rusqlite::{types::ValueRef, Connection, OpenFlags};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// SQLite's file header.
+const HEADER: &[u8] = b"SQLite format 3\0";
+
+/// True when `head` (a file's first bytes) is a SQLite database.
+pub fn sniff(head: &[u8]) -> bool {
+    head.starts_with(HEADER)
+}
+
+/// [`sniff`] on a file.
+pub fn sniff_file(file: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    std::fs::File::open(file)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && sniff(&head)
+}
+
+/// One benchmark of the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Benchmark {
+    /// Row id.
+    pub id: i64,
+    /// Its name (unique; the checkpoint's `schema:name`).
+    pub name: String,
+    /// The checkpoint file it was saved from, if recorded.
+    pub checkpoint_path: Option<String>,
+}
+
+/// One verification run of the database.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The run id (a UUID).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// running / completed / failed …
+    pub status: String,
+    /// The benchmark it ran.
+    pub benchmark: Option<Benchmark>,
+    /// The configuration (JSON).
+    pub config: Value,
+    /// Start and end times, as stored.
+    pub start_time: Option<String>,
+    /// See `start_time`.
+    pub end_time: Option<String>,
+    /// Counts as stored: total questions, processed, successful, failed.
+    pub counts: [Option<i64>; 4],
+    /// The error of a failed run.
+    pub error_message: Option<String>,
+    /// Result rows.
+    pub results: u64,
+    /// Result rows whose question is in no `questions` row.
+    pub missing_questions: u64,
+}
+
+fn db_err(file: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Rdf(format!(
+        "{}: error[KLD-E202]: not a readable Karenina results database: {e}",
+        file.display()
+    ))
+}
+
+/// Opens the database read-only, without locking, and checks its tables.
+pub fn open(file: &Path) -> Result<Connection> {
+    let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
+    let uri = url::Url::from_file_path(&canon)
+        .map_err(|()| db_err(file, "no file URL"))?
+        .to_string()
+        + "?mode=ro&immutable=1";
+    let c = Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| db_err(file, e))?;
+    for t in ["benchmarks", "verification_runs", "verification_results"] {
+        let n: i64 = c
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [t],
+                |r| r.get(0),
+            )
+            .map_err(|e| db_err(file, e))?;
+        if n == 0 {
+            return Err(db_err(file, format!("no table `{t}`")));
+        }
+    }
+    Ok(c)
+}
+
+/// The database's benchmarks.
+pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
+    let mut st = c
+        .prepare("SELECT id, name, checkpoint_path FROM benchmarks ORDER BY id")
+        .map_err(|e| db_err(file, e))?;
+    let rows = st
+        .query_map([], |r| {
+            Ok(Benchmark {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                checkpoint_path: r.get(2)?,
+            })
+        })
+        .map_err(|e| db_err(file, e))?;
+    rows.collect::<std::result::Result<_, _>>()
+        .map_err(|e| db_err(file, e))
+}
+
+/// The database's runs, in creation order.
+pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
+    let bs = benchmarks(file, c)?;
+    let mut st = c
+        .prepare(
+            "SELECT r.id, r.run_name, r.status, r.config, r.benchmark_id, r.start_time, r.end_time,
+                    r.total_questions, r.processed_count, r.successful_count, r.failed_count,
+                    r.error_message,
+                    (SELECT COUNT(*) FROM verification_results v WHERE v.run_id = r.id),
+                    (SELECT COUNT(*) FROM verification_results v WHERE v.run_id = r.id
+                       AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.id = v.question_id))
+             FROM verification_runs r ORDER BY r.created_at, r.id",
+        )
+        .map_err(|e| db_err(file, e))?;
+    let rows = st
+        .query_map([], |r| {
+            let config: Option<String> = r.get(3)?;
+            let bid: Option<i64> = r.get(4)?;
+            Ok(Run {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                status: r.get(2)?,
+                config: config
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or(Value::Null),
+                benchmark: bs.iter().find(|b| Some(b.id) == bid).cloned(),
+                start_time: text(r.get_ref(5)?),
+                end_time: text(r.get_ref(6)?),
+                counts: [r.get(7)?, r.get(8)?, r.get(9)?, r.get(10)?],
+                error_message: r.get(11)?,
+                results: r.get::<_, i64>(12)? as u64,
+                missing_questions: r.get::<_, i64>(13)? as u64,
+            })
+        })
+        .map_err(|e| db_err(file, e))?;
+    rows.collect::<std::result::Result<_, _>>()
+        .map_err(|e| db_err(file, e))
+}
+
+fn text(v: ValueRef<'_>) -> Option<String> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+/// A column's value as JSON, by its declared type.
+fn cell(v: ValueRef<'_>, decl: &str) -> Value {
+    match (v, decl) {
+        (ValueRef::Null, _) => Value::Null,
+        (ValueRef::Integer(i), "BOOLEAN") => Value::Bool(i != 0),
+        (ValueRef::Text(t), "JSON") => {
+            let t = String::from_utf8_lossy(t);
+            serde_json::from_str(&super::nan_tokens(&t)).unwrap_or(Value::String(t.into_owned()))
+        }
+        (ValueRef::Integer(i), _) => Value::from(i),
+        (ValueRef::Real(f), _) => serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        (ValueRef::Text(t) | ValueRef::Blob(t), _) => {
+            Value::String(String::from_utf8_lossy(t).into_owned())
+        }
+    }
+}
+
+/// Karenina's `FLATTEN_CONFIG`: column prefix → the row's section.
+const SECTIONS: &[(&str, &str)] = &[
+    ("metadata_", "metadata"),
+    ("template_", "template"),
+    ("rubric_", "rubric"),
+    ("djr_", "deep_judgment_rubric"),
+    ("dj_", "deep_judgment"),
+];
+
+/// Nested metadata objects flattened as `metadata_<object>_<field>`.
+const NESTED: &[&str] = &["answering", "parsing", "failure"];
+
+/// Folds one result row's columns back into the export's row shape.
+fn row_of(cols: &[(String, String)], values: &[Value]) -> Value {
+    let mut row = Map::new();
+    let mut sections: Map<String, Value> = Map::new();
+    for ((name, _), v) in cols.iter().zip(values) {
+        if ["id", "run_id", "question_id", "created_at"].contains(&name.as_str()) {
+            continue;
+        }
+        match SECTIONS.iter().find(|(p, _)| name.starts_with(p)) {
+            Some((p, section)) => {
+                let field = &name[p.len()..];
+                let s = sections
+                    .entry(section.to_string())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                let nested = (*section == "metadata")
+                    .then(|| {
+                        NESTED.iter().find_map(|n| {
+                            field
+                                .strip_prefix(n)
+                                .and_then(|f| f.strip_prefix('_'))
+                                .map(|f| (*n, f))
+                        })
+                    })
+                    .flatten();
+                match nested {
+                    Some((obj, f)) => {
+                        let o = s
+                            .as_object_mut()
+                            .map(|m| m.entry(obj).or_insert_with(|| Value::Object(Map::new())));
+                        if let Some(Value::Object(o)) = o {
+                            o.insert(f.to_string(), v.clone());
+                        }
+                    }
+                    None => {
+                        if let Some(m) = s.as_object_mut() {
+                            m.insert(field.to_string(), v.clone());
+                        }
+                    }
+                }
+            }
+            None => {
+                row.insert(name.clone(), v.clone());
+            }
+        }
+    }
+    for (name, s) in sections {
+        // An optional section whose every column is null was not there.
+        let empty = s
+            .as_object()
+            .is_some_and(|m| m.values().all(Value::is_null));
+        let mut s = s;
+        if let Some(f) = s.pointer_mut("/failure") {
+            if f.as_object()
+                .is_some_and(|m| m.values().all(Value::is_null))
+            {
+                *f = Value::Null;
+            }
+        }
+        row.insert(
+            name.clone(),
+            if empty && name != "metadata" {
+                Value::Null
+            } else {
+                s
+            },
+        );
+    }
+    Value::Object(row)
+}
+
+fn k(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(vocab::karenina(local))
+}
+
+/// Maps one run of the database into `graph`: its results as an export's,
+/// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
+/// `runStatus`, `createdAt` / `completedAt` (start and end times),
+/// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
+/// `benchmarkPath`.
+pub fn map_run(
+    file: &Path,
+    c: &Connection,
+    run: &Run,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<()> {
+    let mut mapper = RowMapper::new(graph.clone(), opts);
+    let header = serde_json::json!({
+        "metadata": {"job_id": run.id, "verification_config": run.config},
+        "source_format": "json",
+    });
+    mapper.run(&header, sink);
+    let mut st = c
+        .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")
+        .map_err(|e| db_err(file, e))?;
+    let cols: Vec<(String, String)> = st
+        .columns()
+        .iter()
+        .map(|col| {
+            (
+                col.name().to_string(),
+                col.decl_type().unwrap_or("").to_ascii_uppercase(),
+            )
+        })
+        .collect();
+    let mut rows = st.query([&run.id]).map_err(|e| db_err(file, e))?;
+    let mut n = 0usize;
+    while let Some(r) = rows.next().map_err(|e| db_err(file, e))? {
+        let mut values = Vec::with_capacity(cols.len());
+        for (i, (_, decl)) in cols.iter().enumerate() {
+            values.push(cell(r.get_ref(i).map_err(|e| db_err(file, e))?, decl));
+        }
+        mapper.row(row_of(&cols, &values), sink).map_err(|m| {
+            db_err(
+                file,
+                format!("run {} result {n} (verification_results): {m}", run.id),
+            )
+        })?;
+        n += 1;
+    }
+    let node = NamedOrBlankNode::BlankNode(mapper.run_node().clone());
+    let s = |v: &str| Term::Literal(Literal::new_simple_literal(v));
+    let mut facts = vec![
+        ("runSource", s("database")),
+        ("runId", s(&run.id)),
+        ("manifestRunName", s(&run.name)),
+        ("runStatus", s(&run.status)),
+        (
+            "configuration",
+            Term::Literal(Literal::new_typed_literal(
+                run.config.to_string(),
+                NamedNode::new_unchecked(vocab::RDF_JSON),
+            )),
+        ),
+    ];
+    let time = |t: &str| {
+        let iso = t.replacen(' ', "T", 1);
+        match chrono::NaiveDateTime::parse_from_str(&iso, "%Y-%m-%dT%H:%M:%S%.f") {
+            Ok(_) => Term::Literal(Literal::new_typed_literal(
+                format!("{iso}Z"),
+                NamedNode::new_unchecked(vocab::XSD_DATETIME),
+            )),
+            Err(_) => s(t),
+        }
+    };
+    if let Some(t) = &run.start_time {
+        facts.push(("createdAt", time(t)));
+    }
+    if let Some(t) = &run.end_time {
+        facts.push(("completedAt", time(t)));
+    }
+    if let Some(m) = &run.error_message {
+        facts.push(("runFailureMessage", s(m)));
+    }
+    if let Some(b) = &run.benchmark {
+        facts.push(("benchmarkName", s(&b.name)));
+        if let Some(p) = &b.checkpoint_path {
+            facts.push(("benchmarkPath", s(p)));
+        }
+    }
+    for (p, o) in facts {
+        sink(Quad::new(node.clone(), k(p), o, graph.clone()));
+    }
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! Karenina run folders (`karenina verify --run-root R --run-label L` writes
+//! `R/L_<YYYYmmddTHHMMSSZ>/`, Karenina's `benchmark/run_artifacts.py`): a
+//! directory holding `run_manifest.json` is read as one run.
+//!
+//! The manifest is validated as Karenina's `RunManifest` validates it
+//! (pydantic, `extra="forbid"`): unknown fields, wrong types, an unknown
+//! status and out-of-range counts are located errors. Its results file
+//! (`results_path`, a v2.x export) is mapped as an export is; a run
+//! interrupted before its export is read from the progressive-save sidecar
+//! `<results>.results.jsonl` (one result per line); a run with neither (a
+//! `failed` run) is a run node with its failure and no results. Repair
+//! leftovers (`results.json.repair_<ts>.json`, `.backup_<ts>`), `traces/` and
+//! `workspaces/` are never read.
+//!
+//! The run node also gets the manifest: `karenina:runSource "run-folder"`,
+//! `runStatus`, `runLabel`, `manifestRunName`, `createdAt`, `updatedAt`,
+//! `completedAt`, `benchmarkPath`, `selectedQuestionCount`,
+//! `replicateCount`, `answeringModels` / `parsingModels` / `configuration`
+//! (`rdf:JSON`, secrets as Karenina masked them), `runFailureType`,
+//! `runFailureMessage`.
+
+use super::{located, ResultsOptions, RowMapper, Visit};
+use crate::error::{Error, Result};
+use crate::vocab::{self, RDF_JSON, XSD_DATETIME, XSD_INTEGER};
+use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The folder's digest as [`map`] returns it (reading it all).
+pub fn digest(dir: &Path, cwd: &Path) -> Result<String> {
+    let run = read(dir, cwd)?;
+    map(
+        &run,
+        &GraphName::DefaultGraph,
+        ResultsOptions::default(),
+        &mut |_| {},
+    )
+}
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name in a run folder.
+pub const MANIFEST: &str = "run_manifest.json";
+
+/// True when `dir` is a run folder (a directory holding `run_manifest.json`).
+pub fn is_run_folder(dir: &Path) -> bool {
+    dir.join(MANIFEST).is_file()
+}
+
+/// A run's lifecycle status (`RunStatus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Still running (or killed without a word).
+    Running,
+    /// Finished and exported.
+    Completed,
+    /// Stopped by the user.
+    Interrupted,
+    /// Stopped by an error.
+    Failed,
+}
+
+impl RunStatus {
+    /// As the manifest writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// `ModelIdentity` (extra fields forbidden).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelIdentity {
+    /// The model interface (`langchain`, `openrouter`, …).
+    pub interface: String,
+    /// The model name.
+    pub model_name: String,
+    /// MCP tool names.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// The model config's id when it differs from the name.
+    #[serde(default)]
+    pub config_id: Option<String>,
+}
+
+/// `RunManifest`, schema version 1.0 (extra fields forbidden).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunManifest {
+    /// `"1.0"`.
+    #[serde(default = "schema_version")]
+    pub schema_version: String,
+    /// Lifecycle status.
+    pub status: RunStatus,
+    /// The run label (`--run-label`).
+    pub label: String,
+    /// The results' run name.
+    pub run_name: String,
+    /// Creation time (ISO 8601, `Z`).
+    pub created_at: String,
+    /// Last update.
+    pub updated_at: String,
+    /// When the run stopped (any status but running).
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    /// The benchmark file, as given to `karenina verify`.
+    pub benchmark_path: String,
+    /// Questions selected.
+    #[serde(default)]
+    pub selected_question_count: Option<u64>,
+    /// Replicates (≥ 1).
+    pub replicate_count: u64,
+    /// Answering models.
+    pub answering_models: Vec<ModelIdentity>,
+    /// Parsing models.
+    pub parsing_models: Vec<ModelIdentity>,
+    /// The verification config, secrets masked.
+    pub configuration: serde_json::Map<String, Value>,
+    /// The results export, relative to the folder.
+    #[serde(default = "results_path")]
+    pub results_path: String,
+    /// Readable traces, relative to the folder.
+    #[serde(default = "traces_path")]
+    pub traces_path: String,
+    /// Workspace sidecars, relative to the folder.
+    #[serde(default = "workspaces_path")]
+    pub workspaces_path: String,
+    /// The exception type of a failed run.
+    #[serde(default)]
+    pub failure_type: Option<String>,
+    /// Its message.
+    #[serde(default)]
+    pub failure_message: Option<String>,
+}
+
+fn schema_version() -> String {
+    "1.0".into()
+}
+fn results_path() -> String {
+    "results.json".into()
+}
+fn traces_path() -> String {
+    "traces".into()
+}
+fn workspaces_path() -> String {
+    "workspaces".into()
+}
+
+/// Where a manifest's `benchmark_path` leads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Benchmark {
+    /// An existing file (canonical path).
+    File(PathBuf),
+    /// Nothing usable: why (the paths tried, or not a file).
+    Missing(String),
+}
+
+/// A run folder read: its manifest and where its results are.
+#[derive(Clone, Debug)]
+pub struct RunFolder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The validated manifest.
+    pub manifest: RunManifest,
+    /// The results export, if present.
+    pub results: Option<PathBuf>,
+    /// The progressive-save sidecar, when there is no export.
+    pub sidecar: Option<PathBuf>,
+    /// The manifest's benchmark.
+    pub benchmark: Benchmark,
+}
+
+/// Reads and validates a run folder's manifest (a located error for a
+/// manifest Karenina would refuse) and finds its results and benchmark.
+/// A relative `benchmark_path` is tried against `cwd`, then against the run
+/// root (the folder's parent).
+pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let manifest: RunManifest = serde_json::from_str(&text).map_err(|e| {
+        located(
+            &path,
+            e.line(),
+            e.column(),
+            "",
+            format!("not a Karenina run manifest: {e}"),
+        )
+    })?;
+    let at = |field: &str, m: &str| located(&path, 1, 1, &format!("/{field}"), m);
+    if manifest.schema_version != "1.0" {
+        return Err(at(
+            "schema_version",
+            &format!(
+                "schema version {:?}: kld reads run manifests 1.0",
+                manifest.schema_version
+            ),
+        ));
+    }
+    if manifest.replicate_count < 1 {
+        return Err(at("replicate_count", "must be at least 1"));
+    }
+    let inside = |rel: &str, field: &str| -> Result<PathBuf> {
+        let p = Path::new(rel);
+        if p.is_absolute() || p.components().any(|c| c == std::path::Component::ParentDir) {
+            return Err(at(field, &format!("{rel:?} leaves the run folder")));
+        }
+        Ok(dir.join(p))
+    };
+    let results_file = inside(&manifest.results_path, "results_path")?;
+    let results = results_file.is_file().then(|| results_file.clone());
+    let mut jsonl = results_file.into_os_string();
+    jsonl.push(".results.jsonl");
+    let jsonl = PathBuf::from(jsonl);
+    let sidecar = (results.is_none() && jsonl.is_file()).then_some(jsonl);
+    let benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
+    Ok(RunFolder {
+        dir: dir.to_path_buf(),
+        manifest,
+        results,
+        sidecar,
+        benchmark,
+    })
+}
+
+fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
+    let p = Path::new(given);
+    let tries: Vec<PathBuf> = if p.is_absolute() {
+        vec![p.to_path_buf()]
+    } else {
+        let root = std::fs::canonicalize(dir)
+            .ok()
+            .and_then(|d| d.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| dir.join(".."));
+        vec![cwd.join(p), root.join(p)]
+    };
+    for t in &tries {
+        if t.is_file() {
+            if let Ok(c) = std::fs::canonicalize(t) {
+                return Benchmark::File(c);
+            }
+        } else if t.is_dir() {
+            return Benchmark::Missing(format!(
+                "benchmark_path {given:?} is a directory ({}), not a checkpoint",
+                t.display()
+            ));
+        }
+    }
+    Benchmark::Missing(format!(
+        "benchmark_path {given:?} not found (tried {})",
+        tries
+            .iter()
+            .map(|t| t.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+fn k(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(vocab::karenina(local))
+}
+
+fn time(s: &str) -> Term {
+    if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
+        Term::Literal(Literal::new_typed_literal(
+            s,
+            NamedNode::new_unchecked(XSD_DATETIME),
+        ))
+    } else {
+        Term::Literal(Literal::new_simple_literal(s))
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> Term {
+    Term::Literal(Literal::new_typed_literal(
+        serde_json::to_string(v).unwrap_or_default(),
+        NamedNode::new_unchecked(RDF_JSON),
+    ))
+}
+
+fn int(n: u64) -> Term {
+    Term::Literal(Literal::new_typed_literal(
+        n.to_string(),
+        NamedNode::new_unchecked(XSD_INTEGER),
+    ))
+}
+
+fn models(ms: &[ModelIdentity]) -> Value {
+    Value::Array(
+        ms.iter()
+            .map(|m| {
+                serde_json::json!({
+                    "interface": m.interface, "model_name": m.model_name,
+                    "tools": m.tools, "config_id": m.config_id,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Maps a run folder into `graph`: its results (export or sidecar) as an
+/// export is mapped, and the manifest on the run node. Returns the folder's
+/// digest: SHA-256 of the manifest's bytes and the results' SHA-256.
+pub fn map(
+    run: &RunFolder,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<String> {
+    struct Mapping<'a> {
+        mapper: RowMapper,
+        sink: &'a mut dyn FnMut(Quad),
+        header: bool,
+    }
+    impl Visit for Mapping<'_> {
+        fn header(&mut self, header: &Value) {
+            self.header = true;
+            self.mapper.run(header, self.sink);
+        }
+        fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+            self.mapper.row(row, self.sink)
+        }
+    }
+    let mut m = Mapping {
+        mapper: RowMapper::new(graph.clone(), opts),
+        sink,
+        header: false,
+    };
+    let results_sha = match (&run.results, &run.sidecar) {
+        (Some(f), _) => super::read_path(f, &mut m)?,
+        (None, Some(jsonl)) => read_jsonl(jsonl, &mut m)?,
+        (None, None) => String::new(),
+    };
+    // The folder's digest: its manifest's bytes and its results' digest, so
+    // a new status is a change too.
+    let p = run.dir.join(MANIFEST);
+    let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+    let mut h = Sha256::new();
+    h.update(&bytes);
+    h.update(results_sha.as_bytes());
+    let sha = format!("{:x}", h.finalize());
+    if !m.header {
+        m.mapper.run(&serde_json::json!({}), m.sink);
+    }
+    let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+    let mf = &run.manifest;
+    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    let mut facts: Vec<(&str, Term)> = vec![
+        ("runSource", string("run-folder")),
+        ("runStatus", string(mf.status.as_str())),
+        ("runLabel", string(&mf.label)),
+        ("manifestRunName", string(&mf.run_name)),
+        ("createdAt", time(&mf.created_at)),
+        ("updatedAt", time(&mf.updated_at)),
+        ("benchmarkPath", string(&mf.benchmark_path)),
+        ("replicateCount", int(mf.replicate_count)),
+        ("answeringModels", json(&models(&mf.answering_models))),
+        ("parsingModels", json(&models(&mf.parsing_models))),
+        ("configuration", json(&mf.configuration)),
+    ];
+    if let Some(t) = &mf.completed_at {
+        facts.push(("completedAt", time(t)));
+    }
+    if let Some(n) = mf.selected_question_count {
+        facts.push(("selectedQuestionCount", int(n)));
+    }
+    if let Some(t) = &mf.failure_type {
+        facts.push(("runFailureType", string(t)));
+    }
+    if let Some(t) = &mf.failure_message {
+        facts.push(("runFailureMessage", string(t)));
+    }
+    if run.results.is_none() {
+        let from = if run.sidecar.is_some() {
+            "progressive-save sidecar"
+        } else {
+            "none"
+        };
+        facts.push(("resultsFrom", string(from)));
+    }
+    for (p, o) in facts {
+        (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
+    }
+    Ok(sha)
+}
+
+/// The progressive-save sidecar: one result per line (header `{}`).
+fn read_jsonl(file: &Path, visit: &mut dyn Visit) -> Result<String> {
+    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    visit.header(&serde_json::json!({}));
+    for (i, line) in bytes.lines().enumerate() {
+        let line = line.map_err(|e| Error::io(file, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let path = format!("/{i}");
+        let v = super::parse_value(file, &line, i + 1, &path)?;
+        visit
+            .row(v)
+            .map_err(|m| located(file, i + 1, 1, &path, m))?;
+    }
+    Ok(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(extra: &str) -> String {
+        format!(
+            r#"{{"status": "completed", "label": "l", "run_name": "l", "created_at": "2026-01-01T00:00:00Z",
+ "updated_at": "2026-01-01T00:00:00Z", "benchmark_path": "b.jsonld", "replicate_count": 1,
+ "answering_models": [], "parsing_models": [], "configuration": {{}}{extra}}}"#
+        )
+    }
+
+    fn read_text(text: &str) -> Result<RunFolder> {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(MANIFEST), text).unwrap();
+        read(d.path(), d.path())
+    }
+
+    #[test]
+    fn a_valid_manifest_reads() {
+        let r = read_text(&manifest("")).unwrap();
+        assert_eq!(r.manifest.status, RunStatus::Completed);
+        assert!(r.results.is_none() && r.sidecar.is_none());
+        assert!(matches!(r.benchmark, Benchmark::Missing(_)));
+    }
+
+    #[test]
+    fn unknown_fields_wrong_types_and_escapes_are_located() {
+        for (extra, says) in [
+            (r#", "colour": 1"#, "unknown field `colour`"),
+            (r#", "selected_question_count": "many""#, "invalid type"),
+            (r#", "results_path": "../x.json""#, "/results_path"),
+        ] {
+            let e = read_text(&manifest(extra)).unwrap_err().to_string();
+            assert!(e.contains(MANIFEST) && e.contains(says), "{e}");
+        }
+        let e = read_text(&manifest("").replace("completed", "done"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variant `done`"), "{e}");
+    }
+}

@@ -1,0 +1,251 @@
+//! Karenina's results database as an input (issue 21):
+//! `tests/data/runs/karenina.db`, written by Karenina's own `save_benchmark`
+//! and `import_verification_results` from corpus exports
+//! (`tests/data/runs/make_db.py`). Each run answers as its export does, binds
+//! by benchmark name, and the file is never written or locked.
+
+use crate::common::*;
+use crate::kld;
+use crate::queries::query_rows;
+use karenina_ld::results::database;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn db() -> PathBuf {
+    data("runs/karenina.db")
+}
+
+/// The runs of the database, each with its export and facts (the run is
+/// named after its export's file stem, as make_db.py names it).
+fn runs() -> Vec<(database::Run, PathBuf, Value, PathBuf)> {
+    let c = database::open(&db()).unwrap();
+    let runs = database::runs(&db(), &c).unwrap();
+    assert!(runs.len() >= 3);
+    runs.into_iter()
+        .map(|r| {
+            let export = corpus().join("results").join(format!("{}.json", r.name));
+            let expect: Value = serde_json::from_slice(
+                &std::fs::read(
+                    corpus()
+                        .join("results")
+                        .join(format!("{}.expect.json", r.name)),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let cp = corpus()
+                .join("loads")
+                .join(expect["checkpoint"].as_str().unwrap());
+            (r, export, expect, cp)
+        })
+        .collect()
+}
+
+fn only_run(
+    rows: Vec<serde_json::Map<String, Value>>,
+    run: &str,
+) -> Vec<serde_json::Map<String, Value>> {
+    rows.into_iter().filter(|r| r["run"] == run).collect()
+}
+
+#[test]
+fn database_runs_answer_as_their_exports_and_the_facts() {
+    let runs = runs();
+    let benchmarks: std::collections::BTreeSet<_> = runs
+        .iter()
+        .filter_map(|r| r.0.benchmark.clone())
+        .map(|b| b.name)
+        .collect();
+    assert!(benchmarks.len() >= 2, "runs of two benchmarks");
+    for (run, export, expect, cp) in &runs {
+        let run_name = expect["run_name"].as_str().unwrap();
+        for name in ["results-by-model", "trait-scores", "scores-by-trait"] {
+            let from_export = query_rows(&[export.clone(), cp.clone()], name);
+            let from_db = query_rows(&[db(), cp.clone()], name);
+            let from_db = if name == "scores-by-trait" {
+                // (No run column: one run of each benchmark alone.)
+                let alone = runs.iter().filter(|r| r.3 == *cp).count() == 1;
+                if !alone {
+                    continue;
+                }
+                from_db
+            } else {
+                only_run(from_db, run_name)
+            };
+            assert_eq!(from_db, from_export, "{name}: run {}", run.name);
+        }
+        let rows = only_run(
+            query_rows(&[db(), cp.clone()], "results-by-model"),
+            run_name,
+        );
+        let total: u64 = rows
+            .iter()
+            .map(|r| r["results"].as_str().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, expect["results_count"].as_u64().unwrap());
+        let got: std::collections::BTreeMap<(String, String), [u64; 4]> = rows
+            .iter()
+            .map(|r| {
+                let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
+                (
+                    (
+                        r["interface"].as_str().unwrap().to_string(),
+                        r["model_name"].as_str().unwrap().to_string(),
+                    ),
+                    [
+                        n("results"),
+                        n("verified_true"),
+                        n("verified_false"),
+                        n("verified_null"),
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(got, crate::results::by_model(expect), "run {}", run.name);
+    }
+}
+
+#[test]
+fn runs_lists_database_runs_bound_to_their_benchmark() {
+    let runs = runs();
+    let mut inputs = vec![db()];
+    let mut cps: Vec<PathBuf> = runs.iter().map(|r| r.3.clone()).collect();
+    cps.sort();
+    cps.dedup();
+    inputs.extend(cps);
+    let rows = query_rows(&inputs, "runs");
+    assert_eq!(rows.len(), runs.len(), "{rows:?}");
+    for (run, _, expect, cp) in &runs {
+        let r = rows.iter().find(|r| r["run"] == run.name.as_str()).unwrap();
+        assert_eq!(r["source"], "database");
+        assert_eq!(r["status"], run.status.as_str());
+        let url = url::Url::from_file_path(std::fs::canonicalize(cp).unwrap()).unwrap();
+        assert_eq!(r["checkpoint"].as_str(), Some(url.as_str()), "{}", run.name);
+        assert_eq!(
+            r["results"].as_str().unwrap(),
+            expect["results_count"].to_string()
+        );
+    }
+}
+
+fn stamp(p: &Path) -> (Vec<u8>, std::time::SystemTime) {
+    (
+        std::fs::read(p).unwrap(),
+        std::fs::metadata(p).unwrap().modified().unwrap(),
+    )
+}
+
+#[test]
+fn the_database_is_never_written_nor_locked_against_karenina() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("karenina.db");
+    std::fs::copy(db(), &file).unwrap();
+    let before = stamp(&file);
+    // Python's sqlite3 holds a read transaction while kld reads.
+    let mut py = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+             c.execute('BEGIN')\n\
+             c.execute('SELECT COUNT(*) FROM verification_results').fetchone()\n\
+             print('ready', flush=True)\n\
+             sys.stdin.readline()\n\
+             c.execute('COMMIT')\n",
+        )
+        .arg(&file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(py.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "ready");
+    let store = d.path().join("store");
+    let rows = query_rows(std::slice::from_ref(&file), "runs");
+    assert_eq!(rows.len(), runs().len());
+    crate::stdout_of(kld().args(["info", "--format", "json"]).arg(&file));
+    crate::stdout_of(kld().arg("load").arg("--store").arg(&store).arg(&file));
+    crate::stdout_of(
+        kld()
+            .args(["query", "-n", "results-by-model", "--store"])
+            .arg(&store),
+    );
+    drop(py.stdin.take());
+    assert!(py.wait().unwrap().success());
+    assert_eq!(
+        stamp(&file),
+        before,
+        "the database's bytes or mtime changed"
+    );
+    let names: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        names.len(),
+        2,
+        "no journal or lock file beside it: {names:?}"
+    );
+}
+
+#[test]
+fn hostile_databases_are_located_errors_or_reported_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let truncated = d.path().join("truncated.db");
+    let bytes = std::fs::read(db()).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
+    let foreign = d.path().join("other.sqlite");
+    let missing = d.path().join("missing_question.db");
+    std::fs::copy(db(), &missing).unwrap();
+    let st = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (x TEXT)'); c.commit()\n\
+             c = sqlite3.connect(sys.argv[2])\n\
+             c.execute(\"UPDATE verification_results SET question_id = 'gone' WHERE id = (SELECT MIN(id) FROM verification_results)\")\n\
+             c.commit()\n",
+        )
+        .arg(&foreign)
+        .arg(&missing)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for bad in [&truncated, &foreign] {
+        let out = kld()
+            .args(["query", "-n", "runs"])
+            .arg(bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && !err.contains("panicked"), "{err}");
+        assert!(
+            err.contains(bad.to_str().unwrap()) && err.contains("KLD-E202"),
+            "{err}"
+        );
+        let out = kld().arg("info").arg(bad).output().unwrap();
+        assert!(!out.status.success());
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+    let out = kld()
+        .args(["query", "-n", "runs", "--format", "json"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 of its") && err.contains("question the database does not hold"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["results"]["bindings"].as_array().unwrap().len(),
+        runs().len()
+    );
+}
