@@ -228,3 +228,49 @@ fn every_command_s_output_can_be_cut_short_by_head() {
         assert_eq!(std::fs::read_to_string(&err).unwrap(), "", "{args:?}");
     }
 }
+
+#[test]
+fn the_examples_pass_the_project_s_own_hooks() {
+    kld()
+        .args(["canon", "--check"])
+        .arg(examples())
+        .assert()
+        .success();
+    kld()
+        .args(["validate", "--deny-warnings"])
+        .arg(examples())
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_server_logs_why_it_refused_and_a_results_graph_is_no_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let s = crate::serve::serve_logged(&[examples()], &[], Some(&log));
+    let c = crate::serve::client();
+    let r = c
+        .get(format!("{}/sparql?query=ASK%7B%7D", s.base))
+        .header("Accept", "image/png")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 406);
+    let run = examples()
+        .join("runs/notebook.verification.json")
+        .canonicalize()
+        .unwrap();
+    let r = c
+        .get(format!("{}/checkpoint", s.base))
+        .query(&[("graph", run.display().to_string())])
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.text().unwrap().contains("results export"));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("GET /sparql 406 ") && l.contains("cannot answer")),
+        "{text}"
+    );
+}
