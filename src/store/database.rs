@@ -2,7 +2,7 @@
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
-use super::{now_utc, rdf_err, Content, GraphInfo, GraphKind, Prepared};
+use super::{rdf_err, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
 use crate::results::{database, ResultsOptions};
@@ -39,19 +39,10 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
         .ok_or_else(|| Error::Usage(format!("{}: no run {run_id}", db.display())))?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let id_enc: String = url::form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
-    let mut info = GraphInfo {
-        graph: format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?),
-        source: format!("{}{RUN}{run_id}", canon.display()),
-        sha256: String::new(),
-        loaded_at: now_utc(),
-        quads: 0,
-        kind: GraphKind::Results,
-        binding: None,
-        unbound: None,
-        benchmark: None,
-        notes: Vec::new(),
-        benchmark_name: None,
-    };
+    let mut info = GraphInfo::results(
+        format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?),
+        format!("{}{RUN}{run_id}", canon.display()),
+    );
     if run.status != "completed" {
         info.notes.push(format!("run status {}", run.status));
     }

@@ -1,6 +1,6 @@
 //! Karenina run folders into the store ([`crate::results::run_folder`]).
 
-use super::{now_utc, rdf_err, Content, GraphInfo, GraphKind, Prepared};
+use super::{rdf_err, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
 use crate::results::{run_folder, ResultsOptions};
@@ -13,19 +13,7 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
     let run = run_folder::read(dir, &cwd)?;
     let canon = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
-    let mut info = GraphInfo {
-        graph: rdf::file_url(&canon)?,
-        source: canon.display().to_string(),
-        sha256: String::new(),
-        loaded_at: now_utc(),
-        quads: 0,
-        kind: GraphKind::Results,
-        binding: None,
-        unbound: None,
-        benchmark: None,
-        notes: Vec::new(),
-        benchmark_name: None,
-    };
+    let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
     let status = run.manifest.status;
     if status != run_folder::RunStatus::Completed {
         let mut note = format!("run status {}", status.as_str());

@@ -70,6 +70,25 @@ pub struct GraphInfo {
     pub benchmark_name: Option<String>,
 }
 
+impl GraphInfo {
+    /// A results graph about to be read: named, nothing bound yet.
+    pub(crate) fn results(graph: String, source: String) -> Self {
+        GraphInfo {
+            graph,
+            source,
+            sha256: String::new(),
+            loaded_at: now_utc(),
+            quads: 0,
+            kind: GraphKind::Results,
+            binding: None,
+            unbound: None,
+            benchmark: None,
+            notes: Vec::new(),
+            benchmark_name: None,
+        }
+    }
+}
+
 /// What a graph holds: a checkpoint, or a verification-results export.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GraphKind {
@@ -163,19 +182,7 @@ pub fn prepare_with(
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
         let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-        let mut info = GraphInfo {
-            graph: rdf::file_url(&canon)?,
-            source: canon.display().to_string(),
-            sha256: String::new(),
-            loaded_at: now_utc(),
-            quads: 0,
-            kind: GraphKind::Results,
-            binding: None,
-            unbound: None,
-            benchmark: None,
-            notes: Vec::new(),
-            benchmark_name: None,
-        };
+        let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
         let size = std::fs::metadata(path)
             .map_err(|e| Error::io(path, e))?
             .len();
