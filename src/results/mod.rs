@@ -342,6 +342,40 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
     Ok(())
 }
 
+/// A [`Visit`]or that maps what a reader hands it into quads: an export
+/// read from a file, a run folder's results, a database run's rows.
+pub(crate) struct Mapping<'a> {
+    pub(crate) mapper: RowMapper,
+    pub(crate) sink: &'a mut dyn FnMut(Quad),
+    /// Whether a header was seen (a run folder's sidecar may have none).
+    pub(crate) header_seen: bool,
+}
+
+impl<'a> Mapping<'a> {
+    /// Maps into `graph`, calling `sink` for each quad.
+    pub(crate) fn new(
+        graph: &GraphName,
+        opts: ResultsOptions,
+        sink: &'a mut dyn FnMut(Quad),
+    ) -> Self {
+        Mapping {
+            mapper: RowMapper::new(graph.clone(), opts),
+            sink,
+            header_seen: false,
+        }
+    }
+}
+
+impl Visit for Mapping<'_> {
+    fn header(&mut self, header: &serde_json::Value) {
+        self.header_seen = true;
+        self.mapper.run(header, self.sink);
+    }
+    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String> {
+        self.mapper.row(row, self.sink)
+    }
+}
+
 /// Reads a results export and maps it into `graph`, calling `sink` for each
 /// quad (rows are read and mapped one at a time). Returns the SHA-256 of the
 /// file's bytes.
@@ -351,23 +385,7 @@ pub fn map_path(
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
-    struct Mapping<'a> {
-        mapper: RowMapper,
-        sink: &'a mut dyn FnMut(Quad),
-    }
-    impl Visit for Mapping<'_> {
-        fn header(&mut self, header: &serde_json::Value) {
-            self.mapper.run(header, self.sink);
-        }
-        fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String> {
-            self.mapper.row(row, self.sink)
-        }
-    }
-    let mut m = Mapping {
-        mapper: RowMapper::new(graph.clone(), opts),
-        sink,
-    };
-    read_path(file, &mut m)
+    read_path(file, &mut Mapping::new(graph, opts, sink))
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -19,7 +19,7 @@
 //! (`rdf:JSON`, secrets as Karenina masked them), `runFailureType`,
 //! `runFailureMessage`.
 
-use super::{located, ResultsOptions, RowMapper, Visit};
+use super::{located, ResultsOptions, Visit};
 use crate::error::{Error, Result};
 use crate::vocab::{self, RDF_JSON, XSD_DATETIME, XSD_INTEGER};
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
@@ -313,25 +313,7 @@ pub fn map(
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
-    struct Mapping<'a> {
-        mapper: RowMapper,
-        sink: &'a mut dyn FnMut(Quad),
-        header: bool,
-    }
-    impl Visit for Mapping<'_> {
-        fn header(&mut self, header: &Value) {
-            self.header = true;
-            self.mapper.run(header, self.sink);
-        }
-        fn row(&mut self, row: Value) -> std::result::Result<(), String> {
-            self.mapper.row(row, self.sink)
-        }
-    }
-    let mut m = Mapping {
-        mapper: RowMapper::new(graph.clone(), opts),
-        sink,
-        header: false,
-    };
+    let mut m = super::Mapping::new(graph, opts, sink);
     let results_sha = match (&run.results, &run.sidecar) {
         (Some(f), _) => super::read_path(f, &mut m)?,
         (None, Some(jsonl)) => read_jsonl(jsonl, &mut m)?,
@@ -345,7 +327,7 @@ pub fn map(
     h.update(&bytes);
     h.update(results_sha.as_bytes());
     let sha = format!("{:x}", h.finalize());
-    if !m.header {
+    if !m.header_seen {
         m.mapper.run(&serde_json::json!({}), m.sink);
     }
     let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());

@@ -83,24 +83,7 @@ fn database_runs_answer_as_their_exports_and_the_facts() {
             .map(|r| r["results"].as_str().unwrap().parse::<u64>().unwrap())
             .sum();
         assert_eq!(total, expect["results_count"].as_u64().unwrap());
-        let got: std::collections::BTreeMap<(String, String), [u64; 4]> = rows
-            .iter()
-            .map(|r| {
-                let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
-                (
-                    (
-                        r["interface"].as_str().unwrap().to_string(),
-                        r["model_name"].as_str().unwrap().to_string(),
-                    ),
-                    [
-                        n("results"),
-                        n("verified_true"),
-                        n("verified_false"),
-                        n("verified_null"),
-                    ],
-                )
-            })
-            .collect();
+        let got = crate::results::model_rows(&rows);
         assert_eq!(got, crate::results::by_model(expect), "run {}", run.name);
     }
 }

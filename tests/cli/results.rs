@@ -30,6 +30,30 @@ fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
     v
 }
 
+/// `results-by-model` rows as (interface, model name) → results, verified
+/// true / false / null, the shape [`by_model`] gives from the facts.
+pub(crate) fn model_rows(
+    rows: &[serde_json::Map<String, Value>],
+) -> BTreeMap<(String, String), [u64; 4]> {
+    rows.iter()
+        .map(|r| {
+            let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
+            (
+                (
+                    r["interface"].as_str().unwrap().to_string(),
+                    r["model_name"].as_str().unwrap().to_string(),
+                ),
+                [
+                    n("results"),
+                    n("verified_true"),
+                    n("verified_false"),
+                    n("verified_null"),
+                ],
+            )
+        })
+        .collect()
+}
+
 /// Per (interface, model name), from the expect file: results and
 /// verify_result true / false / null.
 pub(crate) fn by_model(expect: &Value) -> BTreeMap<(String, String), [u64; 4]> {

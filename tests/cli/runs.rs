@@ -7,7 +7,6 @@ use crate::common::*;
 use crate::kld;
 use crate::queries::query_rows;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -90,25 +89,10 @@ fn run_folders_answer_as_their_exports_and_the_facts() {
             }
             assert_eq!(from_folder, from_export, "{name}: {}", folder.display());
         }
-        let got: BTreeMap<(String, String), [u64; 4]> =
-            query_rows(&[folder.clone(), cp.clone()], "results-by-model")
-                .iter()
-                .map(|r| {
-                    let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
-                    (
-                        (
-                            r["interface"].as_str().unwrap().to_string(),
-                            r["model_name"].as_str().unwrap().to_string(),
-                        ),
-                        [
-                            n("results"),
-                            n("verified_true"),
-                            n("verified_false"),
-                            n("verified_null"),
-                        ],
-                    )
-                })
-                .collect();
+        let got = crate::results::model_rows(&query_rows(
+            &[folder.clone(), cp.clone()],
+            "results-by-model",
+        ));
         assert_eq!(
             got,
             crate::results::by_model(&expect),

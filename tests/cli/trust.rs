@@ -229,21 +229,10 @@ fn a_summary_that_mentions_format_version_is_not_an_export() {
 fn facts_by_model(runs: &[&str]) -> BTreeMap<(String, String), [u64; 4]> {
     let mut want: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
     for run in runs {
-        for m in expect(run)["facts"]["per_answering_model"]
-            .as_object()
-            .unwrap()
-            .values()
-        {
-            let id = &m["identity"];
-            let e = want
-                .entry((
-                    id["interface"].as_str().unwrap().to_string(),
-                    id["model_name"].as_str().unwrap().to_string(),
-                ))
-                .or_default();
-            e[0] += m["results"].as_u64().unwrap();
-            for (i, k) in ["true", "false", "null"].iter().enumerate() {
-                e[i + 1] += m["verify_result"][*k].as_u64().unwrap();
+        for (model, counts) in crate::results::by_model(&expect(run)) {
+            let e = want.entry(model).or_default();
+            for (sum, n) in e.iter_mut().zip(counts) {
+                *sum += n;
             }
         }
     }
