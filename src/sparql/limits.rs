@@ -133,7 +133,8 @@ pub(super) fn skip_literal(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
-fn too_deep() -> Error {
+/// The error for a query nested past [`MAX_DEPTH`].
+pub(super) fn too_deep() -> Error {
     Error::TooComplex {
         what: "nesting depth".into(),
         limit: MAX_DEPTH,

@@ -106,13 +106,11 @@ pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
             .map_err(|e| syntax_error(sparql, e))?;
         let shape = limits::shape(&query);
         if shape.depth > limits::MAX_DEPTH {
-            let refused = limits::check(&query).map(|_| ());
             limits::with_stack(limits::stack_for(shape.depth / 64), move || {
                 drop(query);
                 Ok(())
             })?;
-            refused?;
-            unreachable!("a tree past the bound is refused");
+            return Err(limits::too_deep());
         }
         let form = match &query {
             spargebra::Query::Select { .. } => QueryForm::Select,
