@@ -77,12 +77,10 @@ pub fn canonical_nquads(quads: &[Quad]) -> Result<String> {
     let set: HashSet<SQuad<'_>> = quads.iter().map(quad).collect();
     let mut out = Vec::new();
     sophia_c14n::rdfc10::normalize(&set, &mut out).map_err(|e| match e {
-        C14nError::ToxicGraph(m) => Error::Rdf(format!(
-            "RDFC-1.0 canonicalization refused: the dataset has blank nodes that cannot be told apart without trying too many permutations ({m}); a free-form value holding a JSON-LD graph of interlinked blank nodes causes this"
-        )),
-        other => Error::Rdf(format!("RDFC-1.0 canonicalization failed: {other}")),
+        C14nError::ToxicGraph(m) => Error::TooManyPermutations(m.to_string()),
+        other => Error::Canonicalization(other.to_string()),
     })?;
-    String::from_utf8(out).map_err(|e| Error::Rdf(e.to_string()))
+    String::from_utf8(out).map_err(|e| Error::Canonicalization(e.to_string()))
 }
 
 /// The SHA-256 (hex) of the canonical N-Quads of `quads`.

@@ -39,7 +39,7 @@ fn rows(store: &CheckpointStore, text: &str) -> Result<Vec<Row>> {
     let opts = QueryOptions::default();
     sparql::run_with(store.store(), text, &opts, ResultFormat::Json, &mut buf)?;
     let v: Value =
-        serde_json::from_slice(&buf).map_err(|e| Error::Sparql(format!("reading rows: {e}")))?;
+        serde_json::from_slice(&buf).map_err(|e| Error::Internal(format!("reading rows: {e}")))?;
     Ok(v["results"]["bindings"]
         .as_array()
         .into_iter()

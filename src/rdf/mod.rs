@@ -196,10 +196,14 @@ fn reference_quads(file: &Path, doc: &Json, base: Option<&str>) -> Result<Vec<Qu
 }
 
 /// Rebuilds a checkpoint from the quads of its (lossless) graph.
-pub fn checkpoint_from_quads(
-    quads: impl IntoIterator<Item = Quad>,
-) -> std::result::Result<Checkpoint, String> {
+pub fn checkpoint_from_quads(quads: impl IntoIterator<Item = Quad>) -> Result<Checkpoint> {
+    let quads: Vec<Quad> = quads.into_iter().collect();
+    let graph = quads
+        .first()
+        .map(|q| q.graph_name.to_string())
+        .unwrap_or_default();
     extract::checkpoint(&extract::GraphIndex::new(quads))
+        .map_err(|reason| Error::NotACheckpointGraph { graph, reason })
 }
 
 /// The RDFC-1.0 canonical form of a dataset (blank nodes relabelled

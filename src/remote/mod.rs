@@ -119,7 +119,10 @@ pub fn run_query(
         let quads = RdfParser::from_format(RdfFormat::NTriples)
             .for_slice(&body)
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| Error::Remote(format!("the server's N-Triples do not parse: {e}")))?;
+            .map_err(|e| Error::RemoteAnswer {
+                what: "query".into(),
+                reason: format!("its N-Triples do not parse: {e}"),
+            })?;
         match format {
             ResultFormat::Rdf(f) => crate::export::write(&quads, f, true, out)?,
             ResultFormat::Table => {
@@ -137,6 +140,9 @@ pub fn run_query(
     let body = client.query(sparql, "application/sparql-results+json")?;
     let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
         .for_reader(std::io::Cursor::new(body))
-        .map_err(|e| Error::Remote(format!("the server's SPARQL results do not parse: {e}")))?;
+        .map_err(|e| Error::RemoteAnswer {
+            what: "query".into(),
+            reason: format!("its SPARQL results do not parse: {e}"),
+        })?;
     query::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
 }

@@ -129,7 +129,7 @@ pub fn form(sparql: &str) -> Result<QueryForm> {
 
 fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
     if sparql.trim().is_empty() {
-        Error::Sparql("the query is empty".into())
+        Error::EmptyQuery
     } else if SparqlEvaluator::new().parse_update(sparql).is_ok() {
         Error::UpdateRefused
     } else {

@@ -16,8 +16,8 @@ use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{QueryEvaluationError, QueryResults};
 use std::io::Write;
 
-pub(super) fn sparql_err(e: impl std::fmt::Display) -> Error {
-    Error::Sparql(e.to_string())
+pub(super) fn sparql_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+    Error::Sparql(e.into())
 }
 
 fn io_err(e: std::io::Error) -> Error {

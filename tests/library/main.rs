@@ -8,4 +8,5 @@ mod diagnostics;
 mod preset;
 mod properties;
 mod rdf;
+mod source_rules;
 mod sparql_fuzz;
