@@ -396,6 +396,14 @@ pub enum Error {
         /// The format.
         format: String,
     },
+    /// A result format that cannot carry the query form's answer.
+    #[error("{} answers in {formats}", form.keyword())]
+    WrongFormat {
+        /// The query's form.
+        form: crate::sparql::QueryForm,
+        /// The formats that fit it.
+        formats: &'static str,
+    },
     /// A request not sent because the server had become unreachable during
     /// the batch.
     #[error("not sent: the server became unreachable")]

@@ -26,18 +26,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// The flags that fix a typed library error (the library names no flags).
+/// The flags that fix a typed library error found in `e`'s chain.
 fn hint(e: &anyhow::Error) -> Option<&'static str> {
-    use karenina_ld::Error;
     e.chain()
-        .find_map(|c| c.downcast_ref::<Error>())
-        .and_then(|e| match e {
-            Error::NoGraphStore => Some("give --graph-store URL, or --server to derive it"),
-            Error::ManyGraphs { .. } => Some("export one graph, or pass --union to merge them"),
-            Error::Timeout { .. } => Some("raise it with --timeout"),
-            Error::ResultTooLarge { .. } => Some("add LIMIT, or raise --max-result-bytes"),
-            _ => None,
-        })
+        .find_map(|c| c.downcast_ref::<karenina_ld::Error>())
+        .and_then(cli::hint)
 }
 
 fn broken_pipe(e: &anyhow::Error) -> bool {

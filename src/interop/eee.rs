@@ -334,7 +334,7 @@ impl Ctx<'_> {
                 // literal or template field's strings are not a number.
                 None if n > 0.0
                     && rating.is_some_and(|r| {
-                        matches!(crate::info::trait_kind(r).as_str(), "boolean" | "regex")
+                        matches!(crate::summary::trait_kind(r).as_str(), "boolean" | "regex")
                     }) =>
                 {
                     (
@@ -361,7 +361,7 @@ impl Ctx<'_> {
                 "score_type": "continuous",
                 "additional_details": {
                     "trait_family": get(t, "type"),
-                    "trait_kind": rating.map(crate::info::trait_kind).unwrap_or_default(),
+                    "trait_kind": rating.map(crate::summary::trait_kind).unwrap_or_default(),
                 },
             });
             if let Some(lo) = min.filter(|v| v.is_finite()) {

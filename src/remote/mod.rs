@@ -111,6 +111,7 @@ pub fn run_query(
     out: &mut dyn Write,
 ) -> Result<usize> {
     let form = query::form(sparql)?;
+    form.check(format)?;
     // The server need not predefine the prefixes kld does.
     let text = query::with_prefixes(sparql);
     let sparql = text.as_str();
@@ -128,12 +129,7 @@ pub fn run_query(
             ResultFormat::Table => {
                 crate::export::write(&quads, crate::export::ExportFormat::NTriples, true, out)?
             }
-            _ => {
-                return Err(Error::Usage(format!(
-                    "{form:?} answers in {}",
-                    query::GRAPH_FORMATS
-                )))
-            }
+            other => return form.check(other).map(|()| 0),
         }
         return Ok(quads.len());
     }

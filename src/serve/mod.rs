@@ -435,7 +435,7 @@ impl State {
                     };
                     // Graphs that are not checkpoints are not listed here.
                     let Ok(cp) = extracted else { continue };
-                    let s = crate::info::summarize(&cp);
+                    let s = crate::summary::summarize(&cp);
                     let traits: usize = s.traits.values().sum();
                     let v = serde_json::json!({
                         "name": s.name,

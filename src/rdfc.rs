@@ -1,4 +1,6 @@
-//! RDFC-1.0 canonicalization and dataset hashes, by sophia_c14n.
+//! RDFC-1.0 canonicalization and dataset hashes, by sophia_c14n. (Not to
+//! be confused with [`crate::canonical`], Karenina's own canonical file
+//! bytes: this module canonicalizes RDF graphs, that one JSON files.)
 //!
 //! Why sophia: RDFC-1.0 can take exponential time on datasets whose blank
 //! nodes cannot be told apart (a clique of 12 blank nodes in a checkpoint's
@@ -113,7 +115,7 @@ mod tests {
         ];
         assert_eq!(
             canonical_nquads(&quads).unwrap(),
-            crate::rdf::canonical_nquads(quads.clone())
+            crate::rdf::isomorphism_form(quads.clone())
         );
         // 12 blank nodes, each linked to every other: indistinguishable.
         let nodes: Vec<BlankNode> = (0..12).map(|_| BlankNode::default()).collect();
