@@ -75,8 +75,8 @@ pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
         for (p, iri) in [
             ("schema", vocab::SCHEMA),
             ("karenina", vocab::KARENINA),
-            ("xsd", "http://www.w3.org/2001/XMLSchema#"),
-            ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
+            ("xsd", vocab::XSD),
+            ("rdf", vocab::RDF),
         ] {
             ser = ser.with_prefix(p, iri).map_err(|e| Error::iri(iri, e))?;
         }

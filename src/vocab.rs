@@ -1,28 +1,39 @@
 //! IRIs of the vocabularies karenina-ld reads and writes.
 //!
 //! schema.org terms come from Karenina's canonical context (`@vocab`
-//! `https://schema.org/`); the few terms the lossless RDF mapping adds live in
-//! the `karenina:` namespace (`urn:karenina:vocab:`) and are documented in the
-//! README.
+//! `https://schema.org/`); the terms the lossless RDF mapping, the results
+//! mapping and provenance add live in the `karenina:` namespace
+//! (`urn:karenina:vocab:`), documented in `docs/mapping.md` and
+//! `docs/results.md`. RDF and XSD terms come from `oxrdf::vocab`. Every module
+//! builds its IRIs here ([`term`], [`karenina`], [`schema`]).
+
+use oxigraph::model::vocab::{rdf, xsd};
+use oxigraph::model::NamedNode;
 
 /// `https://schema.org/`
 pub const SCHEMA: &str = "https://schema.org/";
 /// `urn:karenina:vocab:` (the `karenina:` prefix of the canonical context)
 pub const KARENINA: &str = "urn:karenina:vocab:";
+/// The `rdf:` namespace.
+pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+/// The `xsd:` namespace.
+pub const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 /// `rdf:type`
-pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+pub const RDF_TYPE: &str = rdf::TYPE.as_str();
 /// `rdf:JSON`: JSON literals (free-form values, kept byte-exact).
 pub const RDF_JSON: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON";
 /// `xsd:string`
-pub const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
+pub const XSD_STRING: &str = xsd::STRING.as_str();
 /// `xsd:integer`
-pub const XSD_INTEGER: &str = "http://www.w3.org/2001/XMLSchema#integer";
+pub const XSD_INTEGER: &str = xsd::INTEGER.as_str();
+/// `xsd:decimal`
+pub const XSD_DECIMAL: &str = xsd::DECIMAL.as_str();
 /// `xsd:double`
-pub const XSD_DOUBLE: &str = "http://www.w3.org/2001/XMLSchema#double";
+pub const XSD_DOUBLE: &str = xsd::DOUBLE.as_str();
 /// `xsd:boolean`
-pub const XSD_BOOLEAN: &str = "http://www.w3.org/2001/XMLSchema#boolean";
+pub const XSD_BOOLEAN: &str = xsd::BOOLEAN.as_str();
 /// `xsd:dateTime`
-pub const XSD_DATETIME: &str = "http://www.w3.org/2001/XMLSchema#dateTime";
+pub const XSD_DATETIME: &str = xsd::DATE_TIME.as_str();
 
 /// Terms the lossless mapping adds (local names in the `karenina:` namespace).
 pub mod k {
@@ -58,4 +69,20 @@ pub fn karenina(local: &str) -> String {
 /// `https://schema.org/<local>`
 pub fn schema(local: &str) -> String {
     format!("{SCHEMA}{local}")
+}
+
+/// `karenina:<local>` as a named node.
+pub fn term(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(karenina(local))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_match_oxrdf() {
+        assert!(XSD_STRING.starts_with(XSD) && RDF_JSON.starts_with(RDF));
+        assert_eq!(term("trait").as_str(), "urn:karenina:vocab:trait");
+    }
 }

@@ -98,7 +98,7 @@ fn first_altered(pushed: &str, returned: &str, quads: &[Quad]) -> Option<String>
     // and any decimal (kld never pushes xsd:decimal).
     let mut extra: Vec<String> = left;
     extra.extend(quads.iter().filter_map(|q| match &q.object {
-        Term::Literal(l) if l.datatype().as_str() == "http://www.w3.org/2001/XMLSchema#decimal" => {
+        Term::Literal(l) if l.datatype().as_str() == crate::vocab::XSD_DECIMAL => {
             Some(format!("{} {}", l.datatype().as_str(), l.value()))
         }
         _ => None,

@@ -69,9 +69,7 @@ pub struct Plan {
     pub server: BTreeMap<String, Pushed>,
 }
 
-fn k(local: &str) -> NamedNode {
-    NamedNode::new_unchecked(vocab::karenina(local))
-}
+use crate::vocab::term as k;
 
 /// The provenance the server holds (one SPARQL query).
 pub fn server_provenance(client: &RemoteClient) -> Result<BTreeMap<String, Pushed>> {

@@ -279,9 +279,7 @@ fn row_of(cols: &[(String, String)], values: &[Value]) -> Value {
     Value::Object(row)
 }
 
-fn k(local: &str) -> NamedNode {
-    NamedNode::new_unchecked(vocab::karenina(local))
-}
+use crate::vocab::term as k;
 
 /// Maps one run of the database into `graph`: its results as an export's,
 /// and on the run node `runSource "database"`, `runId`, `manifestRunName`,

@@ -106,9 +106,7 @@ pub struct RowMapper {
     traits: RefCell<HashMap<(Option<&'static str>, String), BlankNode>>,
 }
 
-fn k(local: &str) -> NamedNode {
-    NamedNode::new_unchecked(vocab::karenina(local))
-}
+use crate::vocab::term as k;
 
 fn string(s: &str) -> Term {
     Term::Literal(Literal::new_simple_literal(s))

@@ -21,7 +21,7 @@
 
 use super::{located, ResultsOptions, Visit};
 use crate::error::{Error, Result};
-use crate::vocab::{self, RDF_JSON, XSD_DATETIME, XSD_INTEGER};
+use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde::Deserialize;
 use serde_json::Value;
@@ -262,9 +262,7 @@ fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
     ))
 }
 
-fn k(local: &str) -> NamedNode {
-    NamedNode::new_unchecked(vocab::karenina(local))
-}
+use crate::vocab::term as k;
 
 fn time(s: &str) -> Term {
     if chrono::DateTime::parse_from_rfc3339(s).is_ok() {

@@ -15,9 +15,9 @@ use crate::vocab;
 pub const PREDEFINED: &[(&str, &str)] = &[
     ("schema", vocab::SCHEMA),
     ("karenina", vocab::KARENINA),
-    ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
+    ("rdf", crate::vocab::RDF),
     ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
-    ("xsd", "http://www.w3.org/2001/XMLSchema#"),
+    ("xsd", crate::vocab::XSD),
 ];
 
 /// `sparql` with `PREFIX` lines for the predefined prefixes it uses without

@@ -159,7 +159,7 @@ fn cell(t: &Term) -> String {
         Term::Literal(l) => {
             let dt = l.datatype().as_str();
             let rounded = matches!(
-                dt.strip_prefix("http://www.w3.org/2001/XMLSchema#"),
+                dt.strip_prefix(crate::vocab::XSD),
                 Some("double" | "float" | "decimal")
             )
             .then(|| l.value().parse::<f64>().ok())

@@ -312,8 +312,8 @@ impl CheckpointStore {
         note: Option<String>,
     ) -> Result<()> {
         let r = crate::error::named_node(graph)?;
-        let p = NamedNode::new_unchecked(vocab::karenina(FOR_BENCHMARK));
-        let pn = NamedNode::new_unchecked(vocab::karenina(BINDING_NOTE));
+        let p = vocab::term(FOR_BENCHMARK);
+        let pn = vocab::term(BINDING_NOTE);
         for pred in [&p, &pn] {
             let old: Vec<Quad> = self
                 .store

@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Result};
 use crate::fsutil;
-use crate::model::{self, Checkpoint, ReadOptions};
+use crate::model::Checkpoint;
 use crate::rdf::{self, Processor};
 use crate::results::ResultsOptions;
 use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
@@ -26,7 +26,6 @@ use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use oxigraph::store::Store;
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -34,9 +33,12 @@ mod binding;
 pub mod database;
 mod folder;
 mod index;
+mod ingest;
 mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
+pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
+use ingest::{now_utc, sha256_hex, Content};
 use stream::{stream_chunks, stream_threshold};
 
 /// What the store knows about one loaded checkpoint.
@@ -107,126 +109,6 @@ impl GraphKind {
             GraphKind::Results => "ResultsGraph",
         }
     }
-}
-
-/// A checkpoint read and ready for the store, not yet in it.
-pub struct Prepared {
-    /// Provenance of the graph.
-    pub info: GraphInfo,
-    content: Content,
-}
-
-/// Small files arrive as quads (mapped on a worker thread, so the inserting
-/// thread only inserts); big ones as the model, streamed into the store at
-/// insert time so their quads never all exist at once.
-enum Content {
-    Quads(Vec<Quad>),
-    Model(Box<Checkpoint>),
-    /// A big results export: read and mapped on a second thread while the
-    /// inserting thread inserts, in bounded chunks.
-    ResultsFile(PathBuf, ResultsOptions),
-    /// A big graph file of a store directory, parsed the same way.
-    NQuadsFile(PathBuf),
-}
-
-impl Prepared {
-    /// The quads, in `info.graph` (a big results export is read now).
-    pub fn into_quads(self) -> Result<Vec<Quad>> {
-        let g = || GraphName::NamedNode(NamedNode::new_unchecked(self.info.graph.clone()));
-        Ok(match self.content {
-            Content::Quads(q) => q,
-            Content::Model(cp) => rdf::lossless::direct_quads(&cp, &g()),
-            c @ (Content::ResultsFile(..) | Content::NQuadsFile(_)) => {
-                let mut quads = Vec::new();
-                stream_chunks(&c, &g(), &mut None, |chunk| quads.extend(chunk))?;
-                quads
-            }
-        })
-    }
-}
-
-/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL.
-pub fn graph_name_for(path: &Path) -> Result<String> {
-    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-    rdf::file_url(&canon)
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
-
-fn now_utc() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
-
-/// Reads a checkpoint and maps it to quads in its graph (no store involved), so
-/// that a bad file never touches the store.
-pub fn prepare(path: &Path, processor: Processor) -> Result<Prepared> {
-    prepare_with(path, processor, ResultsOptions::default())
-}
-
-/// [`prepare`] with options for results exports (which are told from
-/// checkpoints by their content).
-pub fn prepare_with(
-    path: &Path,
-    processor: Processor,
-    results_opts: ResultsOptions,
-) -> Result<Prepared> {
-    if let Some((db, run)) = database::split(path) {
-        return database::prepare(&db, &run, results_opts);
-    }
-    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
-        return folder::prepare(path, results_opts);
-    }
-    if crate::results::sniff_file(path)?.is_some() {
-        // Results exports are streamed from disk: never held whole; big ones
-        // are mapped only at insert time, straight into the store.
-        let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-        let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
-        let size = std::fs::metadata(path)
-            .map_err(|e| Error::io(path, e))?
-            .len();
-        if size >= stream_threshold() {
-            let content = Content::ResultsFile(path.to_path_buf(), results_opts);
-            return Ok(Prepared { info, content });
-        }
-        let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
-        let mut quads = Vec::new();
-        info.sha256 = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
-        info.quads = quads.len();
-        let content = Content::Quads(quads);
-        return Ok(Prepared { info, content });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
-    let sha256 = sha256_hex(&bytes);
-    let big = bytes.len() as u64 >= stream_threshold();
-    drop(bytes);
-    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-    let graph = rdf::file_url(&canon)?;
-    let source = canon.display().to_string();
-    let mut info = GraphInfo {
-        graph: graph.clone(),
-        source,
-        sha256,
-        loaded_at: now_utc(),
-        quads: 0,
-        kind: GraphKind::Checkpoint,
-        binding: None,
-        unbound: None,
-        benchmark: None,
-        notes: Vec::new(),
-        benchmark_name: None,
-    };
-    let content = if big && processor == Processor::Direct {
-        Content::Model(Box::new(cp))
-    } else {
-        let g = GraphName::NamedNode(crate::error::named_node(graph)?);
-        let quads = rdf::lossless_quads(&cp, &g, processor)?;
-        info.quads = quads.len();
-        Content::Quads(quads)
-    };
-    Ok(Prepared { info, content })
 }
 
 /// An in-memory Oxigraph store of checkpoints, optionally backed by a directory.
@@ -559,7 +441,7 @@ impl CheckpointStore {
 
 fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
     let s = NamedOrBlankNode::NamedNode(g.clone());
-    let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
+    let k = |local: &str| vocab::term(local);
     let d = GraphName::DefaultGraph;
     let mut quads = vec![
         Quad::new(

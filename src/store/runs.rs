@@ -13,7 +13,7 @@ use super::{rdf_err, CheckpointStore, GraphKind};
 use crate::error::Result;
 use crate::results::link::Link;
 use crate::vocab;
-use oxigraph::model::{GraphNameRef, NamedNode, NamedOrBlankNode, Term};
+use oxigraph::model::{GraphNameRef, NamedOrBlankNode, Term};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What reconciling did to one results graph.
@@ -44,7 +44,7 @@ impl CheckpointStore {
         let g = crate::error::named_node(graph)?;
         let gn = GraphNameRef::NamedNode(g.as_ref());
         let literals = |local: &str| -> Result<HashMap<NamedOrBlankNode, String>> {
-            let p = NamedNode::new_unchecked(vocab::karenina(local));
+            let p = vocab::term(local);
             let mut m = HashMap::new();
             for q in self
                 .store

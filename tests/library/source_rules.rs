@@ -93,3 +93,50 @@ fn typed_library_errors_name_no_cli_flags() {
         .collect();
     assert!(flags.is_empty(), "a CLI flag in a library error: {flags:?}");
 }
+
+/// The core library embeds light: without default features it compiles no
+/// HTTP server, HTTP client or CLI crate (checked on the lock file with
+/// `cargo tree`, offline).
+#[test]
+fn the_core_library_compiles_no_server_client_or_cli_crates() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--no-default-features",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8(out.stdout).unwrap();
+    let crates: std::collections::BTreeSet<&str> =
+        tree.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert!(
+        crates.contains("oxigraph") && crates.contains("json-ld"),
+        "{crates:?}"
+    );
+    for heavy in [
+        "axum",
+        "hyper",
+        "reqwest",
+        "clap",
+        "notify",
+        "indicatif",
+        "tower-http",
+    ] {
+        assert!(
+            !crates.contains(heavy),
+            "{heavy} is compiled by the core library"
+        );
+    }
+}
