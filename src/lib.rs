@@ -19,6 +19,7 @@
 pub mod c14n;
 pub mod canonical;
 pub mod context;
+pub mod diagnostics;
 pub mod diff;
 pub mod error;
 pub mod export;
