@@ -12,7 +12,7 @@
 //! use karenina_ld::Severity;
 //! let c = lookup("KLD-E005").unwrap();
 //! assert_eq!((c.severity, c.input), (Severity::Error, Input::Json));
-//! assert!(lookup("KLD-E999").is_none());
+//! assert!(lookup("E005").is_none()); // the full code, with its prefix
 //! ```
 
 use crate::error::Severity;
