@@ -5,6 +5,7 @@ mod common;
 
 mod corpus;
 mod diagnostics;
+mod docs;
 mod preset;
 mod properties;
 mod rdf;
