@@ -1,4 +1,5 @@
-//! Library-level integration tests: the corpus, the generator, diagnostics.
+//! Library-level integration tests: the corpus, the generator, diagnostics,
+//! the manual (links, the diagnostics table, the query catalogue).
 
 #[path = "../common/mod.rs"]
 mod common;
