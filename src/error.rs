@@ -246,18 +246,176 @@ pub enum Error {
         /// The context reference.
         iri: String,
     },
-    /// An RDF store or serialization failure.
-    #[error("{0}")]
-    Rdf(String),
-    /// A SPARQL failure.
+    /// A problem in a results export, run folder or manifest, located:
+    /// `file:line:column: error[CODE] at PATH: message`.
+    #[error("{}:{line}:{column}: error[{code}] at {at}: {message}", file.display())]
+    Located {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The diagnostic code (see [`crate::diagnostics`]).
+        code: &'static str,
+        /// Where in the file: a JSON path, or a CSV row and column.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file that is not a readable Karenina results database.
+    #[error("{}: error[KLD-E202]: not a readable Karenina results database: {reason}", path.display())]
+    NotAResultsDatabase {
+        /// The file.
+        path: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The Oxigraph store failed (storage, loading).
+    #[error("store: {0}")]
+    Store(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// An RDF file (or a server's RDF answer) that does not parse.
+    #[error("{}: {source}", path.display())]
+    RdfSyntax {
+        /// The file, or what was read.
+        path: PathBuf,
+        /// The parser's error, with its position.
+        #[source]
+        source: oxigraph::io::RdfParseError,
+    },
+    /// A string that had to be an IRI and is not one.
+    #[error("{iri:?} is not an IRI: {source}")]
+    Iri {
+        /// The string.
+        iri: String,
+        /// Why not.
+        #[source]
+        source: oxigraph::model::IriParseError,
+    },
+    /// A graph that does not hold a checkpoint that can be rebuilt.
+    #[error("graph {graph}: {reason}")]
+    NotACheckpointGraph {
+        /// The graph's name.
+        graph: String,
+        /// What is missing or wrong.
+        reason: String,
+    },
+    /// No graph of that name is in the store.
+    #[error("no graph {0} in the store")]
+    NoSuchGraph(String),
+    /// RDFC-1.0 refused a dataset whose blank nodes cannot be told apart
+    /// without trying too many permutations.
+    #[error("RDFC-1.0 canonicalization refused: the dataset has blank nodes that cannot be told apart without trying too many permutations ({0}); a free-form value holding a JSON-LD graph of interlinked blank nodes causes this")]
+    TooManyPermutations(String),
+    /// RDFC-1.0 canonicalization failed otherwise.
+    #[error("RDFC-1.0 canonicalization failed: {0}")]
+    Canonicalization(String),
+    /// JSON-LD compaction of quads failed.
+    #[error("JSON-LD compaction: {0}")]
+    Compaction(String),
+    /// A store directory's `index.tsv` that does not parse.
+    #[error("{}:{line}: {reason}", path.display())]
+    StoreIndex {
+        /// The index file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A SPARQL query failed while it was parsed or run (other than the
+    /// typed cases below).
     #[error("SPARQL: {0}")]
-    Sparql(String),
-    /// A usage problem detected by the library (bad argument value etc.).
+    Sparql(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// An empty query.
+    #[error("SPARQL: the query is empty")]
+    EmptyQuery,
+    /// A request the library cannot carry out as given (a bad argument value,
+    /// a wrong combination); the message says what to change.
     #[error("{0}")]
     Usage(String),
-    /// A remote SPARQL server refused or failed a request (status and message).
-    #[error("{0}")]
-    Remote(String),
+    /// A remote SPARQL server that never answered (after the retries).
+    #[error("{what} {url}: server unreachable: {reason} (after {attempts} attempts)")]
+    Unreachable {
+        /// The request (`query`, `GET graph`, …).
+        what: String,
+        /// The URL.
+        url: String,
+        /// The connection error.
+        reason: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// A remote SPARQL server answered with an error status.
+    #[error("{what} {url}: HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
+    HttpStatus {
+        /// The request.
+        what: String,
+        /// The URL.
+        url: String,
+        /// The HTTP status code.
+        status: u16,
+        /// The start of the server's message (at most 500 characters).
+        body: String,
+    },
+    /// A remote server's answer that is not what the protocol promises (does
+    /// not parse, wrong form).
+    #[error("{what}: the server's answer: {reason}")]
+    RemoteAnswer {
+        /// The request.
+        what: String,
+        /// What is wrong with the answer.
+        reason: String,
+    },
+    /// A graph on a remote server that cannot be fetched as a checkpoint
+    /// (absent, not pushed by kld, a results graph).
+    #[error("graph {graph}: {reason}")]
+    RemoteGraph {
+        /// The graph's name.
+        graph: String,
+        /// Why.
+        reason: String,
+    },
+    /// A remote server returns something other than what was pushed: no file
+    /// is written.
+    #[error("graph {graph}: the server does not return what was pushed ({detail}); not writing a different file")]
+    ServerAltered {
+        /// The graph's name.
+        graph: String,
+        /// The hashes and the first altered value.
+        detail: String,
+    },
+    /// A Graph Store Protocol request with no Graph Store endpoint configured.
+    #[error("this needs the server's Graph Store Protocol endpoint, and none is set")]
+    NoGraphStore,
+    /// Several graphs to write in a format that holds one.
+    #[error("{graphs} graphs to write but {format} holds one graph: write one graph, merge them, or use a dataset format (nq, trig, jsonld)")]
+    ManyGraphs {
+        /// How many graphs.
+        graphs: usize,
+        /// The format.
+        format: String,
+    },
+    /// A result format that cannot carry the query form's answer.
+    #[error("{} answers in {formats}", form.keyword())]
+    WrongFormat {
+        /// The query's form.
+        form: crate::sparql::QueryForm,
+        /// The formats that fit it.
+        formats: &'static str,
+    },
+    /// A request not sent because the server had become unreachable during
+    /// the batch.
+    #[error("not sent: the server became unreachable")]
+    NotSent,
+    /// The graph was loaded but the store's index could not be saved (shared
+    /// by every file of the batch).
+    #[error("index not saved: {0}")]
+    IndexNotSaved(#[source] std::sync::Arc<Error>),
+    /// A state that should not happen (a worker thread panicked, a result
+    /// missing); a bug to report.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// A directory given as a store that is not one (no `index.tsv`).
     #[error("{}: not a kld store (it has no index.tsv)", path.display())]
     NotAStore {
@@ -316,6 +474,30 @@ pub enum Error {
 }
 
 impl Error {
+    /// A SPARQL failure from any error type.
+    pub fn sparql(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::Sparql(e.into())
+    }
+
+    /// A store failure from any error type.
+    pub fn store(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::Store(e.into())
+    }
+
+    /// An IRI that does not parse.
+    pub fn iri(iri: &str, source: oxigraph::model::IriParseError) -> Self {
+        Error::Iri {
+            iri: iri.to_string(),
+            source,
+        }
+    }
+
+    /// True for a remote server that never answered: a batch should stop
+    /// sending.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, Error::Unreachable { .. } | Error::NotSent)
+    }
+
     /// An I/O error about `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
@@ -327,3 +509,9 @@ impl Error {
 
 /// Library result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `iri` as a named node, or [`Error::Iri`].
+pub(crate) fn named_node(iri: impl Into<String>) -> Result<oxigraph::model::NamedNode> {
+    let iri = iri.into();
+    oxigraph::model::NamedNode::new(iri.clone()).map_err(|source| Error::Iri { iri, source })
+}

@@ -78,9 +78,7 @@ pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
             ("xsd", "http://www.w3.org/2001/XMLSchema#"),
             ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
         ] {
-            ser = ser
-                .with_prefix(p, iri)
-                .map_err(|e| Error::Rdf(e.to_string()))?;
+            ser = ser.with_prefix(p, iri).map_err(|e| Error::iri(iri, e))?;
         }
     }
     Ok(ser)
@@ -89,7 +87,7 @@ pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
 /// Writes quads in `format`. For triple formats the quads must all be in one
 /// graph unless `union` (graph names are then dropped).
 pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Write) -> Result<()> {
-    let io = |e: std::io::Error| Error::Rdf(format!("writing RDF: {e}"));
+    let io = Error::Output;
     if format == ExportFormat::JsonLd {
         let text = crate::rdf::compact::compacted(quads)?;
         out.write_all(text.as_bytes()).map_err(io)?;
@@ -105,10 +103,10 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
         graphs.sort_by_key(|g| g.to_string());
         graphs.dedup();
         if graphs.len() > 1 && !union {
-            return Err(Error::Usage(format!(
-                "{} graphs to write but {format:?} holds one graph: export one checkpoint, pass --union, or use nq/trig/jsonld",
-                graphs.len()
-            )));
+            return Err(Error::ManyGraphs {
+                graphs: graphs.len(),
+                format: format!("{format:?}"),
+            });
         }
         for q in quads {
             w.serialize_triple(q.as_ref()).map_err(io)?;

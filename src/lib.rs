@@ -1,10 +1,74 @@
 //! karenina-ld: a linked-data processor for Karenina benchmark checkpoints.
 //!
-//! Data flows one way: bytes → [`json`] (ordered tree, located errors) →
-//! [`model`] (typed checkpoint, Karenina's load rules, lints) → [`canonical`]
-//! (Karenina's exact bytes). The RDF side (expansion, store, SPARQL, export)
-//! builds on the same model. The library never prints or exits; `kld` is a thin
-//! command-line front end over it.
+//! The library holds all the logic; `kld` (feature `cli`) is a thin
+//! command-line front end and [`serve`] (feature `serve`) a thin HTTP layer
+//! over it. The library never prints or exits, and its errors are typed
+//! ([`Error`], [`Report`]).
+//!
+//! # Data flow
+//!
+//! Data flows one way, each stage owned by one module:
+//!
+//! ```text
+//! file bytes ─► json ─► model ─────────────► canonical ─► Karenina's exact bytes
+//!  (ordered tree,  (typed checkpoint,      ▲
+//!   located errors) load rules, lints)     │ rdf::checkpoint_from_quads
+//!                    │                     │
+//!                    ▼ rdf (lossless quads; JSON-LD by the json-ld crate
+//!                    │      against context/, cross-checked with Oxigraph's)
+//! results exports,   ▼
+//! run folders, ───► store (Oxigraph, one named graph per file, bindings)
+//! databases          │      ▲ kind (what a file is, by content)
+//!  (results)         ▼
+//!                  sparql (catalogue, limits, deadlines, result formats)
+//!                    │
+//!                    ├─► export (N-Triples … JSON-LD), interop (Croissant, EEE, Inspect)
+//!                    ├─► serve (SPARQL endpoint, page), remote (push/fetch/query servers)
+//!                    └─► rdfc (RDFC-1.0 hashes), diff (semantic diff)
+//! ```
+//!
+//! # Examples
+//!
+//! Read a checkpoint and write the bytes Karenina writes:
+//!
+//! ```
+//! use karenina_ld::canonical::{write_checkpoint, WriteOptions};
+//! use karenina_ld::model::{read_checkpoint, ReadOptions};
+//! use std::path::Path;
+//!
+//! let file = Path::new("examples/notebook.jsonld");
+//! let bytes = std::fs::read(file)?;
+//! let checkpoint = read_checkpoint(file, &bytes, ReadOptions::default())?;
+//! let canonical = write_checkpoint(&checkpoint, &WriteOptions::default());
+//! // The bundled example is already canonical.
+//! assert_eq!(canonical.as_bytes(), &bytes[..]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Load checkpoints into an in-memory store and run a catalogue query:
+//!
+//! ```
+//! use karenina_ld::rdf::Processor;
+//! use karenina_ld::sparql::{self, ResultFormat};
+//! use karenina_ld::store::CheckpointStore;
+//! use std::path::PathBuf;
+//! use std::time::Duration;
+//!
+//! let mut store = CheckpointStore::in_memory()?;
+//! let files = vec![PathBuf::from("examples/notebook.jsonld")];
+//! for (file, loaded) in store.load_files(&files, Processor::Direct, &|_, _| ()) {
+//!     let info = loaded?;
+//!     println!("{} -> {} ({} quads)", file.display(), info.graph, info.quads);
+//! }
+//! let query = sparql::find("benchmark-stats").expect("in the catalogue");
+//! let mut csv = Vec::new();
+//! let rows = sparql::run(store.store(), query.text, Duration::from_secs(10), ResultFormat::Csv, &mut csv)?;
+//! assert_eq!(rows, 1);
+//! assert!(String::from_utf8(csv)?.starts_with("graph,"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Question IDs are computed as Karenina computes them:
 //!
 //! ```
 //! use karenina_ld::model::qid::question_id;
@@ -13,10 +77,26 @@
 //!     "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf"
 //! );
 //! ```
+//!
+//! A checkpoint's RDFC-1.0 hash (what `kld hash` prints) is stable under
+//! reformatting and reordering:
+//!
+//! ```
+//! use karenina_ld::rdf::{lossless_quads, Processor};
+//! use karenina_ld::model::{read_checkpoint, ReadOptions};
+//! use oxigraph::model::GraphName;
+//! use std::path::Path;
+//!
+//! let file = Path::new("examples/notebook.jsonld");
+//! let checkpoint = read_checkpoint(file, &std::fs::read(file)?, ReadOptions::default())?;
+//! let quads = lossless_quads(&checkpoint, &GraphName::DefaultGraph, Processor::Direct)?;
+//! let hash = karenina_ld::rdfc::hash(&quads)?;
+//! assert_eq!(hash.len(), 64);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 
-pub mod c14n;
 pub mod canonical;
 pub mod context;
 pub mod diagnostics;
@@ -24,7 +104,6 @@ pub mod diff;
 pub mod error;
 pub mod export;
 pub mod fsutil;
-pub mod info;
 pub mod interop;
 pub mod json;
 pub mod kind;
@@ -32,6 +111,7 @@ pub mod model;
 pub mod preset;
 pub mod pyjson;
 pub mod rdf;
+pub mod rdfc;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod results;
@@ -39,6 +119,7 @@ pub mod results;
 pub mod serve;
 pub mod sparql;
 pub mod store;
+pub mod summary;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};

@@ -17,10 +17,20 @@ fn main() -> ExitCode {
         // A reader that went away (`kld … | head`) ends the output, quietly.
         Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kld: error: {e:#}");
+            match hint(&e) {
+                Some(h) => eprintln!("kld: error: {e:#} ({h})"),
+                None => eprintln!("kld: error: {e:#}"),
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// The flags that fix a typed library error found in `e`'s chain.
+fn hint(e: &anyhow::Error) -> Option<&'static str> {
+    e.chain()
+        .find_map(|c| c.downcast_ref::<karenina_ld::Error>())
+        .and_then(cli::hint)
 }
 
 fn broken_pipe(e: &anyhow::Error) -> bool {

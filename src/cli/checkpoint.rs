@@ -6,7 +6,7 @@ use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::error::{Diagnostic, Report, Severity};
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, qid, ReadOptions};
-use karenina_ld::{fsutil, info, Error};
+use karenina_ld::{fsutil, summary, Error};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -540,7 +540,7 @@ pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
         print_diags(&a.report, true);
         return Ok(INVALID);
     };
-    let s = info::summarize(&cp);
+    let s = summary::summarize(&cp);
     match format {
         ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s.to_json())?),
         ReportFormat::Text => {

@@ -128,7 +128,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
     if a.canonical {
         // RDFC-1.0 by sophia_c14n, which refuses datasets too tangled to
         // canonicalize instead of running for hours.
-        match karenina_ld::c14n::canonical_nquads(&quads) {
+        match karenina_ld::rdfc::canonical_nquads(&quads) {
             Ok(text) => buf = text.into_bytes(),
             Err(e) => {
                 eprintln!("kld: {e}");
@@ -136,7 +136,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
             }
         }
     } else if let Err(e) = export::write(&quads, format, a.union, &mut buf) {
-        eprintln!("kld: {e}");
+        eprintln!("kld: {}", super::explain(&e));
         return Ok(USAGE);
     }
     match &a.output {

@@ -4,7 +4,7 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
-use karenina_ld::{c14n, fsutil, Error};
+use karenina_ld::{fsutil, rdfc, Error};
 use oxigraph::model::GraphName;
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -100,7 +100,7 @@ fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
         let cp = model::read_checkpoint(p, &bytes, ReadOptions::default())?;
         rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?
     };
-    c14n::hash(&quads)
+    rdfc::hash(&quads)
 }
 
 pub fn hash(a: HashArgs) -> anyhow::Result<u8> {

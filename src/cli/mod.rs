@@ -58,7 +58,7 @@ pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, wha
             INVALID
         }
         karenina_ld::Error::Io { .. } => {
-            eprintln!("kld: {e}");
+            eprintln!("kld: {}", explain(e));
             USAGE
         }
         other => {
@@ -377,5 +377,30 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
             Ok(OK)
         }
+    }
+}
+
+/// The flags that fix a typed library error (the library's messages name no
+/// CLI flags; the CLI adds them here).
+pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
+    match e {
+        karenina_ld::Error::NoGraphStore => {
+            Some("give --graph-store URL, or --server to derive it")
+        }
+        karenina_ld::Error::ManyGraphs { .. } => {
+            Some("export one graph, or pass --union to merge them")
+        }
+        karenina_ld::Error::Timeout { .. } => Some("raise it with --timeout"),
+        karenina_ld::Error::ResultTooLarge { .. } => Some("add LIMIT, or raise --max-result-bytes"),
+        karenina_ld::Error::WrongFormat { .. } => Some("choose one with -f"),
+        _ => None,
+    }
+}
+
+/// `e` as the CLI prints it: the library's message and the flags that fix it.
+pub fn explain(e: &karenina_ld::Error) -> String {
+    match hint(e) {
+        Some(h) => format!("{e} ({h})"),
+        None => e.to_string(),
     }
 }

@@ -70,7 +70,7 @@ pub fn list(dir: Option<&Path>) -> anyhow::Result<u8> {
 }
 
 pub fn show(name: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
-    let path = preset::resolve(name, &dir_of(dir)).map_err(anyhow::Error::msg)?;
+    let path = preset::resolve(name, &dir_of(dir))?;
     let (p, r) = load(&path)?;
     print_report(&r);
     let Some(p) = p else { return Ok(INVALID) };
@@ -204,7 +204,7 @@ pub fn diff(a: &str, b: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     let d = dir_of(dir);
     let mut configs = Vec::new();
     for n in [a, b] {
-        let path = preset::resolve(n, &d).map_err(anyhow::Error::msg)?;
+        let path = preset::resolve(n, &d)?;
         let (p, r) = load(&path)?;
         print_report(&r);
         match p {

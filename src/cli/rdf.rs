@@ -380,18 +380,8 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     let form = query::form(&text).ok();
     let graph_answer = form.is_some_and(|f| f.is_graph());
     let format: Option<ResultFormat> = a.format.map(Into::into);
-    match (form, format) {
-        (Some(f), Some(ResultFormat::Rdf(_))) if !f.is_graph() => bail!(
-            "{f:?} answers in {}; RDF formats are for CONSTRUCT and DESCRIBE",
-            query::SOLUTION_FORMATS
-        ),
-        (
-            Some(f),
-            Some(ResultFormat::Csv | ResultFormat::Tsv | ResultFormat::Json | ResultFormat::Xml),
-        ) if f.is_graph() => {
-            bail!("{f:?} answers in {}", query::GRAPH_FORMATS)
-        }
-        _ => {}
+    if let (Some(f), Some(format)) = (form, format) {
+        f.check(format)?;
     }
     if a.server.given() {
         if a.store.is_some() || !inputs.is_empty() {
@@ -465,10 +455,7 @@ fn write_answer_to(
 }
 
 fn report_query_error(e: &karenina_ld::Error) {
-    match e {
-        karenina_ld::Error::Timeout { .. } => eprintln!("kld: {e} (raise it with --timeout)"),
-        e => eprintln!("kld: {e}"),
-    }
+    eprintln!("kld: {}", super::explain(e));
 }
 
 /// Table on a terminal; piped, TSV for solutions and N-Triples for graphs.

@@ -169,9 +169,7 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             .map(|(f, g, _)| {
                 // After the server became unreachable, the rest fail fast.
                 if unreachable.load(std::sync::atomic::Ordering::SeqCst) {
-                    return Err(Error::Remote(
-                        "not sent: the server became unreachable".into(),
-                    ));
+                    return Err(Error::NotSent);
                 }
                 let r = push::push_file(&client, f, g);
                 if let Err(e) = &r {

@@ -70,7 +70,7 @@ pub fn license_url(license: &str) -> Result<String> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'));
     if !spdx {
         return Err(Error::Usage(format!(
-            "--license {license:?}: give an SPDX identifier (e.g. CC-BY-4.0) or a URL"
+            "licence {license:?}: give an SPDX identifier (e.g. CC-BY-4.0) or a URL"
         )));
     }
     Ok(format!("https://spdx.org/licenses/{l}.html"))

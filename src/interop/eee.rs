@@ -39,7 +39,7 @@ fn rows(store: &CheckpointStore, text: &str) -> Result<Vec<Row>> {
     let opts = QueryOptions::default();
     sparql::run_with(store.store(), text, &opts, ResultFormat::Json, &mut buf)?;
     let v: Value =
-        serde_json::from_slice(&buf).map_err(|e| Error::Sparql(format!("reading rows: {e}")))?;
+        serde_json::from_slice(&buf).map_err(|e| Error::Internal(format!("reading rows: {e}")))?;
     Ok(v["results"]["bindings"]
         .as_array()
         .into_iter()
@@ -334,7 +334,7 @@ impl Ctx<'_> {
                 // literal or template field's strings are not a number.
                 None if n > 0.0
                     && rating.is_some_and(|r| {
-                        matches!(crate::info::trait_kind(r).as_str(), "boolean" | "regex")
+                        matches!(crate::summary::trait_kind(r).as_str(), "boolean" | "regex")
                     }) =>
                 {
                     (
@@ -361,7 +361,7 @@ impl Ctx<'_> {
                 "score_type": "continuous",
                 "additional_details": {
                     "trait_family": get(t, "type"),
-                    "trait_kind": rating.map(crate::info::trait_kind).unwrap_or_default(),
+                    "trait_kind": rating.map(crate::summary::trait_kind).unwrap_or_default(),
                 },
             });
             if let Some(lo) = min.filter(|v| v.is_finite()) {

@@ -55,22 +55,22 @@ pub fn sanitize_preset_name(name: &str) -> String {
 
 /// `validate_preset_metadata`: name non-empty after strip and at most 100
 /// characters, description at most 500.
-pub fn validate_metadata(name: &str, description: Option<&str>) -> Result<(), String> {
+pub fn validate_metadata(name: &str, description: Option<&str>) -> crate::Result<()> {
     if name.trim().is_empty() {
-        return Err("preset name must not be empty".into());
+        return Err(crate::Error::Usage("preset name must not be empty".into()));
     }
     if name.chars().count() > 100 {
-        return Err(format!(
+        return Err(crate::Error::Usage(format!(
             "preset name is {} characters; at most 100",
             name.chars().count()
-        ));
+        )));
     }
     if let Some(d) = description {
         if d.chars().count() > 500 {
-            return Err(format!(
+            return Err(crate::Error::Usage(format!(
                 "preset description is {} characters; at most 500",
                 d.chars().count()
-            ));
+            )));
         }
     }
     Ok(())
@@ -87,13 +87,16 @@ pub fn presets_dir(explicit: Option<&Path>, env: Option<&str>) -> PathBuf {
 
 /// `resolve_preset_path`: an existing file first, else `<dir>/<name>` (adding
 /// `.json` unless present).
-pub fn resolve(name: &str, dir: &Path) -> Result<PathBuf, String> {
+pub fn resolve(name: &str, dir: &Path) -> crate::Result<PathBuf> {
     let p = Path::new(name);
     if p.is_file() {
         return Ok(p.to_path_buf());
     }
     if !dir.is_dir() {
-        return Err(format!("Presets directory not found: {}", dir.display()));
+        return Err(crate::Error::Usage(format!(
+            "Presets directory not found: {}",
+            dir.display()
+        )));
     }
     let candidate = if name.ends_with(".json") {
         dir.join(name)
@@ -103,7 +106,10 @@ pub fn resolve(name: &str, dir: &Path) -> Result<PathBuf, String> {
     if candidate.is_file() {
         Ok(candidate)
     } else {
-        Err(format!("Preset '{name}' not found in {}", dir.display()))
+        Err(crate::Error::Usage(format!(
+            "Preset '{name}' not found in {}",
+            dir.display()
+        )))
     }
 }
 
@@ -208,9 +214,11 @@ pub fn build(
 ) -> Result<Saved, Box<Report>> {
     let (preset, mut report) = read(config_file, config_bytes, true);
     if let Err(m) = validate_metadata(name, description) {
-        report
-            .diagnostics
-            .push(Diagnostic::error("KLD-E107", JsonPath::root(), m));
+        report.diagnostics.push(Diagnostic::error(
+            "KLD-E107",
+            JsonPath::root(),
+            m.to_string(),
+        ));
     }
     let Some(p) = preset.filter(|_| !report.has_errors()) else {
         return Err(Box::new(report));

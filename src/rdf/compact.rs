@@ -16,7 +16,7 @@ use oxigraph::io::{JsonLdProfileSet, RdfFormat, RdfSerializer};
 use oxigraph::model::Quad;
 
 fn err(m: impl std::fmt::Display) -> Error {
-    Error::Rdf(format!("JSON-LD compaction: {m}"))
+    Error::Compaction(m.to_string())
 }
 
 /// The expanded JSON-LD text of `quads` (Oxigraph's serializer).

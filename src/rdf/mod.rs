@@ -196,16 +196,22 @@ fn reference_quads(file: &Path, doc: &Json, base: Option<&str>) -> Result<Vec<Qu
 }
 
 /// Rebuilds a checkpoint from the quads of its (lossless) graph.
-pub fn checkpoint_from_quads(
-    quads: impl IntoIterator<Item = Quad>,
-) -> std::result::Result<Checkpoint, String> {
+pub fn checkpoint_from_quads(quads: impl IntoIterator<Item = Quad>) -> Result<Checkpoint> {
+    let quads: Vec<Quad> = quads.into_iter().collect();
+    let graph = quads
+        .first()
+        .map(|q| q.graph_name.to_string())
+        .unwrap_or_default();
     extract::checkpoint(&extract::GraphIndex::new(quads))
+        .map_err(|reason| Error::NotACheckpointGraph { graph, reason })
 }
 
-/// The RDFC-1.0 canonical form of a dataset (blank nodes relabelled
-/// deterministically, SHA-256), as sorted N-Quads lines. Two datasets are
-/// isomorphic exactly when their canonical forms are equal.
-pub fn canonical_nquads(quads: impl IntoIterator<Item = Quad>) -> String {
+/// A comparison form of a dataset: RDFC-1.0 by oxrdf (blank nodes
+/// relabelled deterministically, SHA-256), as sorted N-Quads lines. Two
+/// datasets are isomorphic exactly when these are equal. It is unbounded on
+/// tangled blank nodes, so the published hashes and `export --canonical` use
+/// [`crate::rdfc`] (sophia_c14n, bounded) instead; tests check both agree.
+pub fn isomorphism_form(quads: impl IntoIterator<Item = Quad>) -> String {
     use oxrdf::dataset::{CanonicalizationAlgorithm, CanonicalizationHashAlgorithm};
     let mut ds: oxrdf::Dataset = quads.into_iter().collect();
     ds.canonicalize(CanonicalizationAlgorithm::Rdfc10 {
@@ -218,5 +224,5 @@ pub fn canonical_nquads(quads: impl IntoIterator<Item = Quad>) -> String {
 
 /// True when two sets of quads are the same dataset up to blank node labels.
 pub fn isomorphic(a: &[Quad], b: &[Quad]) -> bool {
-    canonical_nquads(a.iter().cloned()) == canonical_nquads(b.iter().cloned())
+    isomorphism_form(a.iter().cloned()) == isomorphism_form(b.iter().cloned())
 }

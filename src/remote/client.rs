@@ -17,30 +17,20 @@ pub const BACKOFF: Duration = Duration::from_millis(250);
 /// No retry starts after this long.
 pub const RETRY_BUDGET: Duration = Duration::from_secs(20);
 
-/// A failed request: what, where, and the server's own message.
-fn http_err(what: &str, url: &str, status: Option<StatusCode>, body: &str) -> Error {
-    let body = body.trim();
-    let body: String = body.chars().take(500).collect();
-    Error::Remote(match status {
-        Some(s) => format!(
-            "{what} {url}: HTTP {s}{}",
-            if body.is_empty() {
-                String::new()
-            } else {
-                format!(": {body}")
-            }
-        ),
-        None => format!("{what} {url}: {body}"),
-    })
+/// A failed request: what, where, the status and the server's own message.
+fn http_err(what: &str, url: &str, status: StatusCode, body: &str) -> Error {
+    Error::HttpStatus {
+        what: what.to_string(),
+        url: url.to_string(),
+        status: status.as_u16(),
+        body: body.trim().chars().take(500).collect(),
+    }
 }
-
-/// Marks messages of requests that never got an HTTP answer.
-const UNREACHABLE: &str = "server unreachable";
 
 /// True when `e` is a request that never got an HTTP answer (after retries):
 /// the server is down or unreachable, so a batch should stop sending.
 pub fn is_unreachable(e: &Error) -> bool {
-    matches!(e, Error::Remote(m) if m.contains(UNREACHABLE))
+    e.is_unreachable()
 }
 
 /// A client bound to one server's endpoints.
@@ -59,7 +49,7 @@ impl RemoteClient {
             .timeout(Duration::from_secs(300))
             .user_agent(concat!("karenina-ld/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| Error::Remote(format!("HTTP client: {e}")))?;
+            .map_err(|e| Error::Internal(format!("HTTP client: {e}")))?;
         Ok(RemoteClient {
             http,
             endpoints,
@@ -90,12 +80,12 @@ impl RemoteClient {
             if !retry || attempt >= ATTEMPTS || start.elapsed() + delay > RETRY_BUDGET {
                 return match result {
                     Ok(r) => Ok(r),
-                    Err(e) => Err(http_err(
-                        what,
-                        url,
-                        None,
-                        &format!("{UNREACHABLE}: {e} (after {attempt} attempts)"),
-                    )),
+                    Err(reason) => Err(Error::Unreachable {
+                        what: what.to_string(),
+                        url: url.to_string(),
+                        reason,
+                        attempts: attempt,
+                    }),
                 };
             }
             std::thread::sleep(delay);
@@ -177,14 +167,13 @@ impl RemoteClient {
     }
 
     fn gsp_url(&self, graph: &str) -> Result<String> {
-        let base = self.endpoints.graph_store.as_deref().ok_or_else(|| {
-            Error::Usage(
-                "this needs the Graph Store Protocol endpoint: --graph-store URL or --server"
-                    .into(),
-            )
-        })?;
+        let base = self
+            .endpoints
+            .graph_store
+            .as_deref()
+            .ok_or(Error::NoGraphStore)?;
         let mut u = reqwest::Url::parse(base)
-            .map_err(|e| Error::Usage(format!("bad --graph-store URL {base}: {e}")))?;
+            .map_err(|e| Error::Usage(format!("bad Graph Store Protocol URL {base}: {e}")))?;
         u.query_pairs_mut()
             .append_pair(&self.endpoints.graph_param, graph);
         Ok(u.to_string())
@@ -232,17 +221,16 @@ fn connection_message(e: &reqwest::Error) -> String {
 
 fn ok_bytes(what: &str, url: &str, r: Response) -> Result<Vec<u8>> {
     let status = r.status();
-    let body = r
-        .bytes()
-        .map_err(|e| http_err(what, url, Some(status), &e.to_string()))?;
+    let body = r.bytes().map_err(|e| Error::RemoteAnswer {
+        what: format!("{what} {url}"),
+        reason: format!(
+            "HTTP {status}, the body broke off: {}",
+            connection_message(&e)
+        ),
+    })?;
     if status.is_success() {
         Ok(body.to_vec())
     } else {
-        Err(http_err(
-            what,
-            url,
-            Some(status),
-            &String::from_utf8_lossy(&body),
-        ))
+        Err(http_err(what, url, status, &String::from_utf8_lossy(&body)))
     }
 }

@@ -22,26 +22,28 @@ pub fn fetch_checkpoint(client: &RemoteClient, graph: &str) -> Result<Checkpoint
     let quads: Vec<Quad> = RdfParser::from_format(RdfFormat::NTriples)
         .for_slice(&body)
         .collect::<std::result::Result<_, _>>()
-        .map_err(|e| {
-            Error::Remote(format!(
-                "graph {graph}: the server's N-Triples do not parse: {e}"
-            ))
+        .map_err(|e| Error::RemoteAnswer {
+            what: format!("GET graph {graph}"),
+            reason: format!("its N-Triples do not parse: {e}"),
         })?;
     if quads.is_empty() {
-        return Err(Error::Remote(format!(
-            "graph {graph} is empty or absent on the server"
-        )));
+        return Err(Error::RemoteGraph {
+            graph: graph.to_string(),
+            reason: "empty or absent on the server".into(),
+        });
     }
     let provenance = server_provenance(client)?;
     let Some(pushed) = provenance.get(graph) else {
-        return Err(Error::Remote(format!(
-            "graph {graph} has no provenance on the server (it was not pushed by kld push), so it cannot be checked; refusing to write an unverified file"
-        )));
+        return Err(Error::RemoteGraph {
+            graph: graph.to_string(),
+            reason: "no provenance on the server (it was not pushed by kld push), so it cannot be checked; refusing to write an unverified file".into(),
+        });
     };
     if pushed.kind == crate::store::GraphKind::Results {
-        return Err(Error::Remote(format!(
-            "graph {graph} holds a results export: `kld extract` rebuilds checkpoints; query results instead"
-        )));
+        return Err(Error::RemoteGraph {
+            graph: graph.to_string(),
+            reason: "it holds a results export, and only checkpoints are rebuilt as files; query results instead".into(),
+        });
     }
     let numbers = numbers_of(&quads);
     let cp = rdf::checkpoint_from_quads(quads.clone());
@@ -55,18 +57,24 @@ pub fn fetch_checkpoint(client: &RemoteClient, graph: &str) -> Result<Checkpoint
         })
         .unwrap_or_default();
     if got == pushed.canonical_sha256 {
-        return cp.map_err(Error::Rdf);
+        return cp;
     }
-    Err(Error::Remote(format!(
-        "graph {graph}: the server does not return what was pushed (canonical sha256 {} recorded at push, {} now): {}; not writing a different file",
-        pushed.canonical_sha256,
-        if got.is_empty() { "none".to_string() } else { got },
-        first_altered(&pushed.numbers, &numbers, &quads)
-            .unwrap_or_else(|| match &cp {
+    Err(Error::ServerAltered {
+        graph: graph.to_string(),
+        detail: format!(
+            "canonical sha256 {} recorded at push, {} now: {}",
+            pushed.canonical_sha256,
+            if got.is_empty() {
+                "none".to_string()
+            } else {
+                got
+            },
+            first_altered(&pushed.numbers, &numbers, &quads).unwrap_or_else(|| match &cp {
                 Err(e) => format!("the graph no longer reads as a checkpoint ({e})"),
                 Ok(_) => "a value changed".into(),
             })
-    )))
+        ),
+    })
 }
 
 /// Names the first numeric literal the server altered: pushed values missing

@@ -111,6 +111,7 @@ pub fn run_query(
     out: &mut dyn Write,
 ) -> Result<usize> {
     let form = query::form(sparql)?;
+    form.check(format)?;
     // The server need not predefine the prefixes kld does.
     let text = query::with_prefixes(sparql);
     let sparql = text.as_str();
@@ -119,24 +120,25 @@ pub fn run_query(
         let quads = RdfParser::from_format(RdfFormat::NTriples)
             .for_slice(&body)
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| Error::Remote(format!("the server's N-Triples do not parse: {e}")))?;
+            .map_err(|e| Error::RemoteAnswer {
+                what: "query".into(),
+                reason: format!("its N-Triples do not parse: {e}"),
+            })?;
         match format {
             ResultFormat::Rdf(f) => crate::export::write(&quads, f, true, out)?,
             ResultFormat::Table => {
                 crate::export::write(&quads, crate::export::ExportFormat::NTriples, true, out)?
             }
-            _ => {
-                return Err(Error::Usage(format!(
-                    "{form:?} answers in {}",
-                    query::GRAPH_FORMATS
-                )))
-            }
+            other => return form.check(other).map(|()| 0),
         }
         return Ok(quads.len());
     }
     let body = client.query(sparql, "application/sparql-results+json")?;
     let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
         .for_reader(std::io::Cursor::new(body))
-        .map_err(|e| Error::Remote(format!("the server's SPARQL results do not parse: {e}")))?;
+        .map_err(|e| Error::RemoteAnswer {
+            what: "query".into(),
+            reason: format!("its SPARQL results do not parse: {e}"),
+        })?;
     query::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
 }

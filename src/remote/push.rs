@@ -87,15 +87,13 @@ SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for WHERE {{ GRAPH <{PROVEN
     let body = client.query(&q, "application/sparql-results+json")?;
     let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
         .for_reader(std::io::Cursor::new(body))
-        .map_err(|e| Error::Remote(format!("provenance query: {e}")))?;
+        .map_err(|e| answer_err("provenance query", e))?;
     let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
-        return Err(Error::Remote(
-            "provenance query: not a SELECT answer".into(),
-        ));
+        return Err(answer_err("provenance query", "not a SELECT answer"));
     };
     let mut out = BTreeMap::new();
     for s in solutions {
-        let s = s.map_err(|e| Error::Remote(format!("provenance query: {e}")))?;
+        let s = s.map_err(|e| answer_err("provenance query", e))?;
         let text = |v: &str| match s.get(v) {
             Some(Term::Literal(l)) => l.value().to_string(),
             Some(Term::NamedNode(n)) => n.as_str().to_string(),
@@ -236,10 +234,9 @@ fn put(
 ) -> Result<Pushed> {
     let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
     for q in quads {
-        w.serialize_triple(q.as_ref())
-            .map_err(|e| Error::Rdf(e.to_string()))?;
+        w.serialize_triple(q.as_ref()).map_err(Error::Output)?;
     }
-    client.put_graph(graph, w.finish().map_err(|e| Error::Rdf(e.to_string()))?)?;
+    client.put_graph(graph, w.finish().map_err(Error::Output)?)?;
     Ok(Pushed {
         graph: graph.to_string(),
         source: std::fs::canonicalize(file)
@@ -301,13 +298,13 @@ pub fn bind_on_server(
         let body = client.query(q, "application/sparql-results+json")?;
         let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
             .for_reader(std::io::Cursor::new(body))
-            .map_err(|e| Error::Remote(format!("binding query: {e}")))?;
+            .map_err(|e| answer_err("binding query", e))?;
         let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
-            return Err(Error::Remote("binding query: not a SELECT answer".into()));
+            return Err(answer_err("binding query", "not a SELECT answer"));
         };
         let mut rows = Vec::new();
         for s in solutions {
-            let s = s.map_err(|e| Error::Remote(format!("binding query: {e}")))?;
+            let s = s.map_err(|e| answer_err("binding query", e))?;
             rows.push(link::checkpoint_count(&s));
         }
         Ok(rows)
@@ -332,7 +329,7 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
     let mut w = RdfSerializer::from_format(RdfFormat::NTriples).for_writer(Vec::new());
     let lit = |s: &str| Term::Literal(Literal::new_simple_literal(s));
     for p in entries.values() {
-        let g = NamedNode::new(&p.graph).map_err(|e| Error::Rdf(e.to_string()))?;
+        let g = crate::error::named_node(&p.graph)?;
         let mut triples = vec![
             (
                 NamedNode::new_unchecked(vocab::RDF_TYPE),
@@ -352,7 +349,7 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
         if let Some(c) = &p.bound_to {
             triples.push((
                 k("forBenchmark"),
-                Term::NamedNode(NamedNode::new(c).map_err(|e| Error::Rdf(e.to_string()))?),
+                Term::NamedNode(crate::error::named_node(c)?),
             ));
         }
         if !p.loaded_at.is_empty() {
@@ -366,9 +363,16 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
         }
         for (pred, obj) in triples {
             w.serialize_triple(oxigraph::model::TripleRef::new(&g, &pred, &obj))
-                .map_err(|e| Error::Rdf(e.to_string()))?;
+                .map_err(Error::Output)?;
         }
     }
-    let nt = w.finish().map_err(|e| Error::Rdf(e.to_string()))?;
+    let nt = w.finish().map_err(Error::Output)?;
     client.put_graph(PROVENANCE_GRAPH, nt)
+}
+
+fn answer_err(what: &str, reason: impl std::fmt::Display) -> Error {
+    Error::RemoteAnswer {
+        what: what.to_string(),
+        reason: reason.to_string(),
+    }
 }

@@ -77,10 +77,10 @@ pub struct Run {
 }
 
 fn db_err(file: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Rdf(format!(
-        "{}: error[KLD-E202]: not a readable Karenina results database: {e}",
-        file.display()
-    ))
+    Error::NotAResultsDatabase {
+        path: file.to_path_buf(),
+        reason: e.to_string(),
+    }
 }
 
 /// Opens the database read-only, without locking, and checks its tables.

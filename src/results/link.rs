@@ -99,7 +99,7 @@ const EXAMPLES: usize = 3;
 /// node of scenario turn rows) the checkpoint graph `checkpoint` does not
 /// hold: what `--for` must check before binding.
 pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
-    let sparql_err = |e: &dyn std::fmt::Display| Error::Sparql(e.to_string());
+    let sparql_err = |e: &dyn std::fmt::Display| Error::sparql(e.to_string());
     let total = count_rows(
         store,
         &format!(
@@ -127,7 +127,7 @@ pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Covera
         .execute()
         .map_err(|e| sparql_err(&e))?;
     let QueryResults::Solutions(sols) = results_ else {
-        return Err(Error::Sparql("coverage: not a SELECT answer".into()));
+        return Err(Error::Internal("coverage: not a SELECT answer".into()));
     };
     let mut missing = 0;
     let mut examples = Vec::new();
@@ -149,7 +149,7 @@ pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Covera
 }
 
 fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {
-    let sparql_err = |e: &dyn std::fmt::Display| Error::Sparql(e.to_string());
+    let sparql_err = |e: &dyn std::fmt::Display| Error::sparql(e.to_string());
     let results = SparqlEvaluator::new()
         .parse_query(q)
         .map_err(|e| sparql_err(&e))?

@@ -138,10 +138,14 @@ pub fn nan_tokens(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn located(file: &Path, line: usize, col: usize, path: &str, m: impl std::fmt::Display) -> Error {
-    Error::Rdf(format!(
-        "{}:{line}:{col}: error[KLD-E201] at {path}: {m}",
-        file.display()
-    ))
+    Error::Located {
+        file: file.to_path_buf(),
+        line,
+        column: col,
+        code: "KLD-E201",
+        at: path.to_string(),
+        message: m.to_string(),
+    }
 }
 
 fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serde_json::Value> {

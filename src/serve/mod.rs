@@ -435,7 +435,7 @@ impl State {
                     };
                     // Graphs that are not checkpoints are not listed here.
                     let Ok(cp) = extracted else { continue };
-                    let s = crate::info::summarize(&cp);
+                    let s = crate::summary::summarize(&cp);
                     let traits: usize = s.traits.values().sum();
                     let v = serde_json::json!({
                         "name": s.name,
@@ -531,17 +531,72 @@ pub fn error_answer(e: &Error) -> Answer {
         Error::UpdateRefused => refuse_update(),
         Error::Timeout { .. } => Answer::text(
             503,
-            format!("{e} (the server's limit; a narrower query, LIMIT or a longer --timeout help)"),
+            format!("{e} (the server's limit; a narrower query or a LIMIT helps)"),
         ),
         Error::ResultTooLarge { .. } => Answer::text(
             503,
-            format!("{e} (the server's --max-result-bytes; add LIMIT or narrow the query)"),
+            format!("{e} (the server's answer size limit; add LIMIT or narrow the query)"),
         ),
         Error::Cancelled => Answer::text(503, e.to_string()),
         Error::Sparql(_)
+        | Error::EmptyQuery
         | Error::SparqlSyntax { .. }
         | Error::Usage(_)
+        | Error::Iri { .. }
         | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
+        Error::NoSuchGraph(_) => Answer::text(404, e.to_string()),
         _ => Answer::text(500, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod error_status_tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Every typed error a request can end in gets the status its doc
+    /// promises; matched on the variant, never on the message.
+    #[test]
+    fn each_typed_error_maps_to_its_status() {
+        let iri_err = oxigraph::model::NamedNode::new("not an iri").unwrap_err();
+        let cases: Vec<(Error, u16)> = vec![
+            (Error::UpdateRefused, 403),
+            (
+                Error::Timeout {
+                    limit: Duration::from_secs(3),
+                },
+                503,
+            ),
+            (Error::ResultTooLarge { limit: 10 }, 503),
+            (Error::Cancelled, 503),
+            (Error::sparql("bad"), 400),
+            (Error::EmptyQuery, 400),
+            (
+                Error::SparqlSyntax {
+                    line: 1,
+                    column: 2,
+                    message: "m".into(),
+                    excerpt: String::new(),
+                    hint: None,
+                },
+                400,
+            ),
+            (Error::Usage("u".into()), 400),
+            (Error::iri("not an iri", iri_err), 400),
+            (
+                Error::TooComplex {
+                    what: "nesting depth".into(),
+                    limit: 1000,
+                },
+                400,
+            ),
+            (Error::NoSuchGraph("file:///x".into()), 404),
+            (Error::QueryPanicked("p".into()), 500),
+            (Error::Internal("i".into()), 500),
+        ];
+        for (e, status) in cases {
+            let a = error_answer(&e);
+            assert_eq!(a.status, status, "{e:?}");
+        }
     }
 }

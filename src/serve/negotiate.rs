@@ -190,6 +190,30 @@ pub fn negotiate_rdf(
 mod tests {
     use super::*;
 
+    /// The media-type tables agree with the one rule of which formats fit
+    /// which query form ([`QueryForm::fits`]).
+    #[test]
+    fn every_negotiable_format_fits_its_form() {
+        for (media, _, f) in SOLUTIONS {
+            assert!(
+                QueryForm::Select.fits(*f) && QueryForm::Ask.fits(*f),
+                "{media}"
+            );
+            assert!(
+                !QueryForm::Construct.fits(*f) || *f == ResultFormat::Table,
+                "{media}"
+            );
+        }
+        for (media, _, f) in GRAPHS {
+            let f = ResultFormat::Rdf(*f);
+            assert!(
+                QueryForm::Construct.fits(f) && QueryForm::Describe.fits(f),
+                "{media}"
+            );
+            assert!(!QueryForm::Select.fits(f), "{media}");
+        }
+    }
+
     #[test]
     fn accept_weights_wildcards_and_format_parameter() {
         let sel = QueryForm::Select;

@@ -60,6 +60,51 @@ impl QueryForm {
     pub fn is_graph(self) -> bool {
         matches!(self, Self::Construct | Self::Describe)
     }
+
+    /// Whether `format` can carry this form's answer: the SPARQL results
+    /// formats for SELECT and ASK, the RDF formats for CONSTRUCT and
+    /// DESCRIBE, the table for all. The one place this is decided: the CLI,
+    /// the writers, the remote client and the endpoint's negotiation ask it.
+    pub fn fits(self, format: ResultFormat) -> bool {
+        match format {
+            ResultFormat::Table => true,
+            ResultFormat::Rdf(_) => self.is_graph(),
+            ResultFormat::Csv | ResultFormat::Tsv | ResultFormat::Json | ResultFormat::Xml => {
+                !self.is_graph()
+            }
+        }
+    }
+
+    /// The formats that fit this form, as a phrase for messages.
+    pub fn formats(self) -> &'static str {
+        if self.is_graph() {
+            GRAPH_FORMATS
+        } else {
+            SOLUTION_FORMATS
+        }
+    }
+
+    /// `Ok` when `format` [fits](Self::fits), else [`Error::WrongFormat`].
+    pub fn check(self, format: ResultFormat) -> Result<()> {
+        if self.fits(format) {
+            Ok(())
+        } else {
+            Err(Error::WrongFormat {
+                form: self,
+                formats: self.formats(),
+            })
+        }
+    }
+
+    /// The keyword, as written in a query.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Self::Select => "SELECT",
+            Self::Ask => "ASK",
+            Self::Construct => "CONSTRUCT",
+            Self::Describe => "DESCRIBE",
+        }
+    }
 }
 
 /// A parsed query: parse once, tell its form, run it.
@@ -129,7 +174,7 @@ pub fn form(sparql: &str) -> Result<QueryForm> {
 
 fn syntax_error(sparql: &str, e: impl std::fmt::Display) -> Error {
     if sparql.trim().is_empty() {
-        Error::Sparql("the query is empty".into())
+        Error::EmptyQuery
     } else if SparqlEvaluator::new().parse_update(sparql).is_ok() {
         Error::UpdateRefused
     } else {

@@ -8,7 +8,7 @@
 //! (compacted whole) hold an answer in memory; JSON-LD is bounded by the
 //! byte limit on the way in.
 
-use super::{ResultFormat, GRAPH_FORMATS, SOLUTION_FORMATS};
+use super::{QueryForm, ResultFormat};
 use crate::error::{Error, Result};
 use crate::export::ExportFormat;
 use oxigraph::model::Term;
@@ -16,8 +16,8 @@ use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{QueryEvaluationError, QueryResults};
 use std::io::Write;
 
-pub(super) fn sparql_err(e: impl std::fmt::Display) -> Error {
-    Error::Sparql(e.to_string())
+pub(super) fn sparql_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+    Error::Sparql(e.into())
 }
 
 fn io_err(e: std::io::Error) -> Error {
@@ -53,9 +53,7 @@ pub(super) fn write_results(
         ResultFormat::Xml => Some(QueryResultsFormat::Xml),
         ResultFormat::Rdf(_) => {
             if !matches!(results, QueryResults::Graph(_)) {
-                return Err(Error::Usage(format!(
-                    "SELECT and ASK answer in {SOLUTION_FORMATS}, not an RDF format"
-                )));
+                return QueryForm::Select.check(format).map(|()| 0);
             }
             None
         }
@@ -114,11 +112,7 @@ pub(super) fn write_results(
                 ResultFormat::Rdf(f) => f,
                 // The table of a graph: N-Triples lines.
                 ResultFormat::Table => ExportFormat::NTriples,
-                _ => {
-                    return Err(Error::Usage(format!(
-                    "CONSTRUCT and DESCRIBE answer in {GRAPH_FORMATS}, not a SPARQL results format"
-                )))
-                }
+                _ => return QueryForm::Construct.check(format).map(|()| 0),
             };
             let in_default =
                 |t: oxigraph::model::Triple| t.in_graph(oxigraph::model::GraphName::DefaultGraph);

@@ -226,7 +226,7 @@ impl CheckpointStore {
             .values()
             .filter(|i| i.kind == GraphKind::Checkpoint)
         {
-            let g = NamedNode::new(i.graph.as_str()).map_err(rdf_err)?;
+            let g = crate::error::named_node(i.graph.as_str())?;
             let named = self
                 .store
                 .quads_for_pattern(
@@ -311,7 +311,7 @@ impl CheckpointStore {
         binding: Option<Binding>,
         note: Option<String>,
     ) -> Result<()> {
-        let r = NamedNode::new(graph).map_err(rdf_err)?;
+        let r = crate::error::named_node(graph)?;
         let p = NamedNode::new_unchecked(vocab::karenina(FOR_BENCHMARK));
         let pn = NamedNode::new_unchecked(vocab::karenina(BINDING_NOTE));
         for pred in [&p, &pn] {
@@ -330,7 +330,7 @@ impl CheckpointStore {
             }
         }
         if let Some(b) = &binding {
-            let c = NamedNode::new(b.checkpoint.as_str()).map_err(rdf_err)?;
+            let c = crate::error::named_node(b.checkpoint.as_str())?;
             self.store
                 .insert(&Quad::new(r.clone(), p, c, GraphNameRef::DefaultGraph))
                 .map_err(rdf_err)?;

@@ -2,11 +2,11 @@
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
-use super::{rdf_err, Content, GraphInfo, Prepared};
+use super::{Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
 use crate::results::{database, ResultsOptions};
-use oxigraph::model::{GraphName, NamedNode};
+use oxigraph::model::GraphName;
 use std::path::{Path, PathBuf};
 
 /// The separator between a database file and a run id in an input name.
@@ -72,7 +72,7 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
             }
         }
     }
-    let g = GraphName::NamedNode(NamedNode::new(info.graph.clone()).map_err(rdf_err)?);
+    let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
     database::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
     info.quads = quads.len();

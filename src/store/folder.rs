@@ -1,10 +1,10 @@
 //! Karenina run folders into the store ([`crate::results::run_folder`]).
 
-use super::{rdf_err, Content, GraphInfo, Prepared};
+use super::{Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
 use crate::results::{run_folder, ResultsOptions};
-use oxigraph::model::{GraphName, NamedNode};
+use oxigraph::model::GraphName;
 use std::path::Path;
 
 /// A run folder: one results graph named after the folder, holding its
@@ -36,7 +36,7 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
             .notes
             .push(format!("{why}; bound by question IDs instead")),
     }
-    let g = GraphName::NamedNode(NamedNode::new(info.graph.clone()).map_err(rdf_err)?);
+    let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
     info.sha256 = run_folder::map(&run, &g, opts, &mut |q| quads.push(q))?;
     info.quads = quads.len();

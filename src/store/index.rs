@@ -1,44 +1,69 @@
 //! `index.tsv` of a store directory: one line per graph with its source,
 //! SHA-256, load time, quads, graph file, kind, binding and why it is unbound.
 
-use super::{file_for_graph, rdf_err, Binding, GraphInfo, GraphKind};
+use super::{file_for_graph, Binding, GraphInfo, GraphKind};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-/// The index's header line.
-const HEADER: &str =
-    "graph\tsource\tsha256\tloaded_at\tquads\tfile\tkind\tbound_to\tunbound_because\n";
+/// The index's columns.
+const HEADER: [&str; 9] = [
+    "graph",
+    "source",
+    "sha256",
+    "loaded_at",
+    "quads",
+    "file",
+    "kind",
+    "bound_to",
+    "unbound_because",
+];
 
 /// Reads an index (none yet: empty). Older indexes have 6 to 8 fields.
 pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match std::fs::read(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io(path, e)),
     };
+    let bad = |line: u64, reason: String| Error::StoreIndex {
+        path: path.to_path_buf(),
+        line: line as usize,
+        reason,
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(text.as_slice());
     let mut infos = Vec::new();
-    for (n, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        if !(6..=9).contains(&f.len()) {
-            return Err(Error::Rdf(format!(
-                "{}:{}: expected 6 to 9 tab-separated fields",
-                path.display(),
-                n + 1
-            )));
+    for record in reader.records() {
+        let r = record.map_err(|e| {
+            let line = e.position().map(|p| p.line()).unwrap_or(0);
+            bad(line, e.to_string())
+        })?;
+        let line = r.position().map(|p| p.line()).unwrap_or(0);
+        if !(6..=9).contains(&r.len()) {
+            return Err(bad(
+                line,
+                format!("expected 6 to 9 tab-separated fields, found {}", r.len()),
+            ));
         }
+        let f = |i: usize| r.get(i).unwrap_or_default();
         infos.push(GraphInfo {
-            graph: f[0].into(),
-            source: f[1].into(),
-            sha256: f[2].into(),
-            loaded_at: f[3].into(),
-            quads: f[4].parse().map_err(rdf_err)?,
-            kind: if f.get(6) == Some(&"results") {
+            graph: f(0).into(),
+            source: f(1).into(),
+            sha256: f(2).into(),
+            loaded_at: f(3).into(),
+            quads: f(4)
+                .parse()
+                .map_err(|e| bad(line, format!("quads {:?}: {e}", f(4))))?,
+            kind: if f(6) == "results" {
                 GraphKind::Results
             } else {
                 GraphKind::Checkpoint
             },
-            binding: f.get(7).and_then(|b| Binding::parse(b)),
-            unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
+            binding: r.get(7).and_then(Binding::parse),
+            unbound: r.get(8).filter(|n| !n.is_empty()).map(str::to_string),
             benchmark: None,
             notes: Vec::new(),
             benchmark_name: None,
@@ -47,29 +72,90 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
     Ok(infos)
 }
 
-/// The index text of `infos`.
+/// The index text of `infos` (tab-separated; a field holding a tab, a
+/// newline or a leading quote is quoted, as the csv crate reads it back).
 pub(super) fn text<'a>(infos: impl Iterator<Item = &'a GraphInfo>) -> String {
-    let clean = |s: &str| s.replace(['\t', '\n'], " ");
-    let mut s = String::from(HEADER);
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .from_writer(Vec::new());
+    let mut row = |fields: &[&str]| {
+        w.write_record(fields)
+            .expect("writing to a Vec cannot fail");
+    };
+    row(&HEADER);
     for i in infos {
-        s.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\tgraphs/{}\t{}\t{}\t{}\n",
-            i.graph,
-            clean(&i.source),
-            i.sha256,
-            i.loaded_at,
-            i.quads,
-            file_for_graph(&i.graph),
+        let quads = i.quads.to_string();
+        let file = format!("graphs/{}", file_for_graph(&i.graph));
+        let binding = i
+            .binding
+            .as_ref()
+            .map(Binding::to_field)
+            .unwrap_or_default();
+        row(&[
+            &i.graph,
+            &i.source,
+            &i.sha256,
+            &i.loaded_at,
+            &quads,
+            &file,
             match i.kind {
                 GraphKind::Checkpoint => "checkpoint",
                 GraphKind::Results => "results",
             },
-            i.binding
-                .as_ref()
-                .map(Binding::to_field)
-                .unwrap_or_default(),
-            clean(i.unbound.as_deref().unwrap_or_default())
-        ));
+            &binding,
+            i.unbound.as_deref().unwrap_or_default(),
+        ]);
     }
-    s
+    let bytes = w.into_inner().expect("writing to a Vec cannot fail");
+    String::from_utf8(bytes).expect("the fields are UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_with_tabs_newlines_and_quotes_come_back_whole() {
+        let info = GraphInfo {
+            graph: "file:///a.jsonld".into(),
+            source: "dir\twith tab/\"quoted\"\nname.jsonld".into(),
+            sha256: "ab".into(),
+            loaded_at: "2026-01-01T00:00:00Z".into(),
+            quads: 7,
+            kind: GraphKind::Checkpoint,
+            binding: None,
+            unbound: Some("two\tcheckpoints".into()),
+            benchmark: None,
+            notes: Vec::new(),
+            benchmark_name: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.tsv");
+        std::fs::write(&p, text(std::iter::once(&info))).unwrap();
+        let back = read(&p).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].source, info.source);
+        assert_eq!(back[0].unbound, info.unbound);
+        assert_eq!(back[0].quads, 7);
+    }
+
+    #[test]
+    fn an_old_six_field_index_reads_and_a_short_line_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("index.tsv");
+        std::fs::write(
+            &p,
+            "graph\tsource\tsha256\tloaded_at\tquads\tfile\nfile:///a\ta.jsonld\tab\tt\t3\tgraphs/x.nq\nfile:///b\tb\n",
+        )
+        .unwrap();
+        let e = read(&p).unwrap_err();
+        assert!(matches!(e, Error::StoreIndex { line: 3, .. }), "{e:?}");
+        std::fs::write(
+            &p,
+            "graph\tsource\tsha256\tloaded_at\tquads\tfile\nfile:///a\ta.jsonld\tab\tt\t3\tgraphs/x.nq\n",
+        )
+        .unwrap();
+        let back = read(&p).unwrap();
+        assert_eq!((back[0].quads, back[0].kind), (3, GraphKind::Checkpoint));
+    }
 }

@@ -190,7 +190,7 @@ pub fn prepare_with(
             let content = Content::ResultsFile(path.to_path_buf(), results_opts);
             return Ok(Prepared { info, content });
         }
-        let g = GraphName::NamedNode(NamedNode::new(info.graph.clone()).map_err(rdf_err)?);
+        let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
         let mut quads = Vec::new();
         info.sha256 = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
         info.quads = quads.len();
@@ -221,7 +221,7 @@ pub fn prepare_with(
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))
     } else {
-        let g = GraphName::NamedNode(NamedNode::new(graph).map_err(|e| Error::Rdf(e.to_string()))?);
+        let g = GraphName::NamedNode(crate::error::named_node(graph)?);
         let quads = rdf::lossless_quads(&cp, &g, processor)?;
         info.quads = quads.len();
         Content::Quads(quads)
@@ -239,8 +239,8 @@ pub struct CheckpointStore {
     fresh: std::collections::BTreeSet<String>,
 }
 
-fn rdf_err(e: impl std::fmt::Display) -> Error {
-    Error::Rdf(e.to_string())
+fn rdf_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+    Error::Store(e.into())
 }
 
 fn file_for_graph(graph: &str) -> String {
@@ -302,7 +302,10 @@ impl CheckpointStore {
                                 RdfParser::from_format(RdfFormat::NQuads)
                                     .for_slice(&bytes)
                                     .collect::<std::result::Result<Vec<_>, _>>()
-                                    .map_err(|e| Error::Rdf(format!("{}: {e}", p.display())))
+                                    .map_err(|e| Error::RdfSyntax {
+                                        path: p.to_path_buf(),
+                                        source: e.into(),
+                                    })
                             })
                             .map(Content::Quads),
                     };
@@ -354,7 +357,7 @@ impl CheckpointStore {
                 info.unbound = old.and_then(|old| old.unbound.clone());
             }
         }
-        let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
+        let g = crate::error::named_node(info.graph.clone())?;
         let old = self.provenance_quads(&g)?;
         let mut nq = match (&self.dir, persist) {
             (Some(dir), true) => Some(RdfSerializer::from_format(RdfFormat::NQuads).for_writer(
@@ -416,7 +419,7 @@ impl CheckpointStore {
                 .finish()
                 .map_err(rdf_err)?
                 .into_inner()
-                .map_err(|e| rdf_err(e.error()))?;
+                .map_err(|e| Error::Output(e.into_error()))?;
             file.commit()?;
         }
         if info.kind == GraphKind::Results {
@@ -446,7 +449,7 @@ impl CheckpointStore {
         if self.index.remove(graph).is_none() {
             return Ok(false);
         }
-        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let g = crate::error::named_node(graph)?;
         let prov = self.provenance_quads(&g)?;
         let mut tx = self.store.start_transaction().map_err(rdf_err)?;
         tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
@@ -504,9 +507,10 @@ impl CheckpointStore {
         });
         if persist {
             if let Err(e) = self.save_index() {
+                let e = std::sync::Arc::new(e);
                 results.iter_mut().for_each(|r| {
                     if matches!(r, Some(Ok(_))) {
-                        *r = Some(Err(Error::Rdf(format!("index not saved: {e}"))));
+                        *r = Some(Err(Error::IndexNotSaved(e.clone())));
                     }
                 });
             }
@@ -517,7 +521,7 @@ impl CheckpointStore {
             .zip(
                 results
                     .into_iter()
-                    .map(|r| r.unwrap_or_else(|| Err(Error::Rdf("not processed".into())))),
+                    .map(|r| r.unwrap_or_else(|| Err(Error::Internal("not processed".into())))),
             )
             .collect()
     }
@@ -536,7 +540,7 @@ impl CheckpointStore {
 
     /// The quads of one graph.
     pub fn graph_quads(&self, graph: &str) -> Result<Vec<Quad>> {
-        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let g = crate::error::named_node(graph)?;
         self.store
             .quads_for_pattern(None, None, None, Some(g.as_ref().into()))
             .collect::<std::result::Result<_, _>>()
@@ -547,9 +551,9 @@ impl CheckpointStore {
     pub fn extract(&self, graph: &str) -> Result<Checkpoint> {
         let quads = self.graph_quads(graph)?;
         if quads.is_empty() {
-            return Err(Error::Usage(format!("no graph {graph} in the store")));
+            return Err(Error::NoSuchGraph(graph.to_string()));
         }
-        rdf::checkpoint_from_quads(quads).map_err(|e| Error::Rdf(format!("graph {graph}: {e}")))
+        rdf::checkpoint_from_quads(quads)
     }
 }
 

@@ -41,7 +41,7 @@ impl CheckpointStore {
     /// The result keys of a results graph: `csvResultId` where there is one,
     /// else `resultId`.
     fn run_keys(&self, graph: &str) -> Result<(BTreeSet<String>, bool)> {
-        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let g = crate::error::named_node(graph)?;
         let gn = GraphNameRef::NamedNode(g.as_ref());
         let literals = |local: &str| -> Result<HashMap<NamedOrBlankNode, String>> {
             let p = NamedNode::new_unchecked(vocab::karenina(local));

@@ -54,7 +54,10 @@ pub(super) fn stream_chunks(
                         for q in RdfParser::from_format(RdfFormat::NQuads)
                             .for_reader(std::io::BufReader::with_capacity(1 << 16, f))
                         {
-                            sink(q.map_err(|e| Error::Rdf(format!("{}: {e}", path.display())))?);
+                            sink(q.map_err(|source| Error::RdfSyntax {
+                                path: path.to_path_buf(),
+                                source,
+                            })?);
                         }
                         Ok(None)
                     }),
@@ -71,7 +74,7 @@ pub(super) fn stream_chunks(
         }
         producer
             .join()
-            .unwrap_or_else(|_| Err(Error::Rdf("reading a graph panicked".into())))
+            .unwrap_or_else(|_| Err(Error::Internal("reading a graph panicked".into())))
     })
 }
 

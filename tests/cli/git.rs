@@ -50,6 +50,7 @@ open(sys.argv[3],'w').write(json.dumps(d,indent=4,ensure_ascii=True))",
 }
 
 #[test]
+#[ignore = "interop tier, needs python3 (an independent JSON reformatter): cargo test -- --include-ignored"]
 fn a_reformatted_copy_diffs_equal_and_hashes_equal() {
     let d = tempfile::tempdir().unwrap();
     for name in [
@@ -248,6 +249,7 @@ fn stdout_of_code(cmd: &mut assert_cmd::Command, code: i32) -> String {
 }
 
 #[test]
+#[ignore = "interop tier, needs node with jsonld.js and rdf-canonize: cargo test -- --include-ignored"]
 fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
     // sophia_c14n and oxrdf give the same canonical N-Quads on every corpus
     // file, lossless and plain readings.
@@ -259,8 +261,8 @@ fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
         let plain = rdf::plain_quads(&p, &bytes, None, Processor::Oxigraph).unwrap();
         for quads in [lossless, plain] {
             assert_eq!(
-                karenina_ld::c14n::canonical_nquads(&quads).unwrap(),
-                rdf::canonical_nquads(quads.clone()),
+                karenina_ld::rdfc::canonical_nquads(&quads).unwrap(),
+                rdf::isomorphism_form(quads.clone()),
                 "{}",
                 p.display()
             );
@@ -332,6 +334,7 @@ fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
 }
 
 #[test]
+#[ignore = "interop tier, needs pre-commit (pip): cargo test -- --include-ignored"]
 fn the_pre_commit_hooks_fail_on_a_non_canonical_checkpoint_and_pass_after_canon() {
     let repo = new_repo();
     let git = |args: &[&str]| git_in(repo.path(), args);
@@ -415,6 +418,7 @@ fn a_long_answer_edited_at_its_end_shows_the_new_word() {
 }
 
 #[test]
+#[ignore = "interop tier, needs pre-commit and pre-commit-hooks (pip): cargo test -- --include-ignored"]
 fn the_readme_s_local_pre_commit_config_passes_on_canonical_files_with_end_of_file_fixer() {
     // The manual's block (docs/git.md), verbatim, with `kld` on PATH as `cargo install`
     // leaves it; end-of-file-fixer from pip's pre-commit-hooks.

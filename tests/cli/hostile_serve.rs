@@ -503,6 +503,7 @@ fn kld_query_answers_hostile_queries_or_exits_with_a_clear_error() {
 }
 
 #[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn a_page_from_another_origin_can_neither_read_nor_crash_the_server() {
     let s = serve(&probe(), &[]);
     let site = tempfile::tempdir().unwrap();

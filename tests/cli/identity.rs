@@ -144,6 +144,7 @@ fn pyld_quads(file: &Path) -> Vec<Quad> {
 }
 
 #[test]
+#[ignore = "interop tier, needs python3 with pyld: cargo test -- --include-ignored"]
 fn compacted_jsonld_export_uses_karenina_terms_and_reads_back_everywhere() {
     let d = tempfile::tempdir().unwrap();
     let canonical_context: serde_json::Value = serde_json::from_str(include_str!(concat!(

@@ -98,6 +98,7 @@ fn extract(o: &Oxigraph, f: &Path) -> std::process::Output {
 }
 
 #[test]
+#[ignore = "interop tier, needs the Oxigraph server (pip oxigraph): cargo test -- --include-ignored"]
 fn push_extract_query_repush_replace_and_prune_on_a_real_oxigraph_server() {
     let data = tempfile::tempdir().unwrap();
     let o = Oxigraph::start(&data.path().join("db"));
@@ -211,6 +212,7 @@ fn push_extract_query_repush_replace_and_prune_on_a_real_oxigraph_server() {
 }
 
 #[test]
+#[ignore = "interop tier, needs the Oxigraph server (pip oxigraph): cargo test -- --include-ignored"]
 fn a_server_stopped_mid_push_is_a_clear_error_and_the_next_push_completes() {
     let data = tempfile::tempdir().unwrap();
     let mut o = Oxigraph::start(&data.path().join("db"));
@@ -250,6 +252,7 @@ fn a_server_stopped_mid_push_is_a_clear_error_and_the_next_push_completes() {
 }
 
 #[test]
+#[ignore = "interop tier, needs the Oxigraph server (pip oxigraph): cargo test -- --include-ignored"]
 fn extract_refuses_a_graph_the_server_altered_and_names_the_value() {
     let data = tempfile::tempdir().unwrap();
     let o = Oxigraph::start(&data.path().join("db"));
@@ -320,6 +323,7 @@ fn virtuoso() -> Virtuoso {
 }
 
 #[test]
+#[ignore = "interop tier, needs Virtuoso 7 (Debian virtuoso-opensource-7-bin): cargo test -- --include-ignored"]
 fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
     let v = virtuoso();
     let server = |cmd: &mut assert_cmd::Command| {
@@ -392,6 +396,7 @@ fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
 }
 
 #[test]
+#[ignore = "interop tier, needs the Oxigraph server (pip oxigraph): cargo test -- --include-ignored"]
 fn results_exports_push_bind_and_answer_on_a_real_oxigraph_server() {
     let d = tempfile::tempdir().unwrap();
     let o = Oxigraph::start(&d.path().join("db"));
@@ -448,6 +453,7 @@ fn results_exports_push_bind_and_answer_on_a_real_oxigraph_server() {
 }
 
 #[test]
+#[ignore = "interop tier, needs the Oxigraph server (pip oxigraph): cargo test -- --include-ignored"]
 fn a_run_folder_pushes_as_one_results_graph_and_a_second_push_sends_nothing() {
     let d = tempfile::tempdir().unwrap();
     let o = Oxigraph::start(&d.path().join("db"));

@@ -488,6 +488,7 @@ print(json.dumps({"hardest": hardest, "changed": changed}))
 }
 
 #[test]
+#[ignore = "interop tier, needs python3 (the independent computation): cargo test -- --include-ignored"]
 fn hardest_questions_and_run_diff_match_an_independent_computation() {
     let dir = corpus().join("results");
     let runs = [
@@ -1120,6 +1121,7 @@ fn streamed_loads_and_reopens_give_the_same_answers() {
 }
 
 #[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
     let d = tempfile::tempdir().unwrap();
     let res = corpus().join("results");

@@ -99,6 +99,7 @@ fn rows_of(file: &Path, name: &str) -> Vec<Map<String, Value>> {
 }
 
 #[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_page_draws_each_verdict_lists_unbound_runs_and_filters_like_the_catalogue() {
     let d = tempfile::tempdir().unwrap();
     let res = corpus().join("results");

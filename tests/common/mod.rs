@@ -41,20 +41,46 @@ pub fn karenina_written(p: &Path) -> bool {
         .starts_with("karenina-output__")
 }
 
-/// Runs the checkpoint generator into a fresh temp dir.
+/// The checkpoint generator's output for `args` in a fresh temp dir: from
+/// its committed snapshot in `tests/data/generated/` (so `cargo test` needs
+/// no Python; `generated_snapshots_match_the_generator` checks every
+/// snapshot against a fresh run), else by running the generator (such tests
+/// are in the ignored interop tier).
 pub fn generate(args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
+    let snapshot = data("generated").join(snapshot_key(args));
+    if snapshot.is_dir() {
+        for e in std::fs::read_dir(&snapshot).unwrap().flatten() {
+            if e.file_name() != "ARGS" {
+                std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+            }
+        }
+        return dir;
+    }
+    run_generator(args, dir.path());
+    dir
+}
+
+/// The snapshot folder name for generator arguments.
+pub fn snapshot_key(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| a.trim_start_matches('-'))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// Runs `../shared/tools/gen_checkpoints.py ARGS -o OUT` (needs python3).
+pub fn run_generator(args: &[&str], out: &Path) {
     let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
     let st = std::process::Command::new("python3")
         .arg(gen)
         .args(args)
         .arg("-o")
-        .arg(dir.path())
+        .arg(out)
         .stdout(std::process::Stdio::null())
         .status()
         .expect("python3 must be installed to run the generator");
     assert!(st.success());
-    dir
 }
 
 /// The `.jsonld` files in a directory, sorted.

@@ -241,3 +241,46 @@ fn strip_deep_judgment_reproduces_karenina_s_default_save() {
     );
     assert_eq!(out, def_bytes);
 }
+
+/// The committed generator snapshots (`tests/data/generated/*/ARGS`) are
+/// exactly what the shared generator writes today, byte for byte.
+#[test]
+#[ignore = "interop tier: runs ../shared/tools/gen_checkpoints.py (python3); cargo test -- --include-ignored"]
+fn generated_snapshots_match_the_generator() {
+    let root = crate::common::data("generated");
+    let mut checked = 0;
+    for snap in std::fs::read_dir(&root).unwrap().flatten() {
+        let args_text = std::fs::read_to_string(snap.path().join("ARGS")).unwrap();
+        let args: Vec<&str> = args_text.split_whitespace().collect();
+        assert_eq!(
+            crate::common::snapshot_key(&args),
+            snap.file_name().to_string_lossy(),
+            "the folder is named after its ARGS"
+        );
+        let fresh = tempfile::tempdir().unwrap();
+        crate::common::run_generator(&args, fresh.path());
+        let mut names: Vec<_> = std::fs::read_dir(fresh.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        let mut kept: Vec<_> = std::fs::read_dir(snap.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n != "ARGS")
+            .collect();
+        kept.sort();
+        assert_eq!(names, kept, "{args_text}");
+        for n in names {
+            assert_eq!(
+                std::fs::read(fresh.path().join(&n)).unwrap(),
+                std::fs::read(snap.path().join(&n)).unwrap(),
+                "{args_text}: {n:?} differs from the generator's output; regenerate the snapshot"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 7, "{checked} snapshots");
+}

@@ -10,4 +10,5 @@ mod docs;
 mod preset;
 mod properties;
 mod rdf;
+mod source_rules;
 mod sparql_fuzz;

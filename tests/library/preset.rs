@@ -174,9 +174,11 @@ fn directory_resolution_order() {
     );
     assert!(preset::resolve("slow", d.path())
         .unwrap_err()
+        .to_string()
         .contains("not found"));
     assert!(preset::resolve("x", &d.path().join("missing"))
         .unwrap_err()
+        .to_string()
         .contains("directory not found"));
 }
 

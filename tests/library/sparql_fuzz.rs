@@ -99,7 +99,7 @@ proptest! {
         prop_assert!(t.elapsed() < limit + Duration::from_secs(3), "{:?} for {}", t.elapsed(), &q[..q.len().min(200)]);
         match r {
             Ok(_) => {}
-            Err(Error::Sparql(_) | Error::SparqlSyntax { .. } | Error::TooComplex { .. } | Error::Timeout { .. } | Error::Usage(_)) => {}
+            Err(Error::Sparql(_) | Error::EmptyQuery | Error::SparqlSyntax { .. } | Error::TooComplex { .. } | Error::Timeout { .. } | Error::Usage(_)) => {}
             Err(e) => prop_assert!(false, "unexpected error {e} for {}", &q[..q.len().min(200)]),
         }
     }

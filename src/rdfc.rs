@@ -1,4 +1,6 @@
-//! RDFC-1.0 canonicalization and dataset hashes, by sophia_c14n.
+//! RDFC-1.0 canonicalization and dataset hashes, by sophia_c14n. (Not to
+//! be confused with [`crate::canonical`], Karenina's own canonical file
+//! bytes: this module canonicalizes RDF graphs, that one JSON files.)
 //!
 //! Why sophia: RDFC-1.0 can take exponential time on datasets whose blank
 //! nodes cannot be told apart (a clique of 12 blank nodes in a checkpoint's
@@ -77,12 +79,10 @@ pub fn canonical_nquads(quads: &[Quad]) -> Result<String> {
     let set: HashSet<SQuad<'_>> = quads.iter().map(quad).collect();
     let mut out = Vec::new();
     sophia_c14n::rdfc10::normalize(&set, &mut out).map_err(|e| match e {
-        C14nError::ToxicGraph(m) => Error::Rdf(format!(
-            "RDFC-1.0 canonicalization refused: the dataset has blank nodes that cannot be told apart without trying too many permutations ({m}); a free-form value holding a JSON-LD graph of interlinked blank nodes causes this"
-        )),
-        other => Error::Rdf(format!("RDFC-1.0 canonicalization failed: {other}")),
+        C14nError::ToxicGraph(m) => Error::TooManyPermutations(m.to_string()),
+        other => Error::Canonicalization(other.to_string()),
     })?;
-    String::from_utf8(out).map_err(|e| Error::Rdf(e.to_string()))
+    String::from_utf8(out).map_err(|e| Error::Canonicalization(e.to_string()))
 }
 
 /// The SHA-256 (hex) of the canonical N-Quads of `quads`.
@@ -115,7 +115,7 @@ mod tests {
         ];
         assert_eq!(
             canonical_nquads(&quads).unwrap(),
-            crate::rdf::canonical_nquads(quads.clone())
+            crate::rdf::isomorphism_form(quads.clone())
         );
         // 12 blank nodes, each linked to every other: indistinguishable.
         let nodes: Vec<BlankNode> = (0..12).map(|_| BlankNode::default()).collect();

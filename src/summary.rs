@@ -1,4 +1,5 @@
-//! `kld info`: what a checkpoint holds, counted.
+//! What a checkpoint holds, counted: questions, templates, traits by kind
+//! and scope, keywords (what `kld info` and the page's benchmark view show).
 
 use crate::json::Json;
 use crate::model::{Checkpoint, Rating, Scope, TraitClass};

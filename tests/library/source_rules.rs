@@ -1,0 +1,95 @@
+//! Rules over the library's own source (issue 20): behaviour is never decided
+//! by reading an error's message, and library messages name no CLI flags in
+//! the typed errors (the CLI adds those).
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The library's source files, without `src/cli/` and `src/main.rs` (the
+/// binary), each cut before its `#[cfg(test)]` module.
+fn library_sources() -> Vec<(PathBuf, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .filter(|p| !p.starts_with(src.join("cli")) && !p.ends_with("main.rs"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code = match text.find("#[cfg(test)]") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            };
+            (p, code)
+        })
+        .collect()
+}
+
+/// An error turned into text and then searched: the pattern issue 20 names.
+fn reads_an_error_message(line: &str) -> bool {
+    let searches = [".contains(", ".starts_with(", ".ends_with(", ".find("];
+    let texts = [
+        "to_string()",
+        "e.message",
+        "err.message",
+        "Error::Remote(m) if m",
+        "Error::Sparql(m) if m",
+        "Error::Usage(m) if m",
+    ];
+    texts.iter().any(|t| {
+        searches
+            .iter()
+            .any(|s| line.contains(&format!("{t}{s}")) || line.contains(&format!("{t} {s}")))
+    }) || (line.contains("matches!(") && line.contains(" if ") && line.contains(".contains("))
+}
+
+#[test]
+fn no_behaviour_is_decided_by_matching_error_text() {
+    let mut found = Vec::new();
+    for (p, code) in library_sources() {
+        for (n, line) in code.lines().enumerate() {
+            if reads_an_error_message(line) {
+                found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "match the typed error instead:\n{}",
+        found.join("\n")
+    );
+    // The rule itself catches the pattern it is for.
+    assert!(reads_an_error_message(
+        "    matches!(e, Error::Remote(m) if m.contains(UNREACHABLE))"
+    ));
+    assert!(reads_an_error_message(
+        "if e.to_string().contains(\"cancel\") {"
+    ));
+}
+
+#[test]
+fn typed_library_errors_name_no_cli_flags() {
+    let error_rs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/error.rs"))
+            .unwrap();
+    let flags: Vec<&str> = error_rs
+        .lines()
+        .filter(|l| l.trim_start().starts_with("#[error("))
+        .filter(|l| {
+            l.split("--")
+                .skip(1)
+                .any(|rest| rest.starts_with(|c: char| c.is_ascii_lowercase()))
+        })
+        .collect();
+    assert!(flags.is_empty(), "a CLI flag in a library error: {flags:?}");
+}
