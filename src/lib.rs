@@ -99,6 +99,7 @@
 
 pub mod canonical;
 pub mod context;
+pub mod diagnostics;
 pub mod diff;
 pub mod error;
 pub mod export;

@@ -420,15 +420,15 @@ fn a_long_answer_edited_at_its_end_shows_the_new_word() {
 #[test]
 #[ignore = "interop tier, needs pre-commit and pre-commit-hooks (pip): cargo test -- --include-ignored"]
 fn the_readme_s_local_pre_commit_config_passes_on_canonical_files_with_end_of_file_fixer() {
-    // The README's block, verbatim, with `kld` on PATH as `cargo install`
+    // The manual's block (docs/git.md), verbatim, with `kld` on PATH as `cargo install`
     // leaves it; end-of-file-fixer from pip's pre-commit-hooks.
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let block = readme
+    let manual =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/git.md")).unwrap();
+    let block = manual
         .split("<!-- kld-precommit-begin -->\n```yaml\n")
         .nth(1)
         .and_then(|r| r.split("```\n<!-- kld-precommit-end -->").next())
-        .expect("the README's pre-commit block");
+        .expect("docs/git.md's pre-commit block");
     let repo = new_repo();
     let git = |args: &[&str]| git_in(repo.path(), args);
     std::fs::write(repo.path().join(".pre-commit-config.yaml"), block).unwrap();

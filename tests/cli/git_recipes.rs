@@ -1,4 +1,4 @@
-//! The README's git recipes (issue 18), run verbatim in real repositories:
+//! The manual's git recipes (docs/git.md; issue 18), run verbatim in real repositories:
 //! every changed checkpoint is named, and a merge conflict or a file that
 //! does not parse never stops `git diff`.
 
@@ -7,15 +7,15 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The README's `.gitattributes` line and `git config diff.karenina.…` commands.
+/// docs/git.md's `.gitattributes` line and `git config diff.karenina.…` commands.
 fn readme_recipes() -> (String, Vec<String>) {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("Git integration, in `.gitattributes`").unwrap()..];
+    let manual =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/git.md")).unwrap();
+    let section = &manual[manual.find("## Git's diff driver and textconv").unwrap()..];
     let attributes = section
         .lines()
         .find(|l| l.starts_with("*.jsonld diff="))
-        .expect("the README's .gitattributes line")
+        .expect("docs/git.md's .gitattributes line")
         .to_string();
     let configs: Vec<String> = section
         .lines()
@@ -26,12 +26,12 @@ fn readme_recipes() -> (String, Vec<String>) {
     assert!(
         configs.iter().any(|c| c.contains(".command"))
             && configs.iter().any(|c| c.contains(".textconv")),
-        "the README gives a diff driver and a textconv: {configs:?}"
+        "docs/git.md gives a diff driver and a textconv: {configs:?}"
     );
     (attributes, configs)
 }
 
-/// A temporary git repository with the README's recipes configured and the
+/// A temporary git repository with the manual's recipes configured and the
 /// built `kld` first on PATH; no user or system git configuration.
 struct Repo {
     dir: tempfile::TempDir,

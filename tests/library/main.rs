@@ -1,10 +1,12 @@
-//! Library-level integration tests: the corpus, the generator, diagnostics.
+//! Library-level integration tests: the corpus, the generator, diagnostics,
+//! the manual (links, the diagnostics table, the query catalogue).
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod corpus;
 mod diagnostics;
+mod docs;
 mod preset;
 mod properties;
 mod rdf;
