@@ -1,8 +1,8 @@
 //! The JSON-LD contexts karenina-ld knows, embedded from `context/`.
 //!
 //! Karenina writes its canonical `@context` inline on every save and never looks
-//! at the one it reads; over its history a dozen variants were written (spec
-//! §1.2). We embed all of them so files can be recognised, and so that nothing
+//! at the one it reads; over its history a dozen variants were written (the
+//! variants are in `context/`). We embed all of them so files can be recognised, and so that nothing
 //! ever needs the network: a context we do not hold is refused, never fetched.
 
 use crate::json::{self, Json, Object};

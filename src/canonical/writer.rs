@@ -1,4 +1,4 @@
-//! Typed checkpoint → the exact bytes of Karenina's `Benchmark.save()` (spec §5).
+//! Typed checkpoint → the exact bytes of Karenina's `Benchmark.save()` (Karenina `benchmark/core/base.py`).
 //!
 //! `model_dump(by_alias=True, exclude_none=True)` then `json.dump(indent=2,
 //! ensure_ascii=False)`: Pydantic field order, `None` members omitted at model

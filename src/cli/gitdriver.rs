@@ -1,5 +1,5 @@
 //! `kld git-diff` and `kld git-textconv`: what git runs for `*.jsonld
-//! diff=karenina` (README, "Under git"). Both must work on whatever git
+//! diff=karenina` (`docs/git.md`). Both must work on whatever git
 //! hands them (a file mid-edit, a merge conflict, a new or deleted file), so
 //! a side that does not parse as a checkpoint falls back to its bytes as
 //! written (a line diff) with a one-line warning, and the exit status is

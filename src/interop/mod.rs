@@ -60,7 +60,7 @@ fn truthy(v: &Json) -> bool {
 }
 
 /// The author's name: `author` is a JSON string of a dict (`add_question`),
-/// a native dict (later edits) or a plain name (spec §3.1-§3.3).
+/// a native dict (later edits) or a plain name (Karenina `utils/checkpoint.py`, `add_question`).
 fn author_name(v: &Json) -> Option<String> {
     let parsed;
     let v = match v {

@@ -1,4 +1,4 @@
-//! Warnings for what Karenina accepts but silently mishandles (spec §2.7, §3.3, §6).
+//! Warnings for what Karenina accepts but silently mishandles (codes in `docs/diagnostics.md`).
 //!
 //! Runs on a checkpoint that read without errors; each finding has a stable
 //! `KLD-W…` code and points at the JSON path it concerns.
@@ -185,7 +185,7 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
     let class = if t.class == TraitClass::Dynamic {
         match prop_str(r, "dynamic_trait_type") {
             None => {
-                warn(out, "KLD-W015", path.clone(), "dynamic trait without `dynamic_trait_type`: Karenina reads it as an LLM trait (see its dynamic-rubric bug, spec §2.7.6)".into());
+                warn(out, "KLD-W015", path.clone(), "dynamic trait without `dynamic_trait_type`: Karenina reads it as an LLM trait (its dynamic-rubric reader defaults the type to `llm`)".into());
                 TraitClass::Rubric
             }
             Some("llm") => {

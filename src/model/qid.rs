@@ -1,4 +1,4 @@
-//! Question IDs exactly as Karenina computes them (spec §4).
+//! Question IDs exactly as Karenina computes them (Karenina `src/karenina/utils/checkpoint.py`).
 //!
 //! `urn:uuid:question-<prefix>-<md5[:8]>` where the prefix is Python's
 //! `text.lower()` with spaces → `-`, `?`/`.`/`,` deleted, cut to 50 code points;

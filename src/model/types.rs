@@ -1,4 +1,4 @@
-//! The checkpoint as Karenina's Pydantic models see it (spec §1-§3).
+//! The checkpoint as Karenina's Pydantic models see it (Karenina `schemas/checkpoint.py`, `utils/checkpoint_trait_converters.py`; the RDF side in `docs/mapping.md`).
 //!
 //! Field order here is serialization order. Every struct keeps the members it
 //! does not know in `extra`, in input order, so nothing a user wrote is lost.

@@ -1,4 +1,4 @@
-//! Karenina verification presets (spec §7): read, validate, save, list, diff.
+//! Karenina verification presets (Karenina `schemas/verification/config_presets.py`; `docs/usage.md`): read, validate, save, list, diff.
 //!
 //! A preset wraps a whole `VerificationConfig` with metadata. Validation follows
 //! Karenina's models (`extra="forbid"`, types, interface rules); saving writes the
@@ -113,7 +113,7 @@ pub fn resolve(name: &str, dir: &Path) -> crate::Result<PathBuf> {
     }
 }
 
-/// One model as `save_preset` writes it (spec §7.4); API keys only when
+/// One model as `save_preset` writes it (Karenina `config_presets.py`); API keys only when
 /// `include_secrets`, otherwise dropped with a warning.
 fn sanitize_model(
     m: &Object,

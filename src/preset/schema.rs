@@ -1,5 +1,5 @@
-//! The fields of Karenina's `VerificationConfig` and `ModelConfig` (spec §7.5,
-//! §7.6): name, type and default, in Pydantic declaration order, which is the
+//! The fields of Karenina's `VerificationConfig` and `ModelConfig` (Karenina
+//! `schemas/verification/config.py`, `schemas/config/models.py`): name, type and default, in Pydantic declaration order, which is the
 //! order `model_dump()` writes.
 
 /// The type of a config field.

@@ -1,7 +1,7 @@
 //! The lossless JSON-LD reading of a checkpoint.
 //!
-//! A plain JSON-LD reading of Karenina's file loses data (design.md, "The
-//! lossless RDF mapping"). Instead of a private RDF shape, we write a second
+//! A plain JSON-LD reading of Karenina's file loses data (`docs/mapping.md`
+//! lists what and how it is kept). Instead of a private RDF shape, we write a second
 //! JSON-LD document from the typed model that uses only standard JSON-LD 1.1 and
 //! Karenina's canonical `@context`, and let a JSON-LD processor turn it into
 //! quads:

@@ -1,7 +1,7 @@
 //! Karenina's CSV results export (`export_verification_results_csv`), read
 //! into the same row shape as the JSON export so one mapping serves both.
 //!
-//! The CSV holds less than the JSON (`../shared/spec/results-format.md` §7),
+//! The CSV holds less than the JSON (`docs/results.md`, "What a CSV cannot hold"),
 //! and the reading says so rather than guessing:
 //! - `verify_result` false and null are both an empty cell: only `true` is
 //!   kept, so a CSV row is "verified true" or "not known to be true";
@@ -13,7 +13,7 @@
 //!   (`interface:model (config) +[tool, …]`), split the way Karenina's own
 //!   reader splits them;
 //! - `result_id` is not written: it is recomputed with Karenina's recipe
-//!   (§3.3), which gives the JSON export's IDs for non-scenario rows (the CSV
+//!   (Karenina `compute_result_id`), which gives the JSON export's IDs for non-scenario rows (the CSV
 //!   drops the scenario fields that scenario rows' IDs include).
 //!
 //! The run node lists the columns; every non-empty cell that no triple holds
@@ -551,7 +551,7 @@ mod tests {
 
     #[test]
     fn result_id_follows_karenina_s_worked_example() {
-        // results-format.md §3.3: the worked example from the corpus.
+        // Karenina's `compute_result_id`: the worked example from the corpus.
         let a = model_identity("openrouter:mistralai/ministral-8b (ministral-ünï)");
         let p = model_identity("langchain:gpt-4.1-nano");
         assert_eq!(

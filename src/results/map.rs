@@ -31,7 +31,7 @@ const METADATA_TERMS: &[(&str, &str)] = &[
     ("execution_time", "executionTime"),
     ("template_id", "templateId"),
     // Scenario turn rows: linked by scenario name and node id, since their
-    // question ID is a hash of the node's text (spec §6).
+    // question ID is a hash of the node's text (`docs/results.md`, "Linking").
     ("scenario_id", "scenarioId"),
     ("scenario_node", "scenarioNode"),
     ("scenario_turn", "scenarioTurn"),

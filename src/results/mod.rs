@@ -2,7 +2,7 @@
 //! to the checkpoints they ran, so "pass rate per model per benchmark" is a
 //! query.
 //!
-//! Reading (`../shared/spec/results-format.md`): the v2.2 stream writes the
+//! Reading (Karenina `results_exporter.py`; `docs/results.md`): the v2.2 stream writes the
 //! header on line 1 and one row per line after it, so rows are read and mapped
 //! one at a time (a 1 GB export never becomes one tree); a CSV is read record
 //! by record into the same row shape ([`csv`]); older JSON layouts (a bare
@@ -10,7 +10,7 @@
 //! bare `NaN` / `Infinity` tokens, which strict JSON readers refuse: they are
 //! read here and kept as `xsd:double` NaN / INF.
 //!
-//! The mapping (vocabulary `karenina:`, documented in the README): one node for
+//! The mapping (vocabulary `karenina:`, documented in `docs/results.md`): one node for
 //! the run (job id, export time, Karenina version, format version, job summary
 //! and configured models as JSON) and one per result (IRI
 //! `urn:karenina:result:<result_id>` when the ID is unique in the file) with

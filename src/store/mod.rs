@@ -11,8 +11,8 @@
 //! binding is `<graph> karenina:forBenchmark <checkpoint graph>` ([`binding`]).
 //!
 //! A store directory is plain RDF that any tool can read: `graphs/<hash>.nq`
-//! holds one graph as N-Quads, `index.tsv` lists graph, source, sha256, load
-//! time, file, kind and (for results) the checkpoint the run is bound to.
+//! holds one graph as N-Quads, `index.tsv` lists each graph's source, sha256, load
+//! time, quads, file, kind, binding and why it is unbound (`docs/usage.md`).
 //! Every file is written atomically; opening a directory parses the graph
 //! files in parallel into an in-memory store.
 

@@ -1,4 +1,4 @@
-//! JSON tree → typed checkpoint, applying Karenina's load rules (spec §1.1, §6).
+//! JSON tree → typed checkpoint, applying Karenina's load rules (Karenina `schemas/checkpoint.py`, `benchmark/core/base.py`; codes in `docs/diagnostics.md`).
 //!
 //! Everything Karenina refuses is an error; members we do not know are kept in
 //! `extra` and reported; legacy spellings Karenina still accepts are normalized

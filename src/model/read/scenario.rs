@@ -1,4 +1,4 @@
-//! Scenarios in the root `hasPart` (spec §1.1, `karenina:Scenario`).
+//! Scenarios in the root `hasPart` (Karenina `src/karenina/scenario/checkpoint.py`, `karenina:Scenario`).
 
 use super::fields::*;
 use super::read_question;
