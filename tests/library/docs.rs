@@ -559,3 +559,42 @@ fn the_catalogue_page_lists_exactly_the_queries_with_what_they_return() {
         "docs/catalogue.md's table (name → returns) against queries/*.rq (name → `# Returns:` line)"
     );
 }
+
+/// Every `karenina:` term a catalogue query uses is documented in the manual
+/// (the mapping or the results pages), so a query cannot rely on a term the
+/// docs do not explain.
+#[test]
+fn every_karenina_term_of_the_catalogue_is_documented() {
+    let mut docs = String::new();
+    for page in ["docs/mapping.md", "docs/results.md"] {
+        docs.push_str(&read(page));
+    }
+    let documented = |t: &str| {
+        docs.match_indices(t).any(|(i, _)| {
+            let before = docs[..i].chars().next_back();
+            let after = docs[i + t.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric())
+                && !after.is_some_and(|c| c.is_alphanumeric())
+        })
+    };
+    let mut used = BTreeSet::new();
+    for e in std::fs::read_dir(root().join("queries")).unwrap().flatten() {
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        for (i, _) in text.match_indices("karenina:") {
+            if text[..i].ends_with("urn:") {
+                continue; // the PREFIX declaration
+            }
+            let term: String = text[i + "karenina:".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric())
+                .collect();
+            used.insert((term, e.file_name().to_string_lossy().to_string()));
+        }
+    }
+    assert!(used.len() > 20, "{used:?}");
+    let missing: Vec<_> = used.iter().filter(|(t, _)| !documented(t)).collect();
+    assert!(
+        missing.is_empty(),
+        "used by queries, documented nowhere: {missing:?}"
+    );
+}
