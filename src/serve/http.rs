@@ -499,7 +499,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
                 match host {
                     Some(h) if !host_allowed(&h, bound, &allowed) => respond(Answer::text(
                         403,
-                        format!("Host {h:?} is not this server: kld serve answers requests for localhost and its own address only (--allow-host NAME adds a name)"),
+                        format!("Host {h:?} is not this server: it answers requests for localhost and its own address only (its operator can allow more names)"),
                     )),
                     _ => next.run(req).await,
                 }

@@ -10,5 +10,7 @@ mod docs;
 mod preset;
 mod properties;
 mod rdf;
+#[cfg(feature = "serve")]
+mod router;
 mod source_rules;
 mod sparql_fuzz;
