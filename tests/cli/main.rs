@@ -17,6 +17,7 @@ mod queries;
 mod rdf;
 mod remote;
 mod results;
+mod results_more;
 mod runs;
 mod serve;
 mod trust;
