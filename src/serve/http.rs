@@ -268,7 +268,7 @@ fn base(headers: &HeaderMap, path: &str) -> Option<String> {
 }
 
 fn request(pairs: Vec<(String, String)>) -> Result<SparqlRequest, Box<Response>> {
-    SparqlRequest::from_pairs(pairs).map_err(|m| Box::new(respond(Answer::text(400, m))))
+    SparqlRequest::from_pairs(pairs).map_err(|e| Box::new(respond(super::error_answer(&e))))
 }
 
 async fn sparql_get(

@@ -52,13 +52,13 @@ impl SparqlRequest {
     /// pairs (a URL query string or a form body). Unknown parameters are
     /// ignored; a `query` or `update` given twice is an error (the protocol
     /// allows one), and so is a request with both a query and an update.
-    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Self, String> {
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> crate::Result<Self> {
         let mut r = SparqlRequest::default();
         for (k, v) in pairs {
             let once = |slot: &mut Option<String>, v: String| match slot {
-                Some(_) => Err(format!(
+                Some(_) => Err(Error::Usage(format!(
                     "`{k}` is given more than once; the SPARQL protocol allows one"
-                )),
+                ))),
                 None => {
                     *slot = Some(v);
                     Ok(())
@@ -78,7 +78,9 @@ impl SparqlRequest {
             }
         }
         if r.query.is_some() && r.update.is_some() {
-            return Err("a request carries a query or an update, not both".into());
+            return Err(Error::Usage(
+                "a request carries a query or an update, not both".into(),
+            ));
         }
         Ok(r)
     }
