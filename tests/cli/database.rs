@@ -5,8 +5,8 @@
 //! by benchmark name, and the file is never written or locked.
 
 use crate::common::*;
-use crate::kld;
 use crate::queries::query_rows;
+use crate::{copy_to, kld};
 use karenina_ld::results::database;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -230,5 +230,112 @@ fn hostile_databases_are_located_errors_or_reported_runs() {
     assert_eq!(
         v["results"]["bindings"].as_array().unwrap().len(),
         runs().len()
+    );
+}
+
+/// `kld query --named runs` run in `cwd`: the rows (run name → checkpoint
+/// bound, if any) and stderr.
+fn runs_in(cwd: &Path, inputs: &[PathBuf]) -> (Vec<(String, Option<String>)>, String) {
+    let out = kld()
+        .current_dir(cwd)
+        .args(["query", "--format", "json", "--named", "runs"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success() && !err.contains("panicked"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["run"]["value"].as_str().unwrap().to_string(),
+                b["checkpoint"]["value"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    (rows, err)
+}
+
+/// A copy of a corpus checkpoint at `to` whose benchmark is named `name`.
+fn renamed(from: &str, to: &Path, name: &str) -> PathBuf {
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read(corpus().join("loads").join(from)).unwrap()).unwrap();
+    v["name"] = name.into();
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::write(to, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous() {
+    const DOCS: &str = "docs__notebooks__test_checkpoint.jsonld";
+    const RUBRICS: &str = "tests__fixtures__checkpoints__with_rubrics.jsonld";
+    let d = tempfile::tempdir().unwrap();
+    // The database in d/dbs: its relative checkpoint_path
+    // (../shared/corpus/loads/…) leads to d/shared/corpus/loads/… there.
+    let dbs = d.path().join("dbs");
+    std::fs::create_dir_all(&dbs).unwrap();
+    let file = copy_to(&dbs, &db());
+    let url = |p: &Path| {
+        url::Url::from_file_path(std::fs::canonicalize(p).unwrap())
+            .unwrap()
+            .to_string()
+    };
+    let docs_runs = |rows: &[(String, Option<String>)]| -> Vec<Option<String>> {
+        rows.iter()
+            .filter(|r| r.0.contains("docs__notebooks"))
+            .map(|r| r.1.clone())
+            .collect()
+    };
+    let rubrics = corpus().join("loads").join(RUBRICS);
+    // Its questions under another benchmark name, checkpoint_path not found:
+    // not bound (no fallback to question IDs); the other benchmark's run
+    // binds by name.
+    let other_name = renamed(DOCS, &d.path().join("other/renamed.jsonld"), "Not It");
+    let (rows, err) = runs_in(&dbs, &[file.clone(), other_name.clone(), rubrics.clone()]);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(docs_runs(&rows), [None, None], "{rows:?}");
+    assert_eq!(
+        rows.iter()
+            .find(|r| r.0.contains("with_rubrics"))
+            .unwrap()
+            .1,
+        Some(url(&rubrics))
+    );
+    assert_eq!(
+        err.matches("results not bound: no loaded checkpoint is its benchmark \"Documentation Test Benchmark\"")
+            .count(),
+        2,
+        "{err}"
+    );
+    // Two loaded checkpoints of its name holding its questions: ambiguous.
+    let a = copy_to(&d.path().join("other"), &corpus().join("loads").join(DOCS));
+    let b = d.path().join("b.jsonld");
+    std::fs::copy(&a, &b).unwrap();
+    let (rows, err) = runs_in(&dbs, &[file.clone(), a.clone(), b.clone()]);
+    assert_eq!(docs_runs(&rows), [None, None], "{rows:?}");
+    assert_eq!(
+        err.matches("results match 2 loaded checkpoints").count(),
+        2,
+        "{err}"
+    );
+    // The checkpoint at checkpoint_path, renamed since: bound to it, even
+    // beside another checkpoint holding the questions; and it decides
+    // between two of the benchmark's name.
+    let at_path = renamed(
+        DOCS,
+        &d.path().join("shared/corpus/loads").join(DOCS),
+        "Renamed Since",
+    );
+    let (rows, _) = runs_in(&dbs, &[file.clone(), other_name, at_path.clone()]);
+    assert_eq!(docs_runs(&rows), [Some(url(&at_path)), Some(url(&at_path))]);
+    let named_at_path = copy_to(&d.path().join("shared/corpus/loads"), &a);
+    let (rows, _) = runs_in(&dbs, &[file, named_at_path.clone(), a, b]);
+    assert_eq!(
+        docs_runs(&rows),
+        [Some(url(&named_at_path)), Some(url(&named_at_path))]
     );
 }
