@@ -145,8 +145,12 @@ impl Prepared {
     }
 }
 
-/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL.
+/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL
+/// (for a database run `DB#run=<id>`, [`database::graph_name`]).
 pub fn graph_name_for(path: &Path) -> Result<String> {
+    if let Some((db, run)) = database::split(path) {
+        return database::graph_name(&db, &run);
+    }
     let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
     rdf::file_url(&canon)
 }
