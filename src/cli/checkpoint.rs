@@ -431,35 +431,22 @@ fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Result<u8> {
     Ok(OK)
 }
 
-/// `kld info DB`: the benchmarks and runs of Karenina's results database.
-fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
-    use karenina_ld::results::database;
-    let listed = database::open(file)
-        .and_then(|c| Ok((database::benchmarks(file, &c)?, database::runs(file, &c)?)));
-    let (benchmarks, runs) = match listed {
-        Ok(l) => l,
+/// `kld info DB`: the benchmarks and runs of Karenina's results database,
+/// and the checkpoint each run binds to.
+fn database_info(file: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
+    use karenina_ld::results::link::Link;
+    let (with, io_failed) = super::rdf::files_of(with);
+    let (benchmarks, runs, failed) = match karenina_ld::store::database::bindings(file, &with) {
+        Ok(b) => (b.benchmarks, b.runs, b.failed),
         Err(e) => {
             eprintln!("{e}");
             return Ok(INVALID);
         }
     };
-    let models = |r: &database::Run| {
-        r.config["answering_models"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                format!(
-                    "{}:{}",
-                    m["interface"].as_str().unwrap_or("?"),
-                    m["name"]
-                        .as_str()
-                        .or(m["model_name"].as_str())
-                        .unwrap_or("?")
-                )
-            })
-            .collect::<Vec<_>>()
-    };
+    for (f, e) in &failed {
+        eprintln!("kld: {}: {e}", f.display());
+    }
+    let note = |l: &Link| l.reason().unwrap_or_default();
     match format {
         ReportFormat::Json => {
             let v = serde_json::json!({
@@ -467,13 +454,15 @@ fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
                 "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
                     "name": b.name, "checkpoint_path": b.checkpoint_path,
                 })).collect::<Vec<_>>(),
-                "runs": runs.iter().map(|r| serde_json::json!({
+                "runs": runs.iter().map(|b| { let r = &b.run; serde_json::json!({
                     "id": r.id, "name": r.name, "status": r.status,
                     "benchmark": r.benchmark.as_ref().map(|b| &b.name),
                     "start_time": r.start_time, "end_time": r.end_time,
-                    "answering_models": models(r), "results": r.results,
+                    "answering_models": r.answering_models(), "results": r.results,
                     "results_without_question": r.missing_questions,
-                })).collect::<Vec<_>>(),
+                    "checkpoint": b.checkpoint_file,
+                    "unbound_because": b.link.reason(),
+                })}).collect::<Vec<_>>(),
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -488,7 +477,8 @@ fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
                 );
             }
             println!("runs:       {}", runs.len());
-            for r in &runs {
+            for b in &runs {
+                let r = &b.run;
                 println!(
                     "  {} [{}] {} results, {} to {}, benchmark {}",
                     r.name,
@@ -498,16 +488,27 @@ fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
                     r.end_time.as_deref().unwrap_or("-"),
                     r.benchmark.as_ref().map_or("-", |b| b.name.as_str())
                 );
-                println!("    models: {}", models(r).join(", "));
+                println!("    models: {}", r.answering_models().join(", "));
+                match &b.checkpoint_file {
+                    Some(f) => println!("    bound to: {f}"),
+                    None => println!("    not bound: {}", note(&b.link)),
+                }
             }
         }
     }
-    Ok(OK)
+    Ok(if !failed.is_empty() || io_failed {
+        INVALID
+    } else {
+        OK
+    })
 }
 
-pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
     if karenina_ld::results::database::sniff_file(input) {
-        return database_info(input, format);
+        return database_info(input, format, with);
+    }
+    if !with.is_empty() {
+        anyhow::bail!("--with applies to Karenina's results database only");
     }
     if input.is_dir() && karenina_ld::results::run_folder::is_run_folder(input) {
         return run_folder_info(input, format);

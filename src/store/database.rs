@@ -2,11 +2,13 @@
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
-use super::{rdf_err, Content, GraphInfo, Prepared};
+use super::{rdf_err, CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
-use crate::rdf;
+use crate::rdf::{self, Processor};
+use crate::results::link::Link;
 use crate::results::{database, ResultsOptions};
-use oxigraph::model::{GraphName, NamedNode};
+use crate::vocab;
+use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, Quad};
 use std::path::{Path, PathBuf};
 
 /// The separator between a database file and a run id in an input name.
@@ -80,6 +82,144 @@ pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
         Some(f) => Ok(Some(rdf::file_url(&f)?)),
         None => Ok(None),
     }
+}
+
+/// Which loaded checkpoint one run of a database binds to.
+#[derive(Clone, Debug)]
+pub struct RunBinding {
+    /// The run.
+    pub run: database::Run,
+    /// The outcome: bound (to a checkpoint graph), or why not.
+    pub link: Link,
+    /// The bound checkpoint's file.
+    pub checkpoint_file: Option<String>,
+}
+
+/// [`bindings`]' answer.
+#[derive(Debug)]
+pub struct Bindings {
+    /// The database's benchmarks.
+    pub benchmarks: Vec<database::Benchmark>,
+    /// Its runs, each with its binding.
+    pub runs: Vec<RunBinding>,
+    /// Checkpoints that could not be loaded, with why.
+    pub failed: Vec<(PathBuf, Error)>,
+}
+
+/// What `kld info DB` says of a database: its benchmarks, and each run with
+/// the checkpoint it binds to among `checkpoints` and the files its
+/// benchmarks' `checkpoint_path`s lead to, bound exactly as loading binds
+/// ([`CheckpointStore::bind`]) but over the runs' question IDs only (their
+/// results are not mapped). Checkpoints that fail to load are returned with
+/// their error.
+pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
+    let c = database::open(db)?;
+    let benchmarks = database::benchmarks(db, &c)?;
+    let runs = database::runs(db, &c)?;
+    let mut files: Vec<PathBuf> = checkpoints.to_vec();
+    for b in &benchmarks {
+        if let Some(f) = b
+            .checkpoint_path
+            .as_deref()
+            .and_then(|p| checkpoint_at(db, p))
+        {
+            if !files
+                .iter()
+                .any(|g| std::fs::canonicalize(g).ok().as_ref() == Some(&f))
+            {
+                files.push(f);
+            }
+        }
+    }
+    let mut store = CheckpointStore::in_memory()?;
+    let failed: Vec<(PathBuf, Error)> = store
+        .load_files(&files, Processor::Direct, &|_, _| {})
+        .into_iter()
+        .filter_map(|(f, r)| r.err().map(|e| (f, e)))
+        .collect();
+    let file_digest = file_digest(db)?;
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let mut graphs = Vec::new();
+    for run in &runs {
+        let mut info = GraphInfo::results(
+            graph_name(db, &run.id)?,
+            format!("{}{RUN}{}", canon.display(), run.id),
+        );
+        info.sha256 = run_digest(&file_digest, &run.id);
+        let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
+        let quads = key_quads(&g, run, &database::run_keys(db, &c, &run.id)?);
+        if let Some(b) = &run.benchmark {
+            info.benchmark_name = Some(b.name.clone());
+            if let Some(f) = b
+                .checkpoint_path
+                .as_deref()
+                .and_then(|p| checkpoint_at(db, p))
+            {
+                info.benchmark = Some(rdf::file_url(&f)?);
+            }
+        }
+        graphs.push((info.graph.clone(), None));
+        store.insert(
+            Prepared {
+                info,
+                content: Content::Quads(quads),
+            },
+            false,
+        )?;
+    }
+    let bound = store.bind(&graphs)?;
+    let out = runs
+        .into_iter()
+        .zip(&graphs)
+        .map(|(run, (g, _))| {
+            let link = bound
+                .iter()
+                .find(|b| b.graph == *g)
+                .map(|b| b.link.clone())
+                .unwrap_or(Link::Orphan { questions: 0 });
+            let checkpoint_file = match &link {
+                Link::Bound(c) => store.resolve(c).map(|i| i.source.clone()),
+                _ => None,
+            };
+            RunBinding {
+                run,
+                link,
+                checkpoint_file,
+            }
+        })
+        .collect();
+    Ok(Bindings {
+        benchmarks,
+        runs: out,
+        failed,
+    })
+}
+
+/// A run's graph as binding reads it: the run node (`runSource "database"`,
+/// `benchmarkName`) and one node per key.
+fn key_quads(g: &NamedNode, run: &database::Run, keys: &[database::RunKey]) -> Vec<Quad> {
+    let k = |l: &str| NamedNode::new_unchecked(vocab::karenina(l));
+    let s = |v: &str| Literal::new_simple_literal(v);
+    let gn = GraphName::NamedNode(g.clone());
+    let node = BlankNode::default();
+    let mut quads = vec![Quad::new(
+        node.clone(),
+        k("runSource"),
+        s("database"),
+        gn.clone(),
+    )];
+    if let Some(b) = &run.benchmark {
+        quads.push(Quad::new(node, k("benchmarkName"), s(&b.name), gn.clone()));
+    }
+    for (qid, sid, nid) in keys {
+        let r = BlankNode::default();
+        quads.push(Quad::new(r.clone(), k("questionId"), s(qid), gn.clone()));
+        if let (Some(sid), Some(nid)) = (sid, nid) {
+            quads.push(Quad::new(r.clone(), k("scenarioId"), s(sid), gn.clone()));
+            quads.push(Quad::new(r, k("scenarioNode"), s(nid), gn.clone()));
+        }
+    }
+    quads
 }
 
 /// Reads one run of a database.

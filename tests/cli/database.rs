@@ -339,3 +339,93 @@ fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous()
         [Some(url(&named_at_path)), Some(url(&named_at_path))]
     );
 }
+
+#[test]
+fn info_lists_benchmarks_runs_and_the_checkpoint_each_binds_to() {
+    let runs = runs();
+    // From here the benchmarks' checkpoint_path lead to the corpus
+    // checkpoints: each run binds to its facts' checkpoint.
+    let v: Value = serde_json::from_str(&crate::stdout_of(
+        kld().args(["info", "--format", "json"]).arg(db()),
+    ))
+    .unwrap();
+    let names: Vec<&str> = v["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    for (_, _, expect, _) in &runs {
+        assert!(names.contains(&expect["benchmark_name"].as_str().unwrap()));
+    }
+    let listed = v["runs"].as_array().unwrap();
+    assert_eq!(listed.len(), runs.len());
+    for (run, _, expect, cp) in &runs {
+        let r = listed.iter().find(|r| r["id"] == run.id.as_str()).unwrap();
+        assert_eq!(r["name"], run.name.as_str());
+        assert_eq!(r["status"], "completed");
+        assert_eq!(r["benchmark"], expect["benchmark_name"]);
+        assert_eq!(r["results"], expect["results_count"]);
+        let models: Vec<String> = expect["facts"]["per_answering_model"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|m| {
+                format!(
+                    "{}:{}",
+                    m["identity"]["interface"].as_str().unwrap(),
+                    m["identity"]["model_name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let mut got: Vec<String> = serde_json::from_value(r["answering_models"].clone()).unwrap();
+        got.sort();
+        let mut models = models;
+        models.sort();
+        assert_eq!(got, models, "{}", run.name);
+        assert_eq!(
+            r["checkpoint"].as_str(),
+            Some(std::fs::canonicalize(cp).unwrap().to_str().unwrap()),
+            "{}",
+            run.name
+        );
+        assert!(r["unbound_because"].is_null());
+    }
+    // Elsewhere, with two checkpoints of one benchmark's name given: its runs
+    // are ambiguous, the other benchmark's (its checkpoint_path not found)
+    // unbound; the text says so per run.
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let docs = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let a = copy_to(&mkdir(d.path(), "a"), &docs);
+    copy_to(&mkdir(d.path(), "b"), &docs);
+    let out = crate::stdout_of(
+        kld()
+            .current_dir(d.path())
+            .arg("info")
+            .arg(&file)
+            .arg("--with")
+            .arg(&a)
+            .arg("--with")
+            .arg(d.path().join("b")),
+    );
+    assert_eq!(
+        out.matches("not bound: 2 loaded checkpoints").count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("not bound: no loaded checkpoint is its benchmark \"with-rubrics-test\"")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(!out.contains("bound to:"), "{out}");
+}
+
+/// `dir/name`, created.
+fn mkdir(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
