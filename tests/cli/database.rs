@@ -158,6 +158,22 @@ fn the_database_is_never_written_nor_locked_against_karenina() {
             .args(["query", "-n", "results-by-model", "--store"])
             .arg(&store),
     );
+    // Served (and watched) while Karenina reads, queried, stopped.
+    {
+        let server = crate::serve::serve(std::slice::from_ref(&file), &["--watch"]);
+        let v: Value = reqwest::blocking::Client::new()
+            .get(format!("{}/sparql", server.base))
+            .query(&[(
+                "query",
+                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        assert_ne!(v["results"]["bindings"][0]["n"]["value"], "0");
+    }
     drop(py.stdin.take());
     assert!(py.wait().unwrap().success());
     assert_eq!(
@@ -428,4 +444,103 @@ fn mkdir(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::create_dir_all(&p).unwrap();
     p
+}
+
+/// What Karenina's writes do to the database, through Python's sqlite3 (a
+/// rollback journal, as Karenina's SQLAlchemy engine leaves it): `sql`
+/// statements in one transaction.
+fn karenina_writes(file: &Path, sql: &str) {
+    let st = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()\n")
+        .arg(file)
+        .arg(sql)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+#[test]
+fn serve_watch_reloads_a_database_when_karenina_writes_a_run() {
+    let runs = runs();
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    // The database alone as a root: watched through its directory.
+    let server = crate::serve::serve(std::slice::from_ref(&file), &["--watch"]);
+    let client = reqwest::blocking::Client::new();
+    let names = || -> Vec<String> {
+        let v: Value = client
+            .get(format!("{}/sparql", server.base))
+            .query(&[(
+                "query",
+                "SELECT ?n WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runSource> \"database\" ; \
+                 <urn:karenina:vocab:manifestRunName> ?n } } ORDER BY ?n",
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        v["results"]["bindings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["n"]["value"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let wait_for = |want: &[String]| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while names() != want && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(names(), want);
+    };
+    let mut want: Vec<String> = runs.iter().map(|r| r.0.name.clone()).collect();
+    want.sort();
+    assert_eq!(names(), want);
+    // Karenina records a new run (a copy of the first, its results with new
+    // IDs) and deletes another.
+    let (first, gone) = (&runs[0].0, &runs[1].0);
+    karenina_writes(
+        &file,
+        &format!(
+            "INSERT INTO verification_runs SELECT 'added-run', benchmark_id, 'added', status, config,
+               total_questions, processed_count, successful_count, failed_count, start_time, end_time,
+               error_message, summary_stats, created_at, updated_at
+             FROM verification_runs WHERE id = '{0}';
+             CREATE TEMP TABLE r AS SELECT * FROM verification_results WHERE run_id = '{0}';
+             UPDATE r SET id = id + 1000000, run_id = 'added-run', metadata_result_id = metadata_result_id || '-added';
+             INSERT INTO verification_results SELECT * FROM r;
+             DELETE FROM verification_results WHERE run_id = '{1}';
+             DELETE FROM verification_runs WHERE id = '{1}';",
+            first.id, gone.id
+        ),
+    );
+    want.retain(|n| *n != gone.name);
+    want.push("added".into());
+    want.sort();
+    wait_for(&want);
+    // The new run answers as the one it copies.
+    let count = |run: &str| -> String {
+        let v: Value = client
+            .get(format!("{}/sparql", server.base))
+            .query(&[(
+                "query",
+                format!(
+                    "SELECT (COUNT(?x) AS ?n) WHERE {{ GRAPH ?g {{ ?r <urn:karenina:vocab:manifestRunName> \"{run}\" .
+                       ?x <urn:karenina:vocab:resultId> ?id }} }}"
+                ),
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        v["results"]["bindings"][0]["n"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(count("added"), first.results.to_string());
+    assert_eq!(count(&first.name), first.results.to_string());
 }
