@@ -37,7 +37,6 @@ pub fn digest(dir: &Path, cwd: &Path) -> Result<String> {
         &mut |_| {},
     )
 }
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// The manifest's file name in a run folder.
@@ -173,6 +172,9 @@ pub struct RunFolder {
     pub results: Option<PathBuf>,
     /// The progressive-save sidecar, when there is no export.
     pub sidecar: Option<PathBuf>,
+    /// The progressive-save state beside it (`<results>.state`), when there
+    /// is no export.
+    pub state: Option<(PathBuf, super::progress::ProgressState)>,
     /// The manifest's benchmark.
     pub benchmark: Benchmark,
 }
@@ -215,16 +217,30 @@ pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
     };
     let results_file = inside(&manifest.results_path, "results_path")?;
     let results = results_file.is_file().then(|| results_file.clone());
-    let mut jsonl = results_file.into_os_string();
-    jsonl.push(".results.jsonl");
-    let jsonl = PathBuf::from(jsonl);
+    let (state_file, jsonl) = super::progress::sidecars(&results_file);
     let sidecar = (results.is_none() && jsonl.is_file()).then_some(jsonl);
-    let benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
+    let state = match results.is_none() && state_file.is_file() {
+        true => Some((
+            state_file.clone(),
+            super::progress::read_state(&state_file)?,
+        )),
+        false => None,
+    };
+    let mut benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
+    // The state's benchmark_path, if the manifest's leads nowhere.
+    if let (Benchmark::Missing(_), Some((_, s))) = (&benchmark, &state) {
+        if s.benchmark_path != manifest.benchmark_path {
+            if let found @ Benchmark::File(_) = find_benchmark(&s.benchmark_path, dir, cwd) {
+                benchmark = found;
+            }
+        }
+    }
     Ok(RunFolder {
         dir: dir.to_path_buf(),
         manifest,
         results,
         sidecar,
+        state,
         benchmark,
     })
 }
@@ -314,10 +330,19 @@ pub fn map(
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
     let mut m = super::Mapping::new(graph, opts, sink);
+    let header = run
+        .state
+        .as_ref()
+        .map_or_else(|| serde_json::json!({}), |(_, s)| s.header());
     let results_sha = match (&run.results, &run.sidecar) {
         (Some(f), _) => super::read_path(f, &mut m)?,
-        (None, Some(jsonl)) => read_jsonl(jsonl, &mut m)?,
-        (None, None) => String::new(),
+        (None, Some(jsonl)) => super::progress::read_jsonl(jsonl, &header, &mut m)?,
+        (None, None) => {
+            if run.state.is_some() {
+                m.header(&header);
+            }
+            String::new()
+        }
     };
     // The folder's digest: its manifest's bytes and its results' digest, so
     // a new status is a change too.
@@ -326,6 +351,9 @@ pub fn map(
     let mut h = Sha256::new();
     h.update(&bytes);
     h.update(results_sha.as_bytes());
+    if let Some((f, _)) = &run.state {
+        h.update(std::fs::read(f).map_err(|e| Error::io(f, e))?);
+    }
     let sha = format!("{:x}", h.finalize());
     if !m.header_seen {
         m.mapper.run(&serde_json::json!({}), m.sink);
@@ -358,8 +386,22 @@ pub fn map(
     if let Some(t) = &mf.failure_message {
         facts.push(("runFailureMessage", string(t)));
     }
+    if let Some((_, st)) = &run.state {
+        for (p, n) in [
+            ("plannedTasks", st.total_tasks),
+            ("completedTasks", st.completed_count),
+            ("failedTasks", st.failed_count),
+        ] {
+            if let Some(n) = n {
+                facts.push((p, int(n)));
+            }
+        }
+        if let Some(t) = &st.last_updated_at {
+            facts.push(("progressUpdatedAt", time(t)));
+        }
+    }
     if run.results.is_none() {
-        let from = if run.sidecar.is_some() {
+        let from = if run.sidecar.is_some() || run.state.is_some() {
             "progressive-save sidecar"
         } else {
             "none"
@@ -370,24 +412,6 @@ pub fn map(
         (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
     }
     Ok(sha)
-}
-
-/// The progressive-save sidecar: one result per line (header `{}`).
-fn read_jsonl(file: &Path, visit: &mut dyn Visit) -> Result<String> {
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
-    visit.header(&serde_json::json!({}));
-    for (i, line) in bytes.lines().enumerate() {
-        let line = line.map_err(|e| Error::io(file, e))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let path = format!("/{i}");
-        let v = super::parse_value(file, &line, i + 1, &path)?;
-        visit
-            .row(v)
-            .map_err(|m| located(file, i + 1, 1, &path, m))?;
-    }
-    Ok(format!("{:x}", Sha256::digest(&bytes)))
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! do, bind to their manifest's `benchmark_path` and are listed by `runs`.
 
 use crate::common::*;
-use crate::kld;
 use crate::queries::query_rows;
+use crate::{copy_to, kld};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -406,4 +406,99 @@ fn info_describes_a_run_folder_from_its_manifest_and_results() {
             folder.display()
         );
     }
+}
+
+/// The values of `karenina:<local>` on the run nodes of `inputs`' graphs.
+fn run_facts(inputs: &[PathBuf], local: &str) -> Vec<String> {
+    let out = crate::stdout_of(kld().args(["query", "--format", "json", "-e"]).arg(format!(
+        "SELECT ?o WHERE {{ GRAPH ?g {{ ?r a <urn:karenina:vocab:VerificationRun> ; <urn:karenina:vocab:{local}> ?o }} }}"
+    )).args(inputs));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["o"]["value"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_run_interrupted_before_export_is_read_from_its_sidecars_as_karenina_would_export_it() {
+    let folder = folders()
+        .into_iter()
+        .find(|f| f.join("results.json.state").is_file())
+        .expect("a fixture interrupted before its export");
+    assert!(!folder.join("results.json").exists());
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("results.json.state")).unwrap()).unwrap();
+    let inputs = [folder.clone()];
+    // Karenina's write_final_export: job_id progressive-<start>, the models
+    // of the state's config.
+    assert_eq!(
+        run_facts(&inputs, "jobId"),
+        [format!(
+            "progressive-{}",
+            state["start_time"].as_f64().unwrap().trunc() as i64
+        )]
+    );
+    let configured: Value =
+        serde_json::from_str(&run_facts(&inputs, "configuredModels")[0]).unwrap();
+    for key in ["answering_models", "parsing_models"] {
+        let names: Vec<&Value> = configured[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["name"])
+            .collect();
+        let want: Vec<&Value> = state["config"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["model_name"])
+            .collect();
+        assert_eq!(names, want, "{key}");
+    }
+    for (local, key) in [
+        ("plannedTasks", "total_tasks"),
+        ("completedTasks", "completed_count"),
+        ("failedTasks", "failed_count"),
+    ] {
+        assert_eq!(
+            run_facts(&inputs, local),
+            [state[key].to_string()],
+            "{local}"
+        );
+    }
+    assert_eq!(
+        run_facts(&inputs, "resultsFrom"),
+        ["progressive-save sidecar"]
+    );
+    // A state Karenina's resume would refuse is a located error; the other
+    // inputs still load.
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join(folder.file_name().unwrap());
+    std::fs::create_dir_all(&bad).unwrap();
+    for f in ["run_manifest.json", "results.json.results.jsonl"] {
+        std::fs::copy(folder.join(f), bad.join(f)).unwrap();
+    }
+    let mut s = state.clone();
+    s["format_version"] = "9.9".into();
+    std::fs::write(bad.join("results.json.state"), s.to_string()).unwrap();
+    let good = copy_to(
+        d.path(),
+        &corpus().join("results/golden__results_export_full.json"),
+    );
+    let out = kld()
+        .args(["query", "--format", "tsv", "--named", "runs"])
+        .arg(&bad)
+        .arg(&good)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("results.json.state:1:1: error[KLD-E201] at /format_version"),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
 }

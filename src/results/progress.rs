@@ -1,0 +1,197 @@
+//! Karenina's progressive-save sidecars (`ProgressiveFileSink`, Karenina's
+//! `benchmark/verification/sinks.py`): while a run goes, `<out>.results.jsonl`
+//! gets one `VerificationResult` per completed task and `<out>.state` is
+//! rewritten (`format_version` "2.0", `benchmark_path`, `output_path`, the
+//! config with secrets masked, the task manifest, completed and failed task
+//! IDs and counts, start and update times). At a complete finish both are
+//! replaced by the export `<out>`; a run interrupted before that leaves them.
+//!
+//! kld reads them as Karenina's `write_final_export` would have exported
+//! them: the header it would write (`job_id` `progressive-<start>`, the
+//! `verification_config` model summary of the state's config), then the
+//! JSONL rows in order (a line Karenina's reader would skip, malformed or
+//! not a result, is a located error here).
+
+use super::{located, Visit};
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// The `.state` format kld reads (Karenina's `STATE_FORMAT_VERSION`).
+pub const STATE_FORMAT: &str = "2.0";
+
+/// A `.state` sidecar (the fields kld uses; others are ignored, as
+/// Karenina's reader ignores them).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ProgressState {
+    /// "2.0".
+    pub format_version: String,
+    /// The benchmark file, as given to Karenina.
+    pub benchmark_path: String,
+    /// The verification config (secrets masked).
+    pub config: Map<String, Value>,
+    /// Tasks planned.
+    #[serde(default)]
+    pub total_tasks: Option<u64>,
+    /// Tasks completed.
+    #[serde(default)]
+    pub completed_count: Option<u64>,
+    /// Tasks failed.
+    #[serde(default)]
+    pub failed_count: Option<u64>,
+    /// Start (Unix seconds).
+    #[serde(default)]
+    pub start_time: Option<f64>,
+    /// When the state was written first (ISO 8601, `Z`).
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// When it was last rewritten.
+    #[serde(default)]
+    pub last_updated_at: Option<String>,
+}
+
+/// The sidecars of results file `out`: `<out>.state`, `<out>.results.jsonl`.
+pub fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
+    let with = |suffix: &str| {
+        let mut p = out.as_os_str().to_owned();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    (with(".state"), with(".results.jsonl"))
+}
+
+/// Reads a `.state` sidecar: a located error for one Karenina's resume
+/// would refuse (not JSON, a field of the wrong type, another format).
+pub fn read_state(file: &Path) -> Result<ProgressState> {
+    let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+    let s: ProgressState = serde_json::from_str(&text).map_err(|e| {
+        located(
+            file,
+            e.line(),
+            e.column(),
+            "",
+            format!("not a Karenina progressive-save state: {e}"),
+        )
+    })?;
+    if s.format_version != STATE_FORMAT {
+        return Err(located(
+            file,
+            1,
+            1,
+            "/format_version",
+            format!(
+                "state format {:?}: kld reads Karenina's {STATE_FORMAT}",
+                s.format_version
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+impl ProgressState {
+    /// The export header Karenina's `write_final_export` writes from this
+    /// state: `job_id` and the `verification_config` model summary.
+    pub fn header(&self) -> Value {
+        let models = |key: &str| -> Vec<Value> {
+            self.config
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|m| {
+                    serde_json::json!({
+                        "provider": m.get("model_provider").cloned().unwrap_or(Value::Null),
+                        "name": m.get("model_name").cloned().unwrap_or(Value::Null),
+                        "temperature": m.get("temperature").cloned().unwrap_or(Value::Null),
+                        "interface": m.get("interface").cloned().unwrap_or(Value::Null),
+                    })
+                })
+                .collect()
+        };
+        let mut metadata = serde_json::json!({
+            "verification_config": {
+                "answering_models": models("answering_models"),
+                "parsing_models": models("parsing_models"),
+            },
+        });
+        if let Some(t) = self.start_time {
+            metadata["job_id"] = format!("progressive-{}", t.trunc() as i64).into();
+        }
+        serde_json::json!({ "metadata": metadata })
+    }
+}
+
+/// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`.
+/// Returns the SHA-256 of its bytes.
+pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
+    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    visit.header(header);
+    for (i, line) in bytes.lines().enumerate() {
+        let line = line.map_err(|e| Error::io(file, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let path = format!("/{i}");
+        let v = super::parse_value(file, &line, i + 1, &path)?;
+        visit
+            .row(v)
+            .map_err(|m| located(file, i + 1, 1, &path, m))?;
+    }
+    Ok(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(text: &str) -> Result<ProgressState> {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("results.json.state");
+        std::fs::write(&f, text).unwrap();
+        read_state(&f)
+    }
+
+    #[test]
+    fn the_header_is_what_karenina_would_export() {
+        let s = state(
+            r#"{"format_version": "2.0", "benchmark_path": "b.jsonld", "start_time": 1795343714.93,
+                "config": {"answering_models": [{"id": "m-0", "model_provider": "openai",
+                  "model_name": "gpt", "temperature": 0.5, "interface": "langchain",
+                  "endpoint_api_key": "**********"}], "parsing_models": []},
+                "task_manifest": ["a"], "total_tasks": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.header(),
+            serde_json::json!({"metadata": {"job_id": "progressive-1795343714",
+              "verification_config": {"answering_models": [{"provider": "openai", "name": "gpt",
+                "temperature": 0.5, "interface": "langchain"}], "parsing_models": []}}})
+        );
+        assert_eq!(s.total_tasks, Some(1));
+    }
+
+    #[test]
+    fn a_state_karenina_would_refuse_is_located() {
+        for (text, says) in [
+            (
+                r#"{"format_version": "1.0", "benchmark_path": "b", "config": {}}"#,
+                "/format_version",
+            ),
+            (
+                r#"{"format_version": "2.0", "benchmark_path": 3, "config": {}}"#,
+                "invalid type",
+            ),
+            (
+                r#"{"format_version": "2.0", "config": {}}"#,
+                "missing field `benchmark_path`",
+            ),
+            ("{", "EOF"),
+        ] {
+            let e = state(text).unwrap_err().to_string();
+            assert!(e.contains("results.json.state:") && e.contains(says), "{e}");
+        }
+    }
+}
