@@ -124,12 +124,33 @@ impl ProgressState {
     }
 }
 
-/// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`.
+/// True when a sidecar ends in a partial line: a write cut short (Karenina
+/// appends each result with its newline), which Karenina's reader skips.
+pub fn ends_partial(file: &Path) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let len = f.metadata().map_err(|e| Error::io(file, e))?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8; 1];
+    f.seek(SeekFrom::End(-1))
+        .and_then(|_| f.read_exact(&mut last))
+        .map_err(|e| Error::io(file, e))?;
+    Ok(last[0] != b'\n')
+}
+
+/// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`;
+/// a partial last line ([`ends_partial`]) is skipped, as Karenina skips it.
 /// Returns the SHA-256 of its bytes.
 pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let whole = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &bytes[..0],
+    };
     visit.header(header);
-    for (i, line) in bytes.lines().enumerate() {
+    for (i, line) in whole.lines().enumerate() {
         let line = line.map_err(|e| Error::io(file, e))?;
         if line.trim().is_empty() {
             continue;
@@ -146,6 +167,32 @@ pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Rows(Vec<Value>);
+    impl Visit for Rows {
+        fn header(&mut self, _: &Value) {}
+        fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+            self.0.push(row);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_partial_last_line_is_skipped_and_a_broken_one_before_it_located() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("results.json.results.jsonl");
+        std::fs::write(&f, "{\"a\": 1}\n{\"a\": 2}\n{\"a\": ").unwrap();
+        assert!(ends_partial(&f).unwrap());
+        let mut rows = Rows(Vec::new());
+        read_jsonl(&f, &Value::Null, &mut rows).unwrap();
+        assert_eq!(rows.0.len(), 2);
+        std::fs::write(&f, "{\"a\": 1}\n{\"a\": \n{\"a\": 3}\n").unwrap();
+        assert!(!ends_partial(&f).unwrap());
+        let e = read_jsonl(&f, &Value::Null, &mut Rows(Vec::new()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("results.jsonl:2:"), "{e}");
+    }
 
     fn state(text: &str) -> Result<ProgressState> {
         let d = tempfile::tempdir().unwrap();

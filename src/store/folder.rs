@@ -30,6 +30,14 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
         });
         info.notes.push(note);
     }
+    if let Some(f) = &run.sidecar {
+        if crate::results::progress::ends_partial(f)? {
+            info.notes.push(format!(
+                "{} ends in a partial line (a write cut short): skipped, as Karenina skips it",
+                f.display()
+            ));
+        }
+    }
     match &run.benchmark {
         run_folder::Benchmark::File(f) => info.benchmark = Some(rdf::file_url(f)?),
         run_folder::Benchmark::Missing(why) => info

@@ -285,6 +285,13 @@ fn hostile_manifests_are_located_errors_and_the_batch_goes_on() {
     let as_dir = hostile_copy(d.path(), "benchmark_dir", |m| {
         m["benchmark_path"] = corpus().join("loads").to_string_lossy().to_string().into();
     });
+    // A file outside the tree that is no checkpoint: reported as not among
+    // the inputs, the run bound by question IDs.
+    let not_a_checkpoint = hostile_copy(d.path(), "benchmark_not_a_checkpoint", |m| {
+        m["benchmark_path"] = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml").into();
+        m["status"] = "running".into();
+    });
+    std::fs::remove_file(not_a_checkpoint.join("results.json")).unwrap();
     let outside = hostile_copy(d.path(), "benchmark_outside", |m| {
         m["benchmark_path"] = "../../../../../../../../nowhere/at/all.jsonld".into();
         m["status"] = "failed".into();
@@ -314,11 +321,16 @@ fn hostile_manifests_are_located_errors_and_the_batch_goes_on() {
     assert!(err.contains("is a directory"), "{err}");
     assert!(err.contains("nowhere/at/all.jsonld\" not found"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    // The two runs whose benchmark is unusable still load, unbound by path.
+    // The three runs whose benchmark is unusable still load, unbound by path.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["results"]["bindings"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "{rows:?}");
-    for (dir, status) in [(as_dir, "completed"), (outside, "failed")] {
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(err.contains("/Cargo.toml is not among the inputs"), "{err}");
+    for (dir, status) in [
+        (as_dir, "completed"),
+        (outside, "failed"),
+        (not_a_checkpoint, "running"),
+    ] {
         let label = manifest(&dir)["label"].clone();
         let r = rows
             .iter()
@@ -501,4 +513,32 @@ fn a_run_interrupted_before_export_is_read_from_its_sidecars_as_karenina_would_e
         "{err}"
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    // Killed mid-append: the sidecar's last line is partial. Karenina's reader
+    // skips it; so does kld, and says so.
+    std::fs::copy(
+        folder.join("results.json.state"),
+        bad.join("results.json.state"),
+    )
+    .unwrap();
+    let jsonl = bad.join("results.json.results.jsonl");
+    let whole = std::fs::read_to_string(&jsonl).unwrap();
+    let first = whole.lines().next().unwrap();
+    std::fs::write(&jsonl, format!("{whole}{}", &first[..first.len() / 2])).unwrap();
+    let out = kld()
+        .args(["query", "--format", "json", "--named", "runs"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("ends in a partial line"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["results"]["bindings"][0]["results"]["value"],
+        whole
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count()
+            .to_string()
+    );
 }
