@@ -209,6 +209,7 @@ fn hostile_databases_are_located_errors_or_reported_runs() {
              c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (x TEXT)'); c.commit()\n\
              c = sqlite3.connect(sys.argv[2])\n\
              c.execute(\"UPDATE verification_results SET question_id = 'gone' WHERE id = (SELECT MIN(id) FROM verification_results)\")\n\
+             c.execute(\"UPDATE verification_runs SET benchmark_id = 999 WHERE run_name LIKE '%with_rubrics%'\")\n\
              c.commit()\n",
         )
         .arg(&foreign)
@@ -242,10 +243,23 @@ fn hostile_databases_are_located_errors_or_reported_runs() {
         err.contains("1 of its") && err.contains("question the database does not hold"),
         "{err}"
     );
+    // A run whose benchmark row is gone: listed, reported unbound.
+    assert_eq!(
+        err.matches("not bound: its database row names no benchmark")
+            .count(),
+        1,
+        "{err}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v["results"]["bindings"].as_array().unwrap().len(),
         runs().len()
+    );
+    let info = crate::stdout_of(kld().arg("info").arg(&missing));
+    assert!(
+        info.contains("benchmark -\n")
+            && info.contains("not bound: its database row names no benchmark"),
+        "{info}"
     );
 }
 
