@@ -195,6 +195,9 @@ fn digest(f: &Path, databases: &mut BTreeMap<PathBuf, String>) -> Result<String>
         let cwd = std::env::current_dir().map_err(|e| Error::io(f, e))?;
         return run_folder::digest(f, &cwd);
     }
+    if crate::results::progress::is_state_input(f, true) {
+        return crate::results::progress::digest(f);
+    }
     let mut h = Sha256::new();
     let mut file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
     std::io::copy(&mut file, &mut h).map_err(|e| Error::io(f, e))?;
@@ -220,8 +223,10 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 
 /// Reads, maps and PUTs one checkpoint; returns its provenance.
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
-    if crate::store::database::split(file).is_some() {
-        return push_database_run(client, file, graph);
+    if crate::store::database::split(file).is_some()
+        || crate::results::progress::is_state_input(file, true)
+    {
+        return push_prepared(client, file, graph);
     }
     if file.is_dir() && crate::results::run_folder::is_run_folder(file) {
         return push_run_folder(client, file, graph);
@@ -325,9 +330,9 @@ fn push_run_folder(client: &RemoteClient, dir: &Path, graph: &str) -> Result<Pus
     )
 }
 
-/// One run of Karenina's database (`DB#run=<id>`), read as the store reads
-/// it (the server binds it by question IDs, as it binds an export).
-fn push_database_run(client: &RemoteClient, input: &Path, graph: &str) -> Result<Pushed> {
+/// One run of Karenina's database (`DB#run=<id>`) or an unfinished run's
+/// sidecars, read as the store reads it.
+fn push_prepared(client: &RemoteClient, input: &Path, graph: &str) -> Result<Pushed> {
     let prepared = crate::store::prepare_with(
         input,
         Processor::Direct,
@@ -353,8 +358,9 @@ fn select(client: &RemoteClient, q: &str) -> Result<Vec<oxigraph::sparql::QueryS
 }
 
 /// The checkpoint graph a pushed run names itself, from its source on this
-/// machine: a run folder's `benchmark_path`, a database run's
-/// `checkpoint_path` (none when the source is gone or names nothing).
+/// machine: a run folder's or a `.state` sidecar's `benchmark_path`, a
+/// database run's `checkpoint_path` (none when the source is gone or names
+/// nothing).
 fn named_by_source(source: &str) -> Option<String> {
     use crate::results::run_folder;
     let path = Path::new(source);
@@ -363,11 +369,16 @@ fn named_by_source(source: &str) -> Option<String> {
             .ok()
             .flatten();
     }
+    let cwd = std::env::current_dir().ok()?;
     if path.is_dir() && run_folder::is_run_folder(path) {
-        let cwd = std::env::current_dir().ok()?;
         if let run_folder::Benchmark::File(f) = run_folder::read(path, &cwd).ok()?.benchmark {
             return rdf::file_url(&f).ok();
         }
+    }
+    if crate::results::progress::is_state_input(path, true) {
+        let state = crate::results::progress::read_state(path).ok()?;
+        let f = crate::results::progress::benchmark_of(path, &state, &cwd)?;
+        return rdf::file_url(&f).ok();
     }
     None
 }

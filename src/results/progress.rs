@@ -164,6 +164,122 @@ pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<
     Ok(format!("{:x}", Sha256::digest(&bytes)))
 }
 
+/// True for the `.state` sidecar of an unfinished run outside a run folder
+/// (`karenina verify --progressive-save --output OUT` interrupted): a
+/// `*.state` file whose `.results.jsonl` sibling is there, or any `*.state`
+/// file when `given` by name (then [`read_state`] decides).
+pub fn is_state_input(p: &Path, given: bool) -> bool {
+    let Some(out) = p
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".state"))
+        .filter(|o| !o.is_empty())
+    else {
+        return false;
+    };
+    let in_run_folder = p.parent().is_some_and(super::run_folder::is_run_folder);
+    p.is_file() && !in_run_folder && (given || sidecars(&p.with_file_name(out)).1.is_file())
+}
+
+/// The checkpoint a state's `benchmark_path` leads to (canonical): absolute
+/// as is; relative against `cwd`, then the state's directory.
+pub fn benchmark_of(state_file: &Path, state: &ProgressState, cwd: &Path) -> Option<PathBuf> {
+    let p = Path::new(&state.benchmark_path);
+    let dir = state_file.parent().unwrap_or(Path::new("."));
+    [cwd.join(p), dir.join(p)]
+        .into_iter()
+        .find(|t| t.is_file())
+        .and_then(|f| std::fs::canonicalize(f).ok())
+}
+
+/// Maps an unfinished run from its sidecars (`state_file` and the
+/// `.results.jsonl` beside it, if any) into `graph`: its results as Karenina
+/// would have exported them, and on the run node `runSource
+/// "progressive-save"`, `runStatus "incomplete"`, `createdAt`, `updatedAt`,
+/// `benchmarkPath`, `configuration` (`rdf:JSON`, secrets as Karenina masked
+/// them), `plannedTasks`, `completedTasks`, `failedTasks`, `resultsFrom`.
+/// Returns its digest: SHA-256 of the state's bytes and the JSONL's digest.
+pub fn map(
+    state_file: &Path,
+    state: &ProgressState,
+    graph: &oxigraph::model::GraphName,
+    opts: super::ResultsOptions,
+    sink: &mut dyn FnMut(oxigraph::model::Quad),
+) -> Result<String> {
+    use super::run_folder::{int, json, k, time};
+    use oxigraph::model::{Literal, NamedOrBlankNode, Quad, Term};
+    let mut m = super::Mapping::new(graph, opts, sink);
+    let jsonl = sidecars(&output_of(state_file)).1;
+    let header = state.header();
+    let jsonl_sha = match jsonl.is_file() {
+        true => read_jsonl(&jsonl, &header, &mut m)?,
+        false => {
+            m.header(&header);
+            String::new()
+        }
+    };
+    let sha = combine(state_file, &jsonl_sha)?;
+    let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    let mut facts: Vec<(&str, Term)> = vec![
+        ("runSource", string("progressive-save")),
+        ("runStatus", string("incomplete")),
+        ("benchmarkPath", string(&state.benchmark_path)),
+        ("configuration", json(&state.config)),
+        ("resultsFrom", string("progressive-save sidecar")),
+    ];
+    for (p, n) in [
+        ("plannedTasks", state.total_tasks),
+        ("completedTasks", state.completed_count),
+        ("failedTasks", state.failed_count),
+    ] {
+        if let Some(n) = n {
+            facts.push((p, int(n)));
+        }
+    }
+    if let Some(t) = &state.created_at {
+        facts.push(("createdAt", time(t)));
+    }
+    if let Some(t) = &state.last_updated_at {
+        facts.push(("updatedAt", time(t)));
+    }
+    for (p, o) in facts {
+        (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
+    }
+    Ok(sha)
+}
+
+/// An unfinished run's digest as [`map`] returns it, without mapping.
+pub fn digest(state_file: &Path) -> Result<String> {
+    let jsonl = sidecars(&output_of(state_file)).1;
+    let jsonl_sha = match std::fs::read(&jsonl) {
+        Ok(b) => format!("{:x}", Sha256::digest(&b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(&jsonl, e)),
+    };
+    combine(state_file, &jsonl_sha)
+}
+
+/// SHA-256 of the state's bytes and its JSONL's digest.
+fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
+    let bytes = std::fs::read(state_file).map_err(|e| Error::io(state_file, e))?;
+    let mut h = Sha256::new();
+    h.update(&bytes);
+    h.update(jsonl_sha.as_bytes());
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// The results file a `.state` sidecar stands for (`<out>.state` → `<out>`).
+pub fn output_of(state_file: &Path) -> PathBuf {
+    state_file.with_file_name(
+        state_file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".state"))
+            .unwrap_or_default(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

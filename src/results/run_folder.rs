@@ -278,11 +278,11 @@ fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
     ))
 }
 
-fn k(local: &str) -> NamedNode {
+pub(super) fn k(local: &str) -> NamedNode {
     NamedNode::new_unchecked(vocab::karenina(local))
 }
 
-fn time(s: &str) -> Term {
+pub(super) fn time(s: &str) -> Term {
     if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
         Term::Literal(Literal::new_typed_literal(
             s,
@@ -293,14 +293,14 @@ fn time(s: &str) -> Term {
     }
 }
 
-fn json(v: &impl serde::Serialize) -> Term {
+pub(super) fn json(v: &impl serde::Serialize) -> Term {
     Term::Literal(Literal::new_typed_literal(
         serde_json::to_string(v).unwrap_or_default(),
         NamedNode::new_unchecked(RDF_JSON),
     ))
 }
 
-fn int(n: u64) -> Term {
+pub(super) fn int(n: u64) -> Term {
     Term::Literal(Literal::new_typed_literal(
         n.to_string(),
         NamedNode::new_unchecked(XSD_INTEGER),

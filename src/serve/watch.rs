@@ -72,7 +72,7 @@ pub fn spawn(
                 .flat_map(|e| e.paths.iter().cloned())
                 // A database's journal stands for the database (a single
                 // file watched included).
-                .map(|p| database_of(&p).unwrap_or(p))
+                .map(|p| database_of(&p).or_else(|| state_of(&p)).unwrap_or(p))
                 .filter(|p| {
                     watched_files.contains(p) || watched_dirs.iter().any(|d| p.starts_with(d))
                 })
@@ -138,6 +138,13 @@ fn database_of(p: &Path) -> Option<PathBuf> {
     crate::results::database::sniff_file(&db).then_some(db)
 }
 
+/// The `.state` sidecar whose `.results.jsonl` `p` is (outside run folders).
+fn state_of(p: &Path) -> Option<PathBuf> {
+    let out = p.file_name()?.to_str()?.strip_suffix(".results.jsonl")?;
+    let state = p.with_file_name(format!("{out}.state"));
+    crate::results::progress::is_state_input(&state, false).then_some(state)
+}
+
 /// The graphs of a database's runs (`DB#run=<id>` sources): graph, run id
 /// and digest.
 fn database_runs(state: &State, db: &Path) -> Vec<(String, String, String)> {
@@ -166,12 +173,12 @@ fn watched(state: &State, p: &Path) -> bool {
     if p.is_dir() {
         return crate::results::run_folder::is_run_folder(p);
     }
-    if is_database(state, p) {
+    if is_database(state, p) || crate::results::progress::is_state_input(p, false) {
         return true;
     }
     match p.extension().and_then(|e| e.to_str()) {
         Some("jsonld") => true,
-        Some("json" | "csv") => {
+        Some("json" | "csv" | "state") => {
             crate::results::sniff_file(p).is_ok_and(|l| l.is_some())
                 || state.with_store(|s| s.graphs().any(|g| Path::new(&g.source) == p))
         }

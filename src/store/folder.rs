@@ -1,15 +1,60 @@
-//! Karenina run folders into the store ([`crate::results::run_folder`]).
+//! Karenina's runs that are not an export file, into the store: run folders
+//! ([`crate::results::run_folder`]), the progressive-save sidecars of an
+//! unfinished run ([`crate::results::progress`]), and database runs
+//! ([`super::database`]).
 
 use super::{rdf_err, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
-use crate::results::{run_folder, ResultsOptions};
+use crate::results::{progress, run_folder, ResultsOptions};
 use oxigraph::model::{GraphName, NamedNode};
 use std::path::Path;
 
+/// Reads `path` if it is a run but not an export file: a database run
+/// (`DB#run=<id>`), a run folder or an unfinished run's `.state` sidecar.
+pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Prepared>> {
+    if let Some((db, run)) = super::database::split(path) {
+        return Some(super::database::prepare(&db, &run, opts));
+    }
+    if path.is_dir() && run_folder::is_run_folder(path) {
+        return Some(prepare(path, opts));
+    }
+    progress::is_state_input(path, true).then(|| prepare_state(path, opts))
+}
+
+/// An unfinished run's sidecars: one results graph named after its `.state`
+/// file; `benchmark` is the checkpoint its `benchmark_path` names.
+fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
+    let state = progress::read_state(file)?;
+    let cwd = std::env::current_dir().map_err(|e| Error::io(file, e))?;
+    let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
+    let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
+    let tasks = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+    info.notes.push(format!(
+        "an unfinished run (its progressive-save sidecars): {} of {} tasks done",
+        tasks(state.completed_count),
+        tasks(state.total_tasks)
+    ));
+    match progress::benchmark_of(&canon, &state, &cwd) {
+        Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
+        None => info.notes.push(format!(
+            "benchmark_path {:?} not found; bound by question IDs instead",
+            state.benchmark_path
+        )),
+    }
+    let g = GraphName::NamedNode(NamedNode::new(info.graph.clone()).map_err(rdf_err)?);
+    let mut quads = Vec::new();
+    info.sha256 = progress::map(&canon, &state, &g, opts, &mut |q| quads.push(q))?;
+    info.quads = quads.len();
+    Ok(Prepared {
+        info,
+        content: Content::Quads(quads),
+    })
+}
+
 /// A run folder: one results graph named after the folder, holding its
 /// results and its manifest; `benchmark` is the checkpoint its manifest names.
-pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
+fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
     let run = run_folder::read(dir, &cwd)?;
     let canon = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;

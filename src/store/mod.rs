@@ -176,11 +176,9 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
-    if let Some((db, run)) = database::split(path) {
-        return database::prepare(&db, &run, results_opts);
-    }
-    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
-        return folder::prepare(path, results_opts);
+    // A database run, a run folder, an unfinished run's sidecars.
+    if let Some(p) = folder::prepare_run(path, results_opts) {
+        return p;
     }
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones

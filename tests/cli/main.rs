@@ -19,6 +19,7 @@ mod remote;
 mod results;
 mod runs;
 mod serve;
+mod sidecars;
 mod trust;
 mod verdicts;
 
