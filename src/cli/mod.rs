@@ -25,6 +25,7 @@ mod interop;
 mod preset;
 mod rdf;
 mod remote;
+mod run_info;
 mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};

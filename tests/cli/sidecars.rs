@@ -130,3 +130,39 @@ fn serve_watch_follows_an_unfinished_run_as_karenina_appends_and_finishes_it() {
     std::fs::remove_file(&file).unwrap();
     wait_for(0);
 }
+
+#[test]
+fn info_describes_an_unfinished_run_from_its_state() {
+    let d = tempfile::tempdir().unwrap();
+    let (file, state, cp) = sidecars_in(d.path());
+    let v: Value = serde_json::from_str(&crate::stdout_of(
+        kld().args(["info", "--format", "json"]).arg(&file),
+    ))
+    .unwrap();
+    for k in [
+        "total_tasks",
+        "completed_count",
+        "failed_count",
+        "created_at",
+    ] {
+        assert_eq!(v[k], state[k], "{k}");
+    }
+    assert_eq!(v["benchmark"], cp.to_str().unwrap());
+    let want: Vec<String> = state["config"]["answering_models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["interface"].as_str().unwrap(),
+                m["model_name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(v["answering_models"], serde_json::json!(want));
+    assert!(v["results_jsonl"]
+        .as_str()
+        .unwrap()
+        .ends_with("results.json.results.jsonl"));
+}
