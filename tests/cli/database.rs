@@ -557,4 +557,24 @@ fn serve_watch_reloads_a_database_when_karenina_writes_a_run() {
     };
     assert_eq!(count("added"), first.results.to_string());
     assert_eq!(count(&first.name), first.results.to_string());
+    // The file cut short (a disk full, a bad copy): the runs loaded stay, the
+    // error is shown.
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let errors = loop {
+        let e: Value = client
+            .get(format!("{}/errors", server.base))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        if !e["errors"].as_array().unwrap().is_empty() || std::time::Instant::now() > deadline {
+            break e;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let message = errors["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("KLD-E202"), "{errors}");
+    assert_eq!(names(), want);
 }
