@@ -357,32 +357,6 @@ fn select(client: &RemoteClient, q: &str) -> Result<Vec<oxigraph::sparql::QueryS
         .collect()
 }
 
-/// The checkpoint graph a pushed run names itself, from its source on this
-/// machine: a run folder's or a `.state` sidecar's `benchmark_path`, a
-/// database run's `checkpoint_path` (none when the source is gone or names
-/// nothing).
-fn named_by_source(source: &str) -> Option<String> {
-    use crate::results::run_folder;
-    let path = Path::new(source);
-    if let Some((db, run)) = crate::store::database::split(path) {
-        return crate::store::database::named_checkpoint(&db, &run)
-            .ok()
-            .flatten();
-    }
-    let cwd = std::env::current_dir().ok()?;
-    if path.is_dir() && run_folder::is_run_folder(path) {
-        if let run_folder::Benchmark::File(f) = run_folder::read(path, &cwd).ok()?.benchmark {
-            return rdf::file_url(&f).ok();
-        }
-    }
-    if crate::results::progress::is_state_input(path, true) {
-        let state = crate::results::progress::read_state(path).ok()?;
-        let f = crate::results::progress::benchmark_of(path, &state, &cwd)?;
-        return rdf::file_url(&f).ok();
-    }
-    None
-}
-
 /// Binds every results graph in `entries` as the local store binds it
 /// ([`crate::store::CheckpointStore::bind`]), with the matching queries run
 /// on the server among the checkpoint graphs of `entries`: a database run to
@@ -418,7 +392,8 @@ pub fn bind_on_server(
         .values_mut()
         .filter(|p| p.kind == GraphKind::Results)
     {
-        let named_file = named_by_source(&p.source).filter(|c| checkpoints.contains(c));
+        let named_file =
+            crate::store::benchmark_named_by(&p.source).filter(|c| checkpoints.contains(c));
         let holds = |c: &String, run: &mut Runner| -> Result<bool> {
             Ok(matches!(
                 link::find_with(&p.graph, Some(std::slice::from_ref(c)), run)?,

@@ -130,6 +130,20 @@ pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
         .map_err(|e| db_err(file, e))
 }
 
+/// The `checkpoint_path` of run `run_id`'s benchmark, if recorded.
+pub fn checkpoint_path_of(file: &Path, c: &Connection, run_id: &str) -> Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    c.query_row(
+        "SELECT b.checkpoint_path FROM verification_runs r JOIN benchmarks b ON b.id = r.benchmark_id
+         WHERE r.id = ?1",
+        [run_id],
+        |r| r.get::<_, Option<String>>(0),
+    )
+    .optional()
+    .map(Option::flatten)
+    .map_err(|e| db_err(file, e))
+}
+
 /// The database's runs, in creation order.
 pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
     let bs = benchmarks(file, c)?;

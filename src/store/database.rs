@@ -74,10 +74,7 @@ pub fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
 /// `checkpoint_path`, if that file exists.
 pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
     let c = database::open(db)?;
-    let run = database::runs(db, &c)?.into_iter().find(|r| r.id == run_id);
-    let path = run
-        .and_then(|r| r.benchmark)
-        .and_then(|b| b.checkpoint_path);
+    let path = database::checkpoint_path_of(db, &c, run_id)?;
     match path.and_then(|p| checkpoint_at(db, &p)) {
         Some(f) => Ok(Some(rdf::file_url(&f)?)),
         None => Ok(None),

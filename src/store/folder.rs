@@ -22,6 +22,31 @@ pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Pr
     progress::is_state_input(path, true).then(|| prepare_state(path, opts))
 }
 
+/// The checkpoint graph a run names itself, from its source (as the store
+/// and the provenance record it): a run folder's or a `.state` sidecar's
+/// `benchmark_path`, a database run's `checkpoint_path`; none when the
+/// source is gone, is an export, or names no existing file. How a store
+/// directory reopened, or a server, binds a run as it was bound when read.
+pub fn benchmark_named_by(source: &str) -> Option<String> {
+    let path = Path::new(source);
+    if let Some((db, run)) = super::database::split(path) {
+        return super::database::named_checkpoint(&db, &run).ok().flatten();
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let file = if path.is_dir() && run_folder::is_run_folder(path) {
+        match run_folder::read(path, &cwd).ok()?.benchmark {
+            run_folder::Benchmark::File(f) => f,
+            run_folder::Benchmark::Missing(_) => return None,
+        }
+    } else if progress::is_state_input(path, true) {
+        let state = progress::read_state(path).ok()?;
+        progress::benchmark_of(path, &state, &cwd)?
+    } else {
+        return None;
+    };
+    rdf::file_url(&file).ok()
+}
+
 /// An unfinished run's sidecars: one results graph named after its `.state`
 /// file; `benchmark` is the checkpoint its `benchmark_path` names.
 fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {

@@ -26,20 +26,26 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
                 n + 1
             )));
         }
+        let kind = if f.get(6) == Some(&"results") {
+            GraphKind::Results
+        } else {
+            GraphKind::Checkpoint
+        };
         infos.push(GraphInfo {
             graph: f[0].into(),
             source: f[1].into(),
             sha256: f[2].into(),
             loaded_at: f[3].into(),
             quads: f[4].parse().map_err(rdf_err)?,
-            kind: if f.get(6) == Some(&"results") {
-                GraphKind::Results
-            } else {
-                GraphKind::Checkpoint
-            },
+            kind,
             binding: f.get(7).and_then(|b| Binding::parse(b)),
             unbound: f.get(8).filter(|n| !n.is_empty()).map(|n| n.to_string()),
-            benchmark: None,
+            // (Found again from the source: a run loaded before its
+            // checkpoint binds to it in a later command too.)
+            benchmark: match kind {
+                GraphKind::Results => super::benchmark_named_by(f[1]),
+                GraphKind::Checkpoint => None,
+            },
             notes: Vec::new(),
             benchmark_name: None,
         });

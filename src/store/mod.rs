@@ -37,6 +37,7 @@ mod index;
 mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
+pub use folder::benchmark_named_by;
 use stream::{stream_chunks, stream_threshold};
 
 /// What the store knows about one loaded checkpoint.

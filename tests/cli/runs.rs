@@ -209,6 +209,23 @@ fn a_run_folder_binds_to_its_benchmark_path_among_checkpoints_holding_its_questi
         rows[0]["checkpoint"].as_str(),
         Some(file_url(&named).as_str())
     );
+    // Nor in a store directory its checkpoint joins in a later command.
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("store");
+    for inputs in [vec![folder.clone(), other.clone()], vec![named.clone()]] {
+        crate::stdout_of(kld().arg("load").arg("--store").arg(&store).args(inputs));
+    }
+    let out = crate::stdout_of(
+        kld()
+            .args(["query", "--format", "json", "--named", "runs", "--store"])
+            .arg(&store),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["results"]["bindings"][0]["checkpoint"]["value"].as_str(),
+        Some(file_url(&named).as_str()),
+        "{out}"
+    );
 }
 
 #[test]
