@@ -59,9 +59,10 @@ pub struct GraphInfo {
     pub binding: Option<Binding>,
     /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
     pub unbound: Option<String>,
-    /// For a run folder: the checkpoint graph its manifest's `benchmark_path`
-    /// names (the file exists; it may not be loaded). Not kept in `index.tsv`:
-    /// the binding it leads to is.
+    /// For a run that names its checkpoint (a run folder's or `.state`'s
+    /// `benchmark_path`, a database run's `checkpoint_path`): that checkpoint
+    /// graph (the file exists; it may not be loaded). Not kept in
+    /// `index.tsv`: found again from the source when it is read.
     pub benchmark: Option<String>,
     /// What to tell the user about the graph as read (a run folder's status
     /// when not completed, a `benchmark_path` not found).
