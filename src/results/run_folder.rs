@@ -112,9 +112,10 @@ pub struct RunManifest {
     /// The benchmark file, as given to `karenina verify`.
     pub benchmark_path: String,
     /// Questions selected.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lax_count_opt")]
     pub selected_question_count: Option<u64>,
     /// Replicates (≥ 1).
+    #[serde(deserialize_with = "lax_count")]
     pub replicate_count: u64,
     /// Answering models.
     pub answering_models: Vec<ModelIdentity>,
@@ -137,6 +138,37 @@ pub struct RunManifest {
     /// Its message.
     #[serde(default)]
     pub failure_message: Option<String>,
+}
+
+/// A count as pydantic's lax mode reads an `int` field: an integer, an
+/// integral float, a boolean or a string of an integer; not negative
+/// (`ge=0`).
+fn lax_count<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    use serde::de::Error as _;
+    let v = Value::deserialize(d)?;
+    let n = match &v {
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 0 => Ok(n as u64),
+        Some(n) => Err(D::Error::custom(format!("{n} is negative"))),
+        None => Err(D::Error::custom(format!(
+            "invalid type: {v}, expected an integer"
+        ))),
+    }
+}
+
+fn lax_count_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Lax(#[serde(deserialize_with = "lax_count")] u64);
+    Ok(Option::<Lax>::deserialize(d)?.map(|l| l.0))
 }
 
 fn schema_version() -> String {
@@ -449,6 +481,28 @@ mod tests {
         ] {
             let e = read_text(&manifest(extra)).unwrap_err().to_string();
             assert!(e.contains(MANIFEST) && e.contains(says), "{e}");
+        }
+        // Counts as pydantic's lax mode reads them (Karenina accepts these).
+        let r = read_text(
+            &manifest(r#", "selected_question_count": "2""#)
+                .replace(r#""replicate_count": 1"#, r#""replicate_count": 3.0"#),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                r.manifest.replicate_count,
+                r.manifest.selected_question_count
+            ),
+            (3, Some(2))
+        );
+        for bad in ["3.5", "-1", "\"three\"", "[]"] {
+            let e = read_text(&manifest("").replace(
+                r#""replicate_count": 1"#,
+                &format!(r#""replicate_count": {bad}"#),
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(MANIFEST), "{bad}: {e}");
         }
         let e = read_text(&manifest("").replace("completed", "done"))
             .unwrap_err()
