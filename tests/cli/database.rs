@@ -578,3 +578,44 @@ fn serve_watch_reloads_a_database_when_karenina_writes_a_run() {
     assert!(message.contains("KLD-E202"), "{errors}");
     assert_eq!(names(), want);
 }
+
+#[test]
+fn kld_reads_the_database_while_karenina_holds_a_write_transaction() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    // Python's sqlite3 begins a write (RESERVED lock, rollback journal) and
+    // adds a run, not yet committed, while kld reads.
+    let mut py = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+             c.execute('BEGIN IMMEDIATE')\n\
+             c.execute(\"INSERT INTO verification_runs SELECT 'pending', benchmark_id, 'pending', status, config, total_questions, processed_count, successful_count, failed_count, start_time, end_time, error_message, summary_stats, created_at, updated_at FROM verification_runs LIMIT 1\")\n\
+             print('ready', flush=True)\n\
+             sys.stdin.readline()\n\
+             c.execute('COMMIT')\n\
+             print(c.execute('SELECT COUNT(*) FROM verification_runs').fetchone()[0], flush=True)\n",
+        )
+        .arg(&file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut out = std::io::BufReader::new(py.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    // kld sees the runs committed, not the pending one, and takes no lock.
+    let rows = query_rows(std::slice::from_ref(&file), "runs");
+    assert_eq!(rows.len(), runs().len());
+    assert!(rows.iter().all(|r| r["run"] != "pending"));
+    // Karenina's commit is not blocked by kld.
+    drop(py.stdin.take());
+    line.clear();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    assert_eq!(line.trim(), (runs().len() + 1).to_string());
+    assert!(py.wait().unwrap().success());
+    let rows = query_rows(std::slice::from_ref(&file), "runs");
+    assert_eq!(rows.len(), runs().len() + 1);
+}
