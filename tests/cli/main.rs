@@ -5,6 +5,7 @@ mod common;
 
 mod checkpoint;
 mod database;
+mod database_live;
 mod first_hour;
 mod git;
 mod git_recipes;
