@@ -1,8 +1,11 @@
 //! `index.tsv` of a store directory: one line per graph with its source,
-//! SHA-256, load time, quads, graph file, kind, binding and why it is unbound.
+//! SHA-256, load time, quads, graph file, kind, binding and why it is unbound;
+//! and the same facts as provenance quads in the default graph.
 
-use super::{file_for_graph, rdf_err, Binding, GraphInfo, GraphKind};
+use super::{binding, file_for_graph, rdf_err, Binding, GraphInfo, GraphKind};
 use crate::error::{Error, Result};
+use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
+use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use std::path::Path;
 
 /// The index's header line.
@@ -78,4 +81,59 @@ pub(super) fn text<'a>(infos: impl Iterator<Item = &'a GraphInfo>) -> String {
         ));
     }
     s
+}
+
+/// The provenance quads of graph `g` (default graph): its class, source,
+/// SHA-256, load time, binding and why it is unbound (the index's fields as
+/// RDF).
+pub(super) fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
+    let s = NamedOrBlankNode::NamedNode(g.clone());
+    let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
+    let d = GraphName::DefaultGraph;
+    let mut quads = vec![
+        Quad::new(
+            s.clone(),
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k(info.kind.class())),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SOURCE),
+            Term::Literal(Literal::new_simple_literal(&info.source)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SHA256),
+            Term::Literal(Literal::new_simple_literal(&info.sha256)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::LOADED_AT),
+            Term::Literal(Literal::new_typed_literal(
+                &info.loaded_at,
+                NamedNode::new_unchecked(XSD_DATETIME),
+            )),
+            d.clone(),
+        ),
+    ];
+    if let Some(b) = &info.binding {
+        quads.push(Quad::new(
+            s.clone(),
+            k(binding::FOR_BENCHMARK),
+            NamedNode::new_unchecked(b.checkpoint.clone()),
+            d.clone(),
+        ));
+    }
+    if let Some(n) = &info.unbound {
+        quads.push(Quad::new(
+            s,
+            k(binding::BINDING_NOTE),
+            Term::Literal(Literal::new_simple_literal(n)),
+            d,
+        ));
+    }
+    quads
 }

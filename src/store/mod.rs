@@ -21,9 +21,9 @@ use crate::fsutil;
 use crate::model::{self, Checkpoint, ReadOptions};
 use crate::rdf::{self, Processor};
 use crate::results::ResultsOptions;
-use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
+use crate::vocab;
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
-use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use oxigraph::model::{GraphName, GraphNameRef, NamedNode, Quad};
 use oxigraph::store::Store;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -410,7 +410,7 @@ impl CheckpointStore {
             }
         }
         info.quads = count;
-        tx.extend(provenance(&g, &info).iter());
+        tx.extend(index::provenance(&g, &info).iter());
         if let Some(e) = write_err {
             return Err(rdf_err(e));
         }
@@ -555,56 +555,4 @@ impl CheckpointStore {
         }
         rdf::checkpoint_from_quads(quads).map_err(|e| Error::Rdf(format!("graph {graph}: {e}")))
     }
-}
-
-fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
-    let s = NamedOrBlankNode::NamedNode(g.clone());
-    let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
-    let d = GraphName::DefaultGraph;
-    let mut quads = vec![
-        Quad::new(
-            s.clone(),
-            NamedNode::new_unchecked(RDF_TYPE),
-            Term::NamedNode(k(info.kind.class())),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::SOURCE),
-            Term::Literal(Literal::new_simple_literal(&info.source)),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::SHA256),
-            Term::Literal(Literal::new_simple_literal(&info.sha256)),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::LOADED_AT),
-            Term::Literal(Literal::new_typed_literal(
-                &info.loaded_at,
-                NamedNode::new_unchecked(XSD_DATETIME),
-            )),
-            d.clone(),
-        ),
-    ];
-    if let Some(b) = &info.binding {
-        quads.push(Quad::new(
-            s.clone(),
-            k(binding::FOR_BENCHMARK),
-            NamedNode::new_unchecked(b.checkpoint.clone()),
-            d.clone(),
-        ));
-    }
-    if let Some(n) = &info.unbound {
-        quads.push(Quad::new(
-            s,
-            k(binding::BINDING_NOTE),
-            Term::Literal(Literal::new_simple_literal(n)),
-            d,
-        ));
-    }
-    quads
 }
