@@ -39,12 +39,29 @@ pub fn graph_name(db: &Path, run_id: &str) -> Result<String> {
     Ok(format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?))
 }
 
-/// The SHA-256 of a database file's bytes (read streaming).
+/// The SHA-256 of a database file's bytes (read streaming), remembered for
+/// the file's size and modification time: the runs of one database are read
+/// in parallel, each needing it, and a database can be gigabytes.
 pub fn file_digest(db: &Path) -> Result<String> {
+    type Seen = std::collections::HashMap<PathBuf, (u64, std::time::SystemTime, String)>;
+    static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let meta = std::fs::metadata(&canon).map_err(|e| Error::io(db, e))?;
+    let stamp = (meta.len(), meta.modified().map_err(|e| Error::io(db, e))?);
+    // (Held while hashing: the other runs of the database wait, then reuse it.)
+    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let seen = seen.get_or_insert_with(Seen::new);
+    if let Some((len, mtime, sha)) = seen.get(&canon) {
+        if (*len, *mtime) == stamp {
+            return Ok(sha.clone());
+        }
+    }
     let mut h = <sha2::Sha256 as sha2::Digest>::new();
-    let mut f = std::fs::File::open(db).map_err(|e| Error::io(db, e))?;
+    let mut f = std::fs::File::open(&canon).map_err(|e| Error::io(db, e))?;
     std::io::copy(&mut f, &mut h).map_err(|e| Error::io(db, e))?;
-    Ok(format!("{:x}", sha2::Digest::finalize(h)))
+    let sha = format!("{:x}", sha2::Digest::finalize(h));
+    seen.insert(canon, (stamp.0, stamp.1, sha.clone()));
+    Ok(sha)
 }
 
 /// A run's digest from its database's ([`file_digest`]) and its id: two runs
