@@ -49,7 +49,9 @@ pub fn file_digest(db: &Path) -> Result<String> {
     let meta = std::fs::metadata(&canon).map_err(|e| Error::io(db, e))?;
     let stamp = (meta.len(), meta.modified().map_err(|e| Error::io(db, e))?);
     // (Held while hashing: the other runs of the database wait, then reuse it.)
-    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut seen = SEEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let seen = seen.get_or_insert_with(Seen::new);
     if let Some((len, mtime, sha)) = seen.get(&canon) {
         if (*len, *mtime) == stamp {
