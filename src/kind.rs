@@ -69,7 +69,7 @@ pub fn of_file(path: &Path) -> Result<Kind> {
 
 /// The Karenina files under FILE|DIR arguments: named files as given,
 /// directories searched recursively for `.jsonld`, `.json`, `.csv` and
-/// SQLite files and run folders of the `wanted` kinds (by content). Returns the files found, the files
+/// SQLite files, run folders and unfinished runs' `.state` sidecars of the `wanted` kinds (by content). Returns the files found, the files
 /// of other kinds skipped in directories, and the arguments that could not
 /// be read.
 pub struct Found {
@@ -88,12 +88,19 @@ pub fn find(args: &[PathBuf], wanted: &[Kind]) -> Found {
         skipped: Vec::new(),
         failed: Vec::new(),
     };
-    let exts = [".jsonld", ".json", ".csv", ".db", ".sqlite", ".sqlite3"];
+    let exts = [
+        ".jsonld", ".json", ".csv", ".db", ".sqlite", ".sqlite3", ".state",
+    ];
     for r in crate::fsutil::collect_inputs_and_runs(args, &exts) {
         match r {
             Ok(p) if args.contains(&p) => found.files.push(p),
-            // Run folders and Karenina's database hold results.
-            Ok(p) if p.is_dir() || crate::results::database::sniff_file(&p) => {
+            // Run folders, Karenina's database and an unfinished run's
+            // sidecars hold results.
+            Ok(p)
+                if p.is_dir()
+                    || crate::results::database::sniff_file(&p)
+                    || crate::results::progress::is_state_input(&p, false) =>
+            {
                 if wanted.contains(&Kind::Results) {
                     found.files.push(p)
                 } else {

@@ -354,163 +354,18 @@ fn diff_text(path: &Path, old: &str, new: &str) -> String {
     s
 }
 
-/// `kld info RUN_FOLDER`: the manifest, then the summary of its results.
-fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Result<u8> {
-    use karenina_ld::results::run_folder::{self, Benchmark};
-    let run = match run_folder::read(dir, &std::env::current_dir()?) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(INVALID);
-        }
-    };
-    let m = &run.manifest;
-    let results = match run.results.as_deref() {
-        Some(f) => match karenina_ld::results::summary::summarize(f) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                eprintln!("{e}");
-                return Ok(INVALID);
-            }
-        },
-        None => None,
-    };
-    let benchmark = match &run.benchmark {
-        Benchmark::File(f) => f.display().to_string(),
-        Benchmark::Missing(why) => why.clone(),
-    };
-    let models = |ms: &[run_folder::ModelIdentity]| {
-        ms.iter()
-            .map(|m| format!("{}:{}", m.interface, m.model_name))
-            .collect::<Vec<_>>()
-    };
-    match format {
-        ReportFormat::Json => {
-            let v = serde_json::json!({
-                "run_folder": dir.display().to_string(),
-                "status": m.status.as_str(), "label": m.label, "run_name": m.run_name,
-                "created_at": m.created_at, "completed_at": m.completed_at,
-                "benchmark_path": m.benchmark_path, "benchmark": benchmark,
-                "replicate_count": m.replicate_count,
-                "answering_models": models(&m.answering_models),
-                "parsing_models": models(&m.parsing_models),
-                "failure_type": m.failure_type, "failure_message": m.failure_message,
-                "results_from": match (&run.results, &run.sidecar) {
-                    (Some(_), _) => "export", (None, Some(_)) => "progressive-save sidecar", _ => "none",
-                },
-                "results": results,
-            });
-            println!("{}", serde_json::to_string_pretty(&v)?);
-        }
-        ReportFormat::Text => {
-            println!("run folder: {}", dir.display());
-            println!("status:     {}", m.status.as_str());
-            if let Some(t) = &m.failure_type {
-                println!(
-                    "failure:    {t}: {}",
-                    m.failure_message.as_deref().unwrap_or("")
-                );
-            }
-            println!("label:      {} (run {})", m.label, m.run_name);
-            println!(
-                "when:       {} to {}",
-                m.created_at,
-                m.completed_at.as_deref().unwrap_or("-")
-            );
-            println!("benchmark:  {} ({benchmark})", m.benchmark_path);
-            println!("replicates: {}", m.replicate_count);
-            println!("answering:  {}", models(&m.answering_models).join(", "));
-            println!("parsing:    {}", models(&m.parsing_models).join(", "));
-            match (&results, &run.sidecar) {
-                (Some(s), _) => print!("{}", s.to_text()),
-                (None, Some(f)) => println!("results:    not exported; sidecar {}", f.display()),
-                _ => println!("results:    none"),
-            }
-        }
-    }
-    Ok(OK)
-}
-
-/// `kld info DB`: the benchmarks and runs of Karenina's results database.
-fn database_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
-    use karenina_ld::results::database;
-    let listed = database::open(file)
-        .and_then(|c| Ok((database::benchmarks(file, &c)?, database::runs(file, &c)?)));
-    let (benchmarks, runs) = match listed {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(INVALID);
-        }
-    };
-    let models = |r: &database::Run| {
-        r.config["answering_models"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                format!(
-                    "{}:{}",
-                    m["interface"].as_str().unwrap_or("?"),
-                    m["name"]
-                        .as_str()
-                        .or(m["model_name"].as_str())
-                        .unwrap_or("?")
-                )
-            })
-            .collect::<Vec<_>>()
-    };
-    match format {
-        ReportFormat::Json => {
-            let v = serde_json::json!({
-                "database": file.display().to_string(),
-                "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
-                    "name": b.name, "checkpoint_path": b.checkpoint_path,
-                })).collect::<Vec<_>>(),
-                "runs": runs.iter().map(|r| serde_json::json!({
-                    "id": r.id, "name": r.name, "status": r.status,
-                    "benchmark": r.benchmark.as_ref().map(|b| &b.name),
-                    "start_time": r.start_time, "end_time": r.end_time,
-                    "answering_models": models(r), "results": r.results,
-                    "results_without_question": r.missing_questions,
-                })).collect::<Vec<_>>(),
-            });
-            println!("{}", serde_json::to_string_pretty(&v)?);
-        }
-        ReportFormat::Text => {
-            println!("Karenina results database: {}", file.display());
-            println!("benchmarks: {}", benchmarks.len());
-            for b in &benchmarks {
-                println!(
-                    "  {} ({})",
-                    b.name,
-                    b.checkpoint_path.as_deref().unwrap_or("-")
-                );
-            }
-            println!("runs:       {}", runs.len());
-            for r in &runs {
-                println!(
-                    "  {} [{}] {} results, {} to {}, benchmark {}",
-                    r.name,
-                    r.status,
-                    r.results,
-                    r.start_time.as_deref().unwrap_or("-"),
-                    r.end_time.as_deref().unwrap_or("-"),
-                    r.benchmark.as_ref().map_or("-", |b| b.name.as_str())
-                );
-                println!("    models: {}", models(r).join(", "));
-            }
-        }
-    }
-    Ok(OK)
-}
-
-pub fn info(input: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
     if karenina_ld::results::database::sniff_file(input) {
-        return database_info(input, format);
+        return super::run_info::database_info(input, format, with);
+    }
+    if karenina_ld::results::progress::is_state_input(input, true) {
+        return super::run_info::state_info(input, format);
+    }
+    if !with.is_empty() {
+        anyhow::bail!("--with applies to Karenina's results database only");
     }
     if input.is_dir() && karenina_ld::results::run_folder::is_run_folder(input) {
-        return run_folder_info(input, format);
+        return super::run_info::run_folder_info(input, format);
     }
     if input.is_dir() {
         anyhow::bail!(

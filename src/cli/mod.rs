@@ -25,6 +25,7 @@ mod interop;
 mod preset;
 mod rdf;
 mod remote;
+mod run_info;
 mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -196,13 +197,16 @@ pub enum Command {
     #[command(after_help = concat!("Examples:\n  kld canon --check benchmarks/\n  kld canon --in-place bench.jsonld\n  kld canon legacy.jsonld --upgrade -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Canon(checkpoint::CanonArgs),
     /// Summarize a checkpoint (questions, templates, traits, keywords) or a results export (models, pass rates, failures, traits).
-    #[command(after_help = concat!("Examples:\n  kld info bench.jsonld\n  kld info results.json --format json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    #[command(after_help = concat!("Examples:\n  kld info bench.jsonld\n  kld info results.json --format json\n  kld info dbs/karenina.db --with benchmarks/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Info {
-        /// Checkpoint or results export (JSON or CSV).
+        /// Checkpoint, results export (JSON or CSV), run folder or Karenina's results database.
         input: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
+        /// For a database: checkpoints (files or directories) its runs are bound against, besides those its benchmarks' checkpoint_path lead to.
+        #[arg(long = "with", value_name = "CHECKPOINT")]
+        with: Vec<PathBuf>,
     },
     /// Load checkpoints and results exports into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
     #[command(after_help = concat!("Examples:\n  kld load --store store/ benchmarks/ runs/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -336,7 +340,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             upgrade,
         } => checkpoint::validate(&inputs, format, deny_warnings, upgrade),
         Command::Canon(a) => checkpoint::canon(a),
-        Command::Info { input, format } => checkpoint::info(&input, format),
+        Command::Info {
+            input,
+            format,
+            with,
+        } => checkpoint::info(&input, format, &with),
         Command::Load {
             store,
             inputs,

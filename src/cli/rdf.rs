@@ -145,8 +145,14 @@ pub(super) fn load_into(
                     .as_deref()
                     .filter(|b| store.resolve(b).is_none())
                 {
+                    // (A database run is bound by its benchmark's name, never
+                    // by question IDs alone.)
+                    let then = match info.benchmark_name {
+                        Some(_) => "bound by benchmark name",
+                        None => "bound by question IDs",
+                    };
                     eprintln!(
-                        "kld: {}: its benchmark {b} is not among the inputs; bound by question IDs",
+                        "kld: {}: its benchmark {b} is not among the inputs; {then}",
                         file.display()
                     );
                 }

@@ -14,7 +14,7 @@ use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{self, ReadOptions};
 use crate::rdf::{self, Processor};
-use crate::results::link::{self, Link};
+use crate::results::link::{self, Link, Runner};
 use crate::store::GraphKind;
 use crate::vocab::{self, XSD_DATETIME, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::io::{RdfFormat, RdfSerializer};
@@ -134,22 +134,13 @@ pub fn plan(
     let mut p = Plan::default();
     let mut failed = Vec::new();
     let mut inputs = std::collections::BTreeSet::new();
+    // A database's digest, once for all its runs.
+    let mut databases: BTreeMap<PathBuf, String> = BTreeMap::new();
     for f in files {
-        // Hashed streaming: a results export can be gigabytes.
-        let folder = f.is_dir() && crate::results::run_folder::is_run_folder(f);
-        let sha = match std::fs::File::open(f).and_then(|mut file| {
-            if folder {
-                let cwd = std::env::current_dir()?;
-                return crate::results::run_folder::digest(f, &cwd)
-                    .map_err(|e| std::io::Error::other(e.to_string()));
-            }
-            let mut h = Sha256::new();
-            std::io::copy(&mut file, &mut h)?;
-            Ok(format!("{:x}", h.finalize()))
-        }) {
+        let sha = match digest(f, &mut databases) {
             Ok(s) => s,
             Err(e) => {
-                failed.push((f.clone(), Error::io(f, e)));
+                failed.push((f.clone(), e));
                 continue;
             }
         };
@@ -178,6 +169,37 @@ pub fn plan(
     Ok((p, failed))
 }
 
+/// What a push compares with the server's provenance: the SHA-256 of a
+/// file's bytes (hashed streaming: a results export can be gigabytes), a run
+/// folder's digest, or a database run's (its database's digest, computed once
+/// into `databases`, and its id).
+fn digest(f: &Path, databases: &mut BTreeMap<PathBuf, String>) -> Result<String> {
+    use crate::results::run_folder;
+    use crate::store::database;
+    if let Some((db, run)) = database::split(f) {
+        let file = match databases.get(&db) {
+            Some(s) => s.clone(),
+            None => {
+                let s = database::file_digest(&db)?;
+                databases.insert(db, s.clone());
+                s
+            }
+        };
+        return Ok(database::run_digest(&file, &run));
+    }
+    if f.is_dir() && run_folder::is_run_folder(f) {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(f, e))?;
+        return run_folder::digest(f, &cwd);
+    }
+    if crate::results::progress::is_state_input(f, true) {
+        return crate::results::progress::digest(f);
+    }
+    let mut h = Sha256::new();
+    let mut file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+    std::io::copy(&mut file, &mut h).map_err(|e| Error::io(f, e))?;
+    Ok(format!("{:x}", h.finalize()))
+}
+
 /// Numeric literals of a graph as a JSON array of `"datatype lexical"`
 /// strings, sorted: what `extract --endpoint` compares to name a value the
 /// server altered.
@@ -197,6 +219,11 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 
 /// Reads, maps and PUTs one checkpoint; returns its provenance.
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    if crate::store::database::split(file).is_some()
+        || crate::results::progress::is_state_input(file, true)
+    {
+        return push_prepared(client, file, graph);
+    }
     if file.is_dir() && crate::results::run_folder::is_run_folder(file) {
         return push_run_folder(client, file, graph);
     }
@@ -209,7 +236,7 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
     let canonical = write_checkpoint(&cp, &WriteOptions::default());
     put(
         client,
-        file,
+        source_of(file)?,
         graph,
         &quads,
         sha256_hex(&bytes),
@@ -221,10 +248,18 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
     })
 }
 
-/// PUTs `quads` (in the default graph) as `graph`; the provenance of it.
+/// A file's absolute path, as the provenance records it.
+fn source_of(file: &Path) -> Result<String> {
+    Ok(std::fs::canonicalize(file)
+        .map_err(|e| Error::io(file, e))?
+        .display()
+        .to_string())
+}
+
+/// PUTs `quads` (their graph names ignored) as `graph`; the provenance of it.
 fn put(
     client: &RemoteClient,
-    file: &Path,
+    source: String,
     graph: &str,
     quads: &[Quad],
     sha256: String,
@@ -237,10 +272,7 @@ fn put(
     client.put_graph(graph, w.finish().map_err(Error::Output)?)?;
     Ok(Pushed {
         graph: graph.to_string(),
-        source: std::fs::canonicalize(file)
-            .map_err(|e| Error::io(file, e))?
-            .display()
-            .to_string(),
+        source,
         sha256,
         canonical_sha256: String::new(),
         numbers: numbers_of(quads),
@@ -260,7 +292,14 @@ fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushe
         crate::results::ResultsOptions::default(),
         &mut |q| quads.push(q),
     )?;
-    put(client, file, graph, &quads, sha256, GraphKind::Results)
+    put(
+        client,
+        source_of(file)?,
+        graph,
+        &quads,
+        sha256,
+        GraphKind::Results,
+    )
 }
 
 /// A Karenina run folder, mapped as the store maps it (the server binds it
@@ -276,13 +315,52 @@ fn push_run_folder(client: &RemoteClient, dir: &Path, graph: &str) -> Result<Pus
         crate::results::ResultsOptions::default(),
         &mut |q| quads.push(q),
     )?;
-    put(client, dir, graph, &quads, sha256, GraphKind::Results)
+    put(
+        client,
+        source_of(dir)?,
+        graph,
+        &quads,
+        sha256,
+        GraphKind::Results,
+    )
 }
 
-/// Binds every results graph in `entries` to the one checkpoint graph in
-/// `entries` holding all its question IDs (queries on the server, as
-/// [`link::find`] does locally), recording it in the entry. Returns the
-/// outcome per results graph.
+/// One run of Karenina's database (`DB#run=<id>`) or an unfinished run's
+/// sidecars, read as the store reads it.
+fn push_prepared(client: &RemoteClient, input: &Path, graph: &str) -> Result<Pushed> {
+    let prepared = crate::store::prepare_with(
+        input,
+        Processor::Direct,
+        crate::results::ResultsOptions::default(),
+    )?;
+    let (source, sha256) = (prepared.info.source.clone(), prepared.info.sha256.clone());
+    let quads = prepared.into_quads()?;
+    put(client, source, graph, &quads, sha256, GraphKind::Results)
+}
+
+/// The answer rows of a SELECT on the server.
+fn select(client: &RemoteClient, q: &str) -> Result<Vec<oxigraph::sparql::QuerySolution>> {
+    let body = client.query(q, "application/sparql-results+json")?;
+    let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
+        .for_reader(std::io::Cursor::new(body))
+        .map_err(|e| answer_err("binding query", e))?;
+    let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
+        return Err(answer_err("binding query", "not a SELECT answer"));
+    };
+    solutions
+        .map(|s| s.map_err(|e| answer_err("binding query", e)))
+        .collect()
+}
+
+/// Binds every results graph in `entries` as the local store binds it
+/// ([`crate::store::CheckpointStore::bind`]), with the matching queries run
+/// on the server among the checkpoint graphs of `entries`: a database run to
+/// the one checkpoint of its benchmark's name holding its questions (several:
+/// the one at its `checkpoint_path`, else ambiguous), else to the one at its
+/// `checkpoint_path`, else unbound; a run folder to its `benchmark_path`'s
+/// checkpoint when it holds the run's questions; otherwise to the one
+/// checkpoint holding all its question IDs. Records it in the entry; returns
+/// the outcome per results graph.
 pub fn bind_on_server(
     client: &RemoteClient,
     entries: &mut BTreeMap<String, Pushed>,
@@ -293,26 +371,76 @@ pub fn bind_on_server(
         .map(|p| p.graph.clone())
         .collect();
     let mut run = |q: &str| -> Result<Vec<(String, usize)>> {
-        let body = client.query(q, "application/sparql-results+json")?;
-        let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
-            .for_reader(std::io::Cursor::new(body))
-            .map_err(|e| answer_err("binding query", e))?;
-        let ReaderQueryResultsParserOutput::Solutions(solutions) = parsed else {
-            return Err(answer_err("binding query", "not a SELECT answer"));
-        };
-        let mut rows = Vec::new();
-        for s in solutions {
-            let s = s.map_err(|e| answer_err("binding query", e))?;
-            rows.push(link::checkpoint_count(&s));
-        }
-        Ok(rows)
+        Ok(select(client, q)?
+            .iter()
+            .map(link::checkpoint_count)
+            .collect())
+    };
+    let values = |cs: &[String]| {
+        cs.iter()
+            .map(|c| format!("<{c}>"))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     let mut out = Vec::new();
     for p in entries
         .values_mut()
         .filter(|p| p.kind == GraphKind::Results)
     {
-        let l = link::find_with(&p.graph, Some(&checkpoints), &mut run)?;
+        let named_file =
+            crate::store::benchmark_named_by(&p.source).filter(|c| checkpoints.contains(c));
+        let holds = |c: &String, run: &mut Runner| -> Result<bool> {
+            Ok(matches!(
+                link::find_with(&p.graph, Some(std::slice::from_ref(c)), run)?,
+                Link::Bound(_)
+            ))
+        };
+        let database = select(
+            client,
+            &format!(
+                "PREFIX karenina: <urn:karenina:vocab:> SELECT ?name WHERE {{ GRAPH <{}> {{
+                   ?run karenina:runSource \"database\" OPTIONAL {{ ?run karenina:benchmarkName ?name }} }} }}",
+                p.graph
+            ),
+        )?;
+        let l = if let Some(row) = database.first() {
+            let name = match row.get("name") {
+                Some(Term::Literal(l)) => Some(l.value().to_string()),
+                _ => None,
+            };
+            let named: Vec<String> = match (&name, checkpoints.is_empty()) {
+                (Some(n), false) => select(
+                    client,
+                    &format!(
+                        "PREFIX schema: <https://schema.org/> SELECT DISTINCT ?c WHERE {{
+                           VALUES ?c {{ {} }} GRAPH ?c {{ ?f a schema:DataFeed ; schema:name {} }} }}",
+                        values(&checkpoints),
+                        Term::Literal(Literal::new_simple_literal(n))
+                    ),
+                )?
+                .iter()
+                .filter_map(|s| match s.get("c") {
+                    Some(Term::NamedNode(c)) => Some(c.as_str().to_string()),
+                    _ => None,
+                })
+                .collect(),
+                _ => Vec::new(),
+            };
+            match (
+                link::find_with(&p.graph, Some(&named), &mut run)?,
+                &named_file,
+            ) {
+                (Link::Ambiguous(c), Some(f)) if c.contains(f) => Link::Bound(f.clone()),
+                (l @ (Link::Bound(_) | Link::Ambiguous(_)), _) => l,
+                (_, Some(f)) if holds(f, &mut run)? => Link::Bound(f.clone()),
+                _ => Link::NotItsBenchmark { benchmark: name },
+            }
+        } else {
+            match &named_file {
+                Some(f) if holds(f, &mut run)? => Link::Bound(f.clone()),
+                _ => link::find_with(&p.graph, Some(&checkpoints), &mut run)?,
+            }
+        };
         p.bound_to = match &l {
             Link::Bound(c) => Some(c.clone()),
             _ => None,

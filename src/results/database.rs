@@ -130,6 +130,20 @@ pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
         .map_err(|e| db_err(file, e))
 }
 
+/// The `checkpoint_path` of run `run_id`'s benchmark, if recorded.
+pub fn checkpoint_path_of(file: &Path, c: &Connection, run_id: &str) -> Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    c.query_row(
+        "SELECT b.checkpoint_path FROM verification_runs r JOIN benchmarks b ON b.id = r.benchmark_id
+         WHERE r.id = ?1",
+        [run_id],
+        |r| r.get::<_, Option<String>>(0),
+    )
+    .optional()
+    .map(Option::flatten)
+    .map_err(|e| db_err(file, e))
+}
+
 /// The database's runs, in creation order.
 pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
     let bs = benchmarks(file, c)?;
@@ -163,6 +177,67 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
                 results: r.get::<_, i64>(12)? as u64,
                 missing_questions: r.get::<_, i64>(13)? as u64,
             })
+        })
+        .map_err(|e| db_err(file, e))?;
+    rows.collect::<std::result::Result<_, _>>()
+        .map_err(|e| db_err(file, e))
+}
+
+impl Run {
+    /// Its answering models as `interface:name`, from its configuration.
+    pub fn answering_models(&self) -> Vec<String> {
+        self.config["answering_models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                format!(
+                    "{}:{}",
+                    m["interface"].as_str().unwrap_or("?"),
+                    m["name"]
+                        .as_str()
+                        .or(m["model_name"].as_str())
+                        .unwrap_or("?")
+                )
+            })
+            .collect()
+    }
+}
+
+/// What binding looks for in one result of a run: its question ID, and for
+/// a scenario turn its scenario name and node.
+pub type RunKey = (String, Option<String>, Option<String>);
+
+/// The distinct [`RunKey`]s of run `run_id`: what binds it, without mapping
+/// its results.
+pub fn run_keys(file: &Path, c: &Connection, run_id: &str) -> Result<Vec<RunKey>> {
+    let has = |col: &str| -> Result<bool> {
+        let n: i64 = c
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('verification_results') WHERE name = ?1",
+                [col],
+                |r| r.get(0),
+            )
+            .map_err(|e| db_err(file, e))?;
+        Ok(n > 0)
+    };
+    let col = |name: &str, or: &str| -> Result<String> {
+        Ok(if has(name)? { name } else { or }.to_string())
+    };
+    let q = format!(
+        "SELECT DISTINCT {}, {}, {} FROM verification_results WHERE run_id = ?1",
+        col("metadata_question_id", "question_id")?,
+        col("metadata_scenario_id", "NULL")?,
+        col("metadata_scenario_node", "NULL")?,
+    );
+    let mut st = c.prepare(&q).map_err(|e| db_err(file, e))?;
+    let rows = st
+        .query_map([run_id], |r| {
+            Ok((
+                text(r.get_ref(0)?).unwrap_or_default(),
+                text(r.get_ref(1)?),
+                text(r.get_ref(2)?),
+            ))
         })
         .map_err(|e| db_err(file, e))?;
     rows.collect::<std::result::Result<_, _>>()

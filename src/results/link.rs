@@ -26,6 +26,14 @@ pub enum Link {
     },
     /// Several checkpoints hold them all; `--for` must choose.
     Ambiguous(Vec<String>),
+    /// A run of Karenina's database that no loaded checkpoint is: none named
+    /// as its benchmark holds its questions, and the checkpoint at its
+    /// benchmark's `checkpoint_path` is not loaded (or lacks them). Not bound
+    /// by question IDs alone: the database says which benchmark it ran.
+    NotItsBenchmark {
+        /// The database's benchmark name (none: the run has no benchmark).
+        benchmark: Option<String>,
+    },
     /// The checkpoint named with `--for` lacks some of the run's question IDs
     /// (or scenario nodes): not bound, so no benchmark is credited with
     /// results of questions it does not hold.
@@ -68,6 +76,12 @@ impl Link {
                 c.len(),
                 c.join(", ")
             ),
+            Link::NotItsBenchmark { benchmark: Some(b) } => format!(
+                "no loaded checkpoint is its benchmark {b:?} (named so and holding its questions, or at its checkpoint_path)"
+            ),
+            Link::NotItsBenchmark { benchmark: None } => {
+                "its database row names no benchmark".to_string()
+            }
             Link::Refused(c) => format!(
                 "{} does not hold {} of its {} question IDs (e.g. {})",
                 c.checkpoint,

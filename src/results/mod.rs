@@ -26,6 +26,7 @@ mod csv;
 pub mod database;
 pub mod link;
 mod map;
+pub mod progress;
 pub mod run_folder;
 pub mod summary;
 

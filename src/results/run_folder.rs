@@ -37,7 +37,6 @@ pub fn digest(dir: &Path, cwd: &Path) -> Result<String> {
         &mut |_| {},
     )
 }
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// The manifest's file name in a run folder.
@@ -113,9 +112,10 @@ pub struct RunManifest {
     /// The benchmark file, as given to `karenina verify`.
     pub benchmark_path: String,
     /// Questions selected.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lax_count_opt")]
     pub selected_question_count: Option<u64>,
     /// Replicates (≥ 1).
+    #[serde(deserialize_with = "lax_count")]
     pub replicate_count: u64,
     /// Answering models.
     pub answering_models: Vec<ModelIdentity>,
@@ -138,6 +138,37 @@ pub struct RunManifest {
     /// Its message.
     #[serde(default)]
     pub failure_message: Option<String>,
+}
+
+/// A count as pydantic's lax mode reads an `int` field: an integer, an
+/// integral float, a boolean or a string of an integer; not negative
+/// (`ge=0`).
+fn lax_count<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    use serde::de::Error as _;
+    let v = Value::deserialize(d)?;
+    let n = match &v {
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 0 => Ok(n as u64),
+        Some(n) => Err(D::Error::custom(format!("{n} is negative"))),
+        None => Err(D::Error::custom(format!(
+            "invalid type: {v}, expected an integer"
+        ))),
+    }
+}
+
+fn lax_count_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    struct Lax(#[serde(deserialize_with = "lax_count")] u64);
+    Ok(Option::<Lax>::deserialize(d)?.map(|l| l.0))
 }
 
 fn schema_version() -> String {
@@ -173,6 +204,9 @@ pub struct RunFolder {
     pub results: Option<PathBuf>,
     /// The progressive-save sidecar, when there is no export.
     pub sidecar: Option<PathBuf>,
+    /// The progressive-save state beside it (`<results>.state`), when there
+    /// is no export.
+    pub state: Option<(PathBuf, super::progress::ProgressState)>,
     /// The manifest's benchmark.
     pub benchmark: Benchmark,
 }
@@ -215,16 +249,30 @@ pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
     };
     let results_file = inside(&manifest.results_path, "results_path")?;
     let results = results_file.is_file().then(|| results_file.clone());
-    let mut jsonl = results_file.into_os_string();
-    jsonl.push(".results.jsonl");
-    let jsonl = PathBuf::from(jsonl);
+    let (state_file, jsonl) = super::progress::sidecars(&results_file);
     let sidecar = (results.is_none() && jsonl.is_file()).then_some(jsonl);
-    let benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
+    let state = match results.is_none() && state_file.is_file() {
+        true => Some((
+            state_file.clone(),
+            super::progress::read_state(&state_file)?,
+        )),
+        false => None,
+    };
+    let mut benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
+    // The state's benchmark_path, if the manifest's leads nowhere.
+    if let (Benchmark::Missing(_), Some((_, s))) = (&benchmark, &state) {
+        if s.benchmark_path != manifest.benchmark_path {
+            if let found @ Benchmark::File(_) = find_benchmark(&s.benchmark_path, dir, cwd) {
+                benchmark = found;
+            }
+        }
+    }
     Ok(RunFolder {
         dir: dir.to_path_buf(),
         manifest,
         results,
         sidecar,
+        state,
         benchmark,
     })
 }
@@ -262,9 +310,9 @@ fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
     ))
 }
 
-use crate::vocab::term as k;
+pub(super) use crate::vocab::term as k;
 
-fn time(s: &str) -> Term {
+pub(super) fn time(s: &str) -> Term {
     if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
         Term::Literal(Literal::new_typed_literal(
             s,
@@ -275,14 +323,14 @@ fn time(s: &str) -> Term {
     }
 }
 
-fn json(v: &impl serde::Serialize) -> Term {
+pub(super) fn json(v: &impl serde::Serialize) -> Term {
     Term::Literal(Literal::new_typed_literal(
         serde_json::to_string(v).unwrap_or_default(),
         NamedNode::new_unchecked(RDF_JSON),
     ))
 }
 
-fn int(n: u64) -> Term {
+pub(super) fn int(n: u64) -> Term {
     Term::Literal(Literal::new_typed_literal(
         n.to_string(),
         NamedNode::new_unchecked(XSD_INTEGER),
@@ -312,10 +360,19 @@ pub fn map(
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
     let mut m = super::Mapping::new(graph, opts, sink);
+    let header = run
+        .state
+        .as_ref()
+        .map_or_else(|| serde_json::json!({}), |(_, s)| s.header());
     let results_sha = match (&run.results, &run.sidecar) {
         (Some(f), _) => super::read_path(f, &mut m)?,
-        (None, Some(jsonl)) => read_jsonl(jsonl, &mut m)?,
-        (None, None) => String::new(),
+        (None, Some(jsonl)) => super::progress::read_jsonl(jsonl, &header, &mut m)?,
+        (None, None) => {
+            if run.state.is_some() {
+                m.header(&header);
+            }
+            String::new()
+        }
     };
     // The folder's digest: its manifest's bytes and its results' digest, so
     // a new status is a change too.
@@ -324,6 +381,9 @@ pub fn map(
     let mut h = Sha256::new();
     h.update(&bytes);
     h.update(results_sha.as_bytes());
+    if let Some((f, _)) = &run.state {
+        h.update(std::fs::read(f).map_err(|e| Error::io(f, e))?);
+    }
     let sha = format!("{:x}", h.finalize());
     if !m.header_seen {
         m.mapper.run(&serde_json::json!({}), m.sink);
@@ -356,8 +416,22 @@ pub fn map(
     if let Some(t) = &mf.failure_message {
         facts.push(("runFailureMessage", string(t)));
     }
+    if let Some((_, st)) = &run.state {
+        for (p, n) in [
+            ("plannedTasks", st.total_tasks),
+            ("completedTasks", st.completed_count),
+            ("failedTasks", st.failed_count),
+        ] {
+            if let Some(n) = n {
+                facts.push((p, int(n)));
+            }
+        }
+        if let Some(t) = &st.last_updated_at {
+            facts.push(("progressUpdatedAt", time(t)));
+        }
+    }
     if run.results.is_none() {
-        let from = if run.sidecar.is_some() {
+        let from = if run.sidecar.is_some() || run.state.is_some() {
             "progressive-save sidecar"
         } else {
             "none"
@@ -368,24 +442,6 @@ pub fn map(
         (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
     }
     Ok(sha)
-}
-
-/// The progressive-save sidecar: one result per line (header `{}`).
-fn read_jsonl(file: &Path, visit: &mut dyn Visit) -> Result<String> {
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
-    visit.header(&serde_json::json!({}));
-    for (i, line) in bytes.lines().enumerate() {
-        let line = line.map_err(|e| Error::io(file, e))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let path = format!("/{i}");
-        let v = super::parse_value(file, &line, i + 1, &path)?;
-        visit
-            .row(v)
-            .map_err(|m| located(file, i + 1, 1, &path, m))?;
-    }
-    Ok(format!("{:x}", Sha256::digest(&bytes)))
 }
 
 #[cfg(test)]
@@ -423,6 +479,28 @@ mod tests {
         ] {
             let e = read_text(&manifest(extra)).unwrap_err().to_string();
             assert!(e.contains(MANIFEST) && e.contains(says), "{e}");
+        }
+        // Counts as pydantic's lax mode reads them (Karenina accepts these).
+        let r = read_text(
+            &manifest(r#", "selected_question_count": "2""#)
+                .replace(r#""replicate_count": 1"#, r#""replicate_count": 3.0"#),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                r.manifest.replicate_count,
+                r.manifest.selected_question_count
+            ),
+            (3, Some(2))
+        );
+        for bad in ["3.5", "-1", "\"three\"", "[]"] {
+            let e = read_text(&manifest("").replace(
+                r#""replicate_count": 1"#,
+                &format!(r#""replicate_count": {bad}"#),
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(MANIFEST), "{bad}: {e}");
         }
         let e = read_text(&manifest("").replace("completed", "done"))
             .unwrap_err()

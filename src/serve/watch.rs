@@ -70,6 +70,9 @@ pub fn spawn(
                 .iter()
                 .filter(|e| changes_content(&e.kind))
                 .flat_map(|e| e.paths.iter().cloned())
+                // A database's journal stands for the database (a single
+                // file watched included).
+                .map(|p| database_of(&p).or_else(|| state_of(&p)).unwrap_or(p))
                 .filter(|p| {
                     watched_files.contains(p) || watched_dirs.iter().any(|d| p.starts_with(d))
                 })
@@ -125,15 +128,57 @@ fn run_folder_of(p: &Path) -> Option<PathBuf> {
     crate::results::run_folder::is_run_folder(dir).then(|| dir.to_path_buf())
 }
 
+/// The database whose rollback journal (or WAL files) `p` is.
+fn database_of(p: &Path) -> Option<PathBuf> {
+    let name = p.file_name()?.to_str()?;
+    let db = ["-journal", "-wal", "-shm"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))?;
+    let db = p.with_file_name(db);
+    crate::results::database::sniff_file(&db).then_some(db)
+}
+
+/// The `.state` sidecar whose `.results.jsonl` `p` is (outside run folders).
+fn state_of(p: &Path) -> Option<PathBuf> {
+    let out = p.file_name()?.to_str()?.strip_suffix(".results.jsonl")?;
+    let state = p.with_file_name(format!("{out}.state"));
+    crate::results::progress::is_state_input(&state, false).then_some(state)
+}
+
+/// The graphs of a database's runs (`DB#run=<id>` sources): graph, run id
+/// and digest.
+fn database_runs(state: &State, db: &Path) -> Vec<(String, String, String)> {
+    let prefix = format!("{}{}", db.display(), store::database::RUN);
+    state.with_store(|s| {
+        s.graphs()
+            .filter_map(|g| {
+                let id = g.source.strip_prefix(&prefix)?;
+                Some((g.graph.clone(), id.to_string(), g.sha256.clone()))
+            })
+            .collect()
+    })
+}
+
+/// Karenina's results database: one with runs loaded, or a new SQLite file
+/// of a database's extension.
+fn is_database(state: &State, p: &Path) -> bool {
+    let ext = p.extension().and_then(|e| e.to_str());
+    (matches!(ext, Some("db" | "sqlite" | "sqlite3")) && crate::results::database::sniff_file(p))
+        || !database_runs(state, p).is_empty()
+}
+
 /// Checkpoints (`.jsonld`), run folders, and results exports (`.json`, `.csv` that read as
 /// one, or that are loaded).
 fn watched(state: &State, p: &Path) -> bool {
     if p.is_dir() {
         return crate::results::run_folder::is_run_folder(p);
     }
+    if is_database(state, p) || crate::results::progress::is_state_input(p, false) {
+        return true;
+    }
     match p.extension().and_then(|e| e.to_str()) {
         Some("jsonld") => true,
-        Some("json" | "csv") => {
+        Some("json" | "csv" | "state") => {
             crate::results::sniff_file(p).is_ok_and(|l| l.is_some())
                 || state.with_store(|s| s.graphs().any(|g| Path::new(&g.source) == p))
         }
@@ -144,6 +189,9 @@ fn watched(state: &State, p: &Path) -> bool {
 /// Re-reads one changed path: replace, keep-with-error, or remove its graph.
 pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     let shown = path.display().to_string();
+    if is_database(state, path) {
+        return handle_database(state, path, processor, log);
+    }
     if !path.exists() {
         let removed = state.with_store_mut(|s| {
             let graph = s
@@ -207,6 +255,101 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
                 ));
             }
             state.set_error(&shown, Some(message));
+        }
+    }
+}
+
+/// Re-reads a changed database: every run read again (a write may change
+/// any run) and inserted, runs gone removed; nothing while a write is under
+/// way (its rollback journal is there: its removal at commit brings the
+/// change here again), when its bytes did not change, or, if it cannot be
+/// read, the runs loaded are kept and the error recorded.
+fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
+    use store::database;
+    let shown = db.display().to_string();
+    let loaded = database_runs(state, db);
+    if !db.exists() {
+        state.set_error(&shown, None);
+        let removed = state.with_store_mut(|s| {
+            loaded
+                .iter()
+                .try_for_each(|(g, _, _)| s.remove(g).map(|_| ()))
+        });
+        match removed {
+            Ok(()) => log(format!(
+                "watch: {shown} deleted: its {} runs removed",
+                loaded.len()
+            )),
+            Err(e) => log(format!("watch: {shown}: {e}")),
+        }
+        rebind(state, log);
+        return;
+    }
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
+    if Path::new(&journal).exists() {
+        return;
+    }
+    let pending = state.errors().iter().any(|e| e.file == shown);
+    let read = database::file_digest(db).and_then(|digest| {
+        let unchanged = !loaded.is_empty()
+            && loaded
+                .iter()
+                .all(|(_, id, sha)| *sha == database::run_digest(&digest, id));
+        if unchanged && !pending {
+            return Ok(None);
+        }
+        let options = state.with_store(|s| s.results_options());
+        database::run_inputs(db)?
+            .iter()
+            .map(|input| store::prepare_with(input, processor, options))
+            .collect::<crate::error::Result<Vec<_>>>()
+            .map(Some)
+    });
+    let prepared = match read {
+        Ok(Some(p)) => p,
+        Ok(None) => return,
+        Err(e) => {
+            let message = format!("{e}");
+            if !state
+                .errors()
+                .iter()
+                .any(|x| x.file == shown && x.message == message)
+            {
+                log(format!(
+                    "watch: {shown} not reloaded (its runs loaded are kept):\n{message}"
+                ));
+            }
+            state.set_error(&shown, Some(message));
+            return;
+        }
+    };
+    let graphs: BTreeSet<String> = prepared.iter().map(|p| p.info.graph.clone()).collect();
+    let done = state.with_store_mut(|s| -> crate::error::Result<()> {
+        for p in prepared {
+            s.insert(p, true)?;
+        }
+        for (g, _, _) in loaded.iter().filter(|(g, _, _)| !graphs.contains(g)) {
+            s.remove(g)?;
+        }
+        Ok(())
+    });
+    match done {
+        Ok(()) => {
+            state.set_error(&shown, None);
+            let gone = loaded
+                .iter()
+                .filter(|(g, _, _)| !graphs.contains(g))
+                .count();
+            log(format!(
+                "watch: {shown} reloaded: {} runs ({gone} removed)",
+                graphs.len()
+            ));
+            rebind(state, log);
+        }
+        Err(e) => {
+            state.set_error(&shown, Some(e.to_string()));
+            log(format!("watch: {shown}: {e}"));
         }
     }
 }

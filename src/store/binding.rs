@@ -75,6 +75,11 @@ impl Bound {
             (Link::Orphan { .. }, false) => {
                 format!("{file}: results no longer bound (their checkpoint is gone)")
             }
+            (l @ Link::NotItsBenchmark { .. }, requested) => format!(
+                "{file}: results {}: {}",
+                if requested { "not bound" } else { "no longer bound" },
+                l.reason().unwrap_or_default()
+            ),
             (Link::Ambiguous(c), _) => format!(
                 "{file}: results match {} loaded checkpoints ({}); not bound (use --for)",
                 c.len(),
@@ -175,20 +180,19 @@ impl CheckpointStore {
         for (graph, old, old_note) in others {
             // A user's choice stands while its checkpoint is loaded and
             // still holds the run's questions.
-            let link = match &old {
+            let (link, named) = match &old {
                 Some(b) if b.explicit && self.index.contains_key(&b.checkpoint) => {
                     match self.checked(&graph, &b.checkpoint)? {
                         Link::Bound(_) => continue,
-                        refused => refused,
+                        refused => (refused, false),
                     }
                 }
-                _ => self.auto(&graph)?.0,
+                _ => self.auto(&graph)?,
             };
             let new = match &link {
                 Link::Bound(c) => Some(Binding {
                     checkpoint: c.clone(),
-                    explicit: self.manifest_benchmark(&graph).as_ref() == Some(c)
-                        || self.named_checkpoints(&graph)?.contains(c),
+                    explicit: named,
                 }),
                 _ => None,
             };
@@ -210,16 +214,40 @@ impl CheckpointStore {
         Ok(out)
     }
 
-    /// For a run of Karenina's database: the loaded checkpoints whose
-    /// benchmark (`schema:DataFeed`) has the database's benchmark name.
-    fn named_checkpoints(&self, graph: &str) -> Result<Vec<String>> {
-        let Some(name) = self.index.get(graph).and_then(|i| i.benchmark_name.clone()) else {
-            return Ok(Vec::new());
+    /// For a run of Karenina's database (`karenina:runSource "database"` in
+    /// its graph, so a reopened store directory knows it too): its
+    /// benchmark's name, if the run has a benchmark.
+    fn database_run(&self, graph: &str) -> Result<Option<Option<String>>> {
+        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let literal = |local: &str| -> Result<Option<String>> {
+            let p = NamedNode::new_unchecked(vocab::karenina(local));
+            for q in
+                self.store
+                    .quads_for_pattern(None, Some(p.as_ref()), None, Some(g.as_ref().into()))
+            {
+                if let oxigraph::model::Term::Literal(l) = q.map_err(rdf_err)?.object {
+                    return Ok(Some(l.value().to_string()));
+                }
+            }
+            Ok(None)
         };
+        if literal("runSource")?.as_deref() != Some("database") {
+            return Ok(None);
+        }
+        let name = match self.index.get(graph).and_then(|i| i.benchmark_name.clone()) {
+            Some(n) => Some(n),
+            None => literal("benchmarkName")?,
+        };
+        Ok(Some(name))
+    }
+
+    /// The loaded checkpoints whose benchmark (`schema:DataFeed`) has the
+    /// `schema:name` `name`.
+    fn named_checkpoints(&self, name: &str) -> Result<Vec<String>> {
         let schema_name = NamedNode::new_unchecked(vocab::schema("name"));
         let feed = NamedNode::new_unchecked(vocab::schema("DataFeed"));
         let rdf_type = NamedNode::new_unchecked(vocab::RDF_TYPE);
-        let lit = Literal::new_simple_literal(&name);
+        let lit = Literal::new_simple_literal(name);
         let mut out = Vec::new();
         for i in self
             .index
@@ -261,19 +289,41 @@ impl CheckpointStore {
             .filter(|b| self.index.contains_key(b))
     }
 
-    /// Binding without `--for`: to the loaded checkpoint a run folder's
-    /// manifest names (`benchmark_path`) when it holds the run's questions,
-    /// else to the one loaded checkpoint holding them all. True when the
-    /// manifest named it (kept like a user's choice).
+    /// Binding without `--for`. A run of Karenina's database: to the one
+    /// loaded checkpoint named as its benchmark that holds its questions
+    /// (several: the one at its `checkpoint_path`, else ambiguous), else to
+    /// the loaded checkpoint at its `checkpoint_path` if it holds them, else
+    /// not bound (never by question IDs alone). A run folder: to the loaded
+    /// checkpoint its manifest names (`benchmark_path`) when it holds the
+    /// run's questions, else as an export. An export: to the one loaded
+    /// checkpoint holding all its question IDs. True when the database or
+    /// the manifest named it (kept like a user's choice).
     fn auto(&self, graph: &str) -> Result<(Link, bool)> {
-        for c in self.named_checkpoints(graph)? {
-            if let l @ Link::Bound(_) = self.checked(graph, &c)? {
-                return Ok((l, true));
+        let at_path = self.manifest_benchmark(graph);
+        let holds =
+            |c: &str| -> Result<bool> { Ok(matches!(self.checked(graph, c)?, Link::Bound(_))) };
+        if let Some(name) = self.database_run(graph)? {
+            let mut named = Vec::new();
+            if let Some(n) = &name {
+                for c in self.named_checkpoints(n)? {
+                    if holds(&c)? {
+                        named.push(c);
+                    }
+                }
             }
+            let link = match (named.len(), &at_path) {
+                (1, _) => Link::Bound(named.remove(0)),
+                (0, Some(b)) if holds(b)? => Link::Bound(b.clone()),
+                (0, _) => Link::NotItsBenchmark { benchmark: name },
+                (_, Some(b)) if named.contains(b) => Link::Bound(b.clone()),
+                _ => Link::Ambiguous(named),
+            };
+            let named = matches!(link, Link::Bound(_));
+            return Ok((link, named));
         }
-        if let Some(b) = self.manifest_benchmark(graph) {
-            if let l @ Link::Bound(_) = self.checked(graph, &b)? {
-                return Ok((l, true));
+        if let Some(b) = at_path {
+            if holds(&b)? {
+                return Ok((Link::Bound(b), true));
             }
         }
         Ok((link::find(self.store(), graph)?, false))

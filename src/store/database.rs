@@ -2,11 +2,13 @@
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
-use super::{Content, GraphInfo, Prepared};
+use super::{rdf_err, CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
-use crate::rdf;
+use crate::rdf::{self, Processor};
+use crate::results::link::Link;
 use crate::results::{database, ResultsOptions};
-use oxigraph::model::GraphName;
+use crate::vocab;
+use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, Quad};
 use std::path::{Path, PathBuf};
 
 /// The separator between a database file and a run id in an input name.
@@ -29,6 +31,213 @@ pub fn split(path: &Path) -> Option<(PathBuf, String)> {
     (!path.exists() && database::sniff_file(&db)).then(|| (db, id.to_string()))
 }
 
+/// The graph IRI of run `run_id` of database `db`:
+/// `<the database's file URL>#run=<run id, form-encoded>`.
+pub fn graph_name(db: &Path, run_id: &str) -> Result<String> {
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let id_enc: String = url::form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
+    Ok(format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?))
+}
+
+/// The SHA-256 of a database file's bytes (read streaming), remembered for
+/// the file's size and modification time: the runs of one database are read
+/// in parallel, each needing it, and a database can be gigabytes.
+pub fn file_digest(db: &Path) -> Result<String> {
+    type Seen = std::collections::HashMap<PathBuf, (u64, std::time::SystemTime, String)>;
+    static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let meta = std::fs::metadata(&canon).map_err(|e| Error::io(db, e))?;
+    let stamp = (meta.len(), meta.modified().map_err(|e| Error::io(db, e))?);
+    // (Held while hashing: the other runs of the database wait, then reuse it.)
+    let mut seen = SEEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let seen = seen.get_or_insert_with(Seen::new);
+    if let Some((len, mtime, sha)) = seen.get(&canon) {
+        if (*len, *mtime) == stamp {
+            return Ok(sha.clone());
+        }
+    }
+    let mut h = <sha2::Sha256 as sha2::Digest>::new();
+    let mut f = std::fs::File::open(&canon).map_err(|e| Error::io(db, e))?;
+    std::io::copy(&mut f, &mut h).map_err(|e| Error::io(db, e))?;
+    let sha = format!("{:x}", sha2::Digest::finalize(h));
+    seen.insert(canon, (stamp.0, stamp.1, sha.clone()));
+    Ok(sha)
+}
+
+/// A run's digest from its database's ([`file_digest`]) and its id: two runs
+/// of one database are never "the same bytes", and any write to the
+/// database is a change of every run.
+pub fn run_digest(file_digest: &str, run_id: &str) -> String {
+    let mut h = <sha2::Sha256 as sha2::Digest>::new();
+    sha2::Digest::update(&mut h, file_digest.as_bytes());
+    sha2::Digest::update(&mut h, run_id.as_bytes());
+    format!("{:x}", sha2::Digest::finalize(h))
+}
+
+/// The checkpoint file a benchmark's `checkpoint_path` leads to (canonical):
+/// as Karenina stored it, tried against the current directory, then the
+/// database's directory.
+pub fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(db).ok()?.parent()?.to_path_buf();
+    let cwd = std::env::current_dir().ok();
+    cwd.map(|c| c.join(checkpoint_path))
+        .into_iter()
+        .chain([dir.join(checkpoint_path)])
+        .find(|t| t.is_file())
+        .and_then(|f| std::fs::canonicalize(f).ok())
+}
+
+/// The checkpoint graph the run `run_id` of `db` names by its benchmark's
+/// `checkpoint_path`, if that file exists.
+pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
+    let c = database::open(db)?;
+    let path = database::checkpoint_path_of(db, &c, run_id)?;
+    match path.and_then(|p| checkpoint_at(db, &p)) {
+        Some(f) => Ok(Some(rdf::file_url(&f)?)),
+        None => Ok(None),
+    }
+}
+
+/// Which loaded checkpoint one run of a database binds to.
+#[derive(Clone, Debug)]
+pub struct RunBinding {
+    /// The run.
+    pub run: database::Run,
+    /// The outcome: bound (to a checkpoint graph), or why not.
+    pub link: Link,
+    /// The bound checkpoint's file.
+    pub checkpoint_file: Option<String>,
+}
+
+/// [`bindings`]' answer.
+#[derive(Debug)]
+pub struct Bindings {
+    /// The database's benchmarks.
+    pub benchmarks: Vec<database::Benchmark>,
+    /// Its runs, each with its binding.
+    pub runs: Vec<RunBinding>,
+    /// Checkpoints that could not be loaded, with why.
+    pub failed: Vec<(PathBuf, Error)>,
+}
+
+/// What `kld info DB` says of a database: its benchmarks, and each run with
+/// the checkpoint it binds to among `checkpoints` and the files its
+/// benchmarks' `checkpoint_path`s lead to, bound exactly as loading binds
+/// ([`CheckpointStore::bind`]) but over the runs' question IDs only (their
+/// results are not mapped). Checkpoints that fail to load are returned with
+/// their error.
+pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
+    let c = database::open(db)?;
+    let benchmarks = database::benchmarks(db, &c)?;
+    let runs = database::runs(db, &c)?;
+    let mut files: Vec<PathBuf> = checkpoints.to_vec();
+    for b in &benchmarks {
+        if let Some(f) = b
+            .checkpoint_path
+            .as_deref()
+            .and_then(|p| checkpoint_at(db, p))
+        {
+            if !files
+                .iter()
+                .any(|g| std::fs::canonicalize(g).ok().as_ref() == Some(&f))
+            {
+                files.push(f);
+            }
+        }
+    }
+    let mut store = CheckpointStore::in_memory()?;
+    let failed: Vec<(PathBuf, Error)> = store
+        .load_files(&files, Processor::Direct, &|_, _| {})
+        .into_iter()
+        .filter_map(|(f, r)| r.err().map(|e| (f, e)))
+        .collect();
+    let file_digest = file_digest(db)?;
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let mut graphs = Vec::new();
+    for run in &runs {
+        let mut info = GraphInfo::results(
+            graph_name(db, &run.id)?,
+            format!("{}{RUN}{}", canon.display(), run.id),
+        );
+        info.sha256 = run_digest(&file_digest, &run.id);
+        let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
+        let quads = key_quads(&g, run, &database::run_keys(db, &c, &run.id)?);
+        if let Some(b) = &run.benchmark {
+            info.benchmark_name = Some(b.name.clone());
+            if let Some(f) = b
+                .checkpoint_path
+                .as_deref()
+                .and_then(|p| checkpoint_at(db, p))
+            {
+                info.benchmark = Some(rdf::file_url(&f)?);
+            }
+        }
+        graphs.push((info.graph.clone(), None));
+        store.insert(
+            Prepared {
+                info,
+                content: Content::Quads(quads),
+            },
+            false,
+        )?;
+    }
+    let bound = store.bind(&graphs)?;
+    let out = runs
+        .into_iter()
+        .zip(&graphs)
+        .map(|(run, (g, _))| {
+            let link = bound
+                .iter()
+                .find(|b| b.graph == *g)
+                .map(|b| b.link.clone())
+                .unwrap_or(Link::Orphan { questions: 0 });
+            let checkpoint_file = match &link {
+                Link::Bound(c) => store.resolve(c).map(|i| i.source.clone()),
+                _ => None,
+            };
+            RunBinding {
+                run,
+                link,
+                checkpoint_file,
+            }
+        })
+        .collect();
+    Ok(Bindings {
+        benchmarks,
+        runs: out,
+        failed,
+    })
+}
+
+/// A run's graph as binding reads it: the run node (`runSource "database"`,
+/// `benchmarkName`) and one node per key.
+fn key_quads(g: &NamedNode, run: &database::Run, keys: &[database::RunKey]) -> Vec<Quad> {
+    let k = |l: &str| NamedNode::new_unchecked(vocab::karenina(l));
+    let s = |v: &str| Literal::new_simple_literal(v);
+    let gn = GraphName::NamedNode(g.clone());
+    let node = BlankNode::default();
+    let mut quads = vec![Quad::new(
+        node.clone(),
+        k("runSource"),
+        s("database"),
+        gn.clone(),
+    )];
+    if let Some(b) = &run.benchmark {
+        quads.push(Quad::new(node, k("benchmarkName"), s(&b.name), gn.clone()));
+    }
+    for (qid, sid, nid) in keys {
+        let r = BlankNode::default();
+        quads.push(Quad::new(r.clone(), k("questionId"), s(qid), gn.clone()));
+        if let (Some(sid), Some(nid)) = (sid, nid) {
+            quads.push(Quad::new(r.clone(), k("scenarioId"), s(sid), gn.clone()));
+            quads.push(Quad::new(r, k("scenarioNode"), s(nid), gn.clone()));
+        }
+    }
+    quads
+}
+
 /// Reads one run of a database.
 pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<Prepared> {
     let c = database::open(db)?;
@@ -38,9 +247,8 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
         .find(|r| r.id == run_id)
         .ok_or_else(|| Error::Usage(format!("{}: no run {run_id}", db.display())))?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
-    let id_enc: String = url::form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
     let mut info = GraphInfo::results(
-        format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?),
+        graph_name(db, run_id)?,
         format!("{}{RUN}{run_id}", canon.display()),
     );
     if run.status != "completed" {
@@ -55,16 +263,8 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     if let Some(b) = &run.benchmark {
         info.benchmark_name = Some(b.name.clone());
         if let Some(p) = &b.checkpoint_path {
-            let cwd = std::env::current_dir().map_err(|e| Error::io(db, e))?;
-            let tries = [
-                cwd.join(p),
-                canon.parent().map(|d| d.join(p)).unwrap_or_default(),
-            ];
-            match tries.iter().find(|t| t.is_file()) {
-                Some(f) => {
-                    let f = std::fs::canonicalize(f).map_err(|e| Error::io(f, e))?;
-                    info.benchmark = Some(rdf::file_url(&f)?);
-                }
+            match checkpoint_at(db, p) {
+                Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
                 None => info.notes.push(format!(
                     "benchmark {:?}: checkpoint_path {p:?} not found",
                     b.name
@@ -76,13 +276,7 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     let mut quads = Vec::new();
     database::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
     info.quads = quads.len();
-    // The run's own digest (the database's bytes and the run id): two runs
-    // of one database are never "the same bytes".
-    let mut h = <sha2::Sha256 as sha2::Digest>::new();
-    let mut f = std::fs::File::open(db).map_err(|e| Error::io(db, e))?;
-    std::io::copy(&mut f, &mut h).map_err(|e| Error::io(db, e))?;
-    sha2::Digest::update(&mut h, run_id.as_bytes());
-    info.sha256 = format!("{:x}", sha2::Digest::finalize(h));
+    info.sha256 = run_digest(&file_digest(db)?, run_id);
     Ok(Prepared {
         info,
         content: Content::Quads(quads),

@@ -1,15 +1,85 @@
-//! Karenina run folders into the store ([`crate::results::run_folder`]).
+//! Karenina's runs that are not an export file, into the store: run folders
+//! ([`crate::results::run_folder`]), the progressive-save sidecars of an
+//! unfinished run ([`crate::results::progress`]), and database runs
+//! ([`super::database`]).
 
 use super::{Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
-use crate::results::{run_folder, ResultsOptions};
+use crate::results::{progress, run_folder, ResultsOptions};
 use oxigraph::model::GraphName;
 use std::path::Path;
 
+/// Reads `path` if it is a run but not an export file: a database run
+/// (`DB#run=<id>`), a run folder or an unfinished run's `.state` sidecar.
+pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Prepared>> {
+    if let Some((db, run)) = super::database::split(path) {
+        return Some(super::database::prepare(&db, &run, opts));
+    }
+    if path.is_dir() && run_folder::is_run_folder(path) {
+        return Some(prepare(path, opts));
+    }
+    progress::is_state_input(path, true).then(|| prepare_state(path, opts))
+}
+
+/// The checkpoint graph a run names itself, from its source (as the store
+/// and the provenance record it): a run folder's or a `.state` sidecar's
+/// `benchmark_path`, a database run's `checkpoint_path`; none when the
+/// source is gone, is an export, or names no existing file. How a store
+/// directory reopened, or a server, binds a run as it was bound when read.
+pub fn benchmark_named_by(source: &str) -> Option<String> {
+    let path = Path::new(source);
+    if let Some((db, run)) = super::database::split(path) {
+        return super::database::named_checkpoint(&db, &run).ok().flatten();
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let file = if path.is_dir() && run_folder::is_run_folder(path) {
+        match run_folder::read(path, &cwd).ok()?.benchmark {
+            run_folder::Benchmark::File(f) => f,
+            run_folder::Benchmark::Missing(_) => return None,
+        }
+    } else if progress::is_state_input(path, true) {
+        let state = progress::read_state(path).ok()?;
+        progress::benchmark_of(path, &state, &cwd)?
+    } else {
+        return None;
+    };
+    rdf::file_url(&file).ok()
+}
+
+/// An unfinished run's sidecars: one results graph named after its `.state`
+/// file; `benchmark` is the checkpoint its `benchmark_path` names.
+fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
+    let state = progress::read_state(file)?;
+    let cwd = std::env::current_dir().map_err(|e| Error::io(file, e))?;
+    let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
+    let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
+    let tasks = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+    info.notes.push(format!(
+        "an unfinished run (its progressive-save sidecars): {} of {} tasks done",
+        tasks(state.completed_count),
+        tasks(state.total_tasks)
+    ));
+    match progress::benchmark_of(&canon, &state, &cwd) {
+        Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
+        None => info.notes.push(format!(
+            "benchmark_path {:?} not found; bound by question IDs instead",
+            state.benchmark_path
+        )),
+    }
+    let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
+    let mut quads = Vec::new();
+    info.sha256 = progress::map(&canon, &state, &g, opts, &mut |q| quads.push(q))?;
+    info.quads = quads.len();
+    Ok(Prepared {
+        info,
+        content: Content::Quads(quads),
+    })
+}
+
 /// A run folder: one results graph named after the folder, holding its
 /// results and its manifest; `benchmark` is the checkpoint its manifest names.
-pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
+fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
     let run = run_folder::read(dir, &cwd)?;
     let canon = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
@@ -29,6 +99,14 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
             (None, None) => "; no results",
         });
         info.notes.push(note);
+    }
+    if let Some(f) = &run.sidecar {
+        if crate::results::progress::ends_partial(f)? {
+            info.notes.push(format!(
+                "{} ends in a partial line (a write cut short): skipped, as Karenina skips it",
+                f.display()
+            ));
+        }
     }
     match &run.benchmark {
         run_folder::Benchmark::File(f) => info.benchmark = Some(rdf::file_url(f)?),

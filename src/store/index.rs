@@ -1,8 +1,11 @@
 //! `index.tsv` of a store directory: one line per graph with its source,
-//! SHA-256, load time, quads, graph file, kind, binding and why it is unbound.
+//! SHA-256, load time, quads, graph file, kind, binding and why it is unbound;
+//! and the same facts as provenance quads in the default graph.
 
-use super::{file_for_graph, Binding, GraphInfo, GraphKind};
+use super::{binding, file_for_graph, Binding, GraphInfo, GraphKind};
 use crate::error::{Error, Result};
+use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
+use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use std::path::Path;
 
 /// The index's columns.
@@ -49,6 +52,11 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
             ));
         }
         let f = |i: usize| r.get(i).unwrap_or_default();
+        let kind = if f(6) == "results" {
+            GraphKind::Results
+        } else {
+            GraphKind::Checkpoint
+        };
         infos.push(GraphInfo {
             graph: f(0).into(),
             source: f(1).into(),
@@ -57,14 +65,15 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
             quads: f(4)
                 .parse()
                 .map_err(|e| bad(line, format!("quads {:?}: {e}", f(4))))?,
-            kind: if f(6) == "results" {
-                GraphKind::Results
-            } else {
-                GraphKind::Checkpoint
-            },
+            kind,
             binding: r.get(7).and_then(Binding::parse),
             unbound: r.get(8).filter(|n| !n.is_empty()).map(str::to_string),
-            benchmark: None,
+            // (Found again from the source: a run loaded before its
+            // checkpoint binds to it in a later command too.)
+            benchmark: match kind {
+                GraphKind::Results => super::benchmark_named_by(f(1)),
+                GraphKind::Checkpoint => None,
+            },
             notes: Vec::new(),
             benchmark_name: None,
         });
@@ -108,6 +117,61 @@ pub(super) fn text<'a>(infos: impl Iterator<Item = &'a GraphInfo>) -> String {
     }
     let bytes = w.into_inner().expect("writing to a Vec cannot fail");
     String::from_utf8(bytes).expect("the fields are UTF-8")
+}
+
+/// The provenance quads of graph `g` (default graph): its class, source,
+/// SHA-256, load time, binding and why it is unbound (the index's fields as
+/// RDF).
+pub(super) fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
+    let s = NamedOrBlankNode::NamedNode(g.clone());
+    let k = |local: &str| NamedNode::new_unchecked(vocab::karenina(local));
+    let d = GraphName::DefaultGraph;
+    let mut quads = vec![
+        Quad::new(
+            s.clone(),
+            NamedNode::new_unchecked(RDF_TYPE),
+            Term::NamedNode(k(info.kind.class())),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SOURCE),
+            Term::Literal(Literal::new_simple_literal(&info.source)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::SHA256),
+            Term::Literal(Literal::new_simple_literal(&info.sha256)),
+            d.clone(),
+        ),
+        Quad::new(
+            s.clone(),
+            k(k::LOADED_AT),
+            Term::Literal(Literal::new_typed_literal(
+                &info.loaded_at,
+                NamedNode::new_unchecked(XSD_DATETIME),
+            )),
+            d.clone(),
+        ),
+    ];
+    if let Some(b) = &info.binding {
+        quads.push(Quad::new(
+            s.clone(),
+            k(binding::FOR_BENCHMARK),
+            NamedNode::new_unchecked(b.checkpoint.clone()),
+            d.clone(),
+        ));
+    }
+    if let Some(n) = &info.unbound {
+        quads.push(Quad::new(
+            s,
+            k(binding::BINDING_NOTE),
+            Term::Literal(Literal::new_simple_literal(n)),
+            d,
+        ));
+    }
+    quads
 }
 
 #[cfg(test)]

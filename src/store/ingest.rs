@@ -49,8 +49,12 @@ impl Prepared {
     }
 }
 
-/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL.
+/// The graph IRI for a checkpoint file: its canonical path as a `file://` URL
+/// (for a database run `DB#run=<id>`, [`database::graph_name`]).
 pub fn graph_name_for(path: &Path) -> Result<String> {
+    if let Some((db, run)) = database::split(path) {
+        return database::graph_name(&db, &run);
+    }
     let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
     rdf::file_url(&canon)
 }
@@ -76,11 +80,9 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
-    if let Some((db, run)) = database::split(path) {
-        return database::prepare(&db, &run, results_opts);
-    }
-    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
-        return folder::prepare(path, results_opts);
+    // A database run, a run folder, an unfinished run's sidecars.
+    if let Some(p) = folder::prepare_run(path, results_opts) {
+        return p;
     }
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones

@@ -21,9 +21,9 @@ use crate::fsutil;
 use crate::model::Checkpoint;
 use crate::rdf::{self, Processor};
 use crate::results::ResultsOptions;
-use crate::vocab::{self, k, RDF_TYPE, XSD_DATETIME};
+use crate::vocab;
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
-use oxigraph::model::{GraphName, GraphNameRef, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use oxigraph::model::{GraphName, GraphNameRef, NamedNode, Quad};
 use oxigraph::store::Store;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -37,6 +37,7 @@ mod ingest;
 mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
+pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
 use stream::{stream_chunks, stream_threshold};
@@ -60,9 +61,10 @@ pub struct GraphInfo {
     pub binding: Option<Binding>,
     /// For an unbound results graph: why (orphan, ambiguous, `--for` refused).
     pub unbound: Option<String>,
-    /// For a run folder: the checkpoint graph its manifest's `benchmark_path`
-    /// names (the file exists; it may not be loaded). Not kept in `index.tsv`:
-    /// the binding it leads to is.
+    /// For a run that names its checkpoint (a run folder's or `.state`'s
+    /// `benchmark_path`, a database run's `checkpoint_path`): that checkpoint
+    /// graph (the file exists; it may not be loaded). Not kept in
+    /// `index.tsv`: found again from the source when it is read.
     pub benchmark: Option<String>,
     /// What to tell the user about the graph as read (a run folder's status
     /// when not completed, a `benchmark_path` not found).
@@ -291,7 +293,7 @@ impl CheckpointStore {
             }
         }
         info.quads = count;
-        tx.extend(provenance(&g, &info).iter());
+        tx.extend(index::provenance(&g, &info).iter());
         if let Some(e) = write_err {
             return Err(rdf_err(e));
         }
@@ -437,56 +439,4 @@ impl CheckpointStore {
         }
         rdf::checkpoint_from_quads(quads)
     }
-}
-
-fn provenance(g: &NamedNode, info: &GraphInfo) -> Vec<Quad> {
-    let s = NamedOrBlankNode::NamedNode(g.clone());
-    let k = |local: &str| vocab::term(local);
-    let d = GraphName::DefaultGraph;
-    let mut quads = vec![
-        Quad::new(
-            s.clone(),
-            NamedNode::new_unchecked(RDF_TYPE),
-            Term::NamedNode(k(info.kind.class())),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::SOURCE),
-            Term::Literal(Literal::new_simple_literal(&info.source)),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::SHA256),
-            Term::Literal(Literal::new_simple_literal(&info.sha256)),
-            d.clone(),
-        ),
-        Quad::new(
-            s.clone(),
-            k(k::LOADED_AT),
-            Term::Literal(Literal::new_typed_literal(
-                &info.loaded_at,
-                NamedNode::new_unchecked(XSD_DATETIME),
-            )),
-            d.clone(),
-        ),
-    ];
-    if let Some(b) = &info.binding {
-        quads.push(Quad::new(
-            s.clone(),
-            k(binding::FOR_BENCHMARK),
-            NamedNode::new_unchecked(b.checkpoint.clone()),
-            d.clone(),
-        ));
-    }
-    if let Some(n) = &info.unbound {
-        quads.push(Quad::new(
-            s,
-            k(binding::BINDING_NOTE),
-            Term::Literal(Literal::new_simple_literal(n)),
-            d,
-        ));
-    }
-    quads
 }

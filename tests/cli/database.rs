@@ -5,19 +5,19 @@
 //! by benchmark name, and the file is never written or locked.
 
 use crate::common::*;
-use crate::kld;
 use crate::queries::query_rows;
+use crate::{copy_to, kld};
 use karenina_ld::results::database;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn db() -> PathBuf {
+pub(crate) fn db() -> PathBuf {
     data("runs/karenina.db")
 }
 
 /// The runs of the database, each with its export and facts (the run is
 /// named after its export's file stem, as make_db.py names it).
-fn runs() -> Vec<(database::Run, PathBuf, Value, PathBuf)> {
+pub(crate) fn runs() -> Vec<(database::Run, PathBuf, Value, PathBuf)> {
     let c = database::open(&db()).unwrap();
     let runs = database::runs(&db(), &c).unwrap();
     assert!(runs.len() >= 3);
@@ -159,6 +159,22 @@ fn the_database_is_never_written_nor_locked_against_karenina() {
             .args(["query", "-n", "results-by-model", "--store"])
             .arg(&store),
     );
+    // Served (and watched) while Karenina reads, queried, stopped.
+    {
+        let server = crate::serve::serve(std::slice::from_ref(&file), &["--watch"]);
+        let v: Value = reqwest::blocking::Client::new()
+            .get(format!("{}/sparql", server.base))
+            .query(&[(
+                "query",
+                "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
+            )])
+            .header("accept", "application/sparql-results+json")
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        assert_ne!(v["results"]["bindings"][0]["n"]["value"], "0");
+    }
     drop(py.stdin.take());
     assert!(py.wait().unwrap().success());
     assert_eq!(
@@ -195,6 +211,7 @@ fn hostile_databases_are_located_errors_or_reported_runs() {
              c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (x TEXT)'); c.commit()\n\
              c = sqlite3.connect(sys.argv[2])\n\
              c.execute(\"UPDATE verification_results SET question_id = 'gone' WHERE id = (SELECT MIN(id) FROM verification_results)\")\n\
+             c.execute(\"UPDATE verification_runs SET benchmark_id = 999 WHERE run_name LIKE '%with_rubrics%'\")\n\
              c.commit()\n",
         )
         .arg(&foreign)
@@ -228,9 +245,219 @@ fn hostile_databases_are_located_errors_or_reported_runs() {
         err.contains("1 of its") && err.contains("question the database does not hold"),
         "{err}"
     );
+    // A run whose benchmark row is gone: listed, reported unbound.
+    assert_eq!(
+        err.matches("not bound: its database row names no benchmark")
+            .count(),
+        1,
+        "{err}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v["results"]["bindings"].as_array().unwrap().len(),
         runs().len()
     );
+    let info = crate::stdout_of(kld().arg("info").arg(&missing));
+    assert!(
+        info.contains("benchmark -\n")
+            && info.contains("not bound: its database row names no benchmark"),
+        "{info}"
+    );
+}
+
+/// `kld query --named runs` run in `cwd`: the rows (run name → checkpoint
+/// bound, if any) and stderr.
+fn runs_in(cwd: &Path, inputs: &[PathBuf]) -> (Vec<(String, Option<String>)>, String) {
+    let out = kld()
+        .current_dir(cwd)
+        .args(["query", "--format", "json", "--named", "runs"])
+        .args(inputs)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success() && !err.contains("panicked"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["run"]["value"].as_str().unwrap().to_string(),
+                b["checkpoint"]["value"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    (rows, err)
+}
+
+/// A copy of a corpus checkpoint at `to` whose benchmark is named `name`.
+fn renamed(from: &str, to: &Path, name: &str) -> PathBuf {
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read(corpus().join("loads").join(from)).unwrap()).unwrap();
+    v["name"] = name.into();
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::write(to, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous() {
+    const DOCS: &str = "docs__notebooks__test_checkpoint.jsonld";
+    const RUBRICS: &str = "tests__fixtures__checkpoints__with_rubrics.jsonld";
+    let d = tempfile::tempdir().unwrap();
+    // The database in d/dbs: its relative checkpoint_path
+    // (../shared/corpus/loads/…) leads to d/shared/corpus/loads/… there.
+    let dbs = d.path().join("dbs");
+    std::fs::create_dir_all(&dbs).unwrap();
+    let file = copy_to(&dbs, &db());
+    let url = |p: &Path| {
+        url::Url::from_file_path(std::fs::canonicalize(p).unwrap())
+            .unwrap()
+            .to_string()
+    };
+    let docs_runs = |rows: &[(String, Option<String>)]| -> Vec<Option<String>> {
+        rows.iter()
+            .filter(|r| r.0.contains("docs__notebooks"))
+            .map(|r| r.1.clone())
+            .collect()
+    };
+    let rubrics = corpus().join("loads").join(RUBRICS);
+    // Its questions under another benchmark name, checkpoint_path not found:
+    // not bound (no fallback to question IDs); the other benchmark's run
+    // binds by name.
+    let other_name = renamed(DOCS, &d.path().join("other/renamed.jsonld"), "Not It");
+    let (rows, err) = runs_in(&dbs, &[file.clone(), other_name.clone(), rubrics.clone()]);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(docs_runs(&rows), [None, None], "{rows:?}");
+    assert_eq!(
+        rows.iter()
+            .find(|r| r.0.contains("with_rubrics"))
+            .unwrap()
+            .1,
+        Some(url(&rubrics))
+    );
+    assert_eq!(
+        err.matches("results not bound: no loaded checkpoint is its benchmark \"Documentation Test Benchmark\"")
+            .count(),
+        2,
+        "{err}"
+    );
+    // Two loaded checkpoints of its name holding its questions: ambiguous.
+    let a = copy_to(&d.path().join("other"), &corpus().join("loads").join(DOCS));
+    let b = d.path().join("b.jsonld");
+    std::fs::copy(&a, &b).unwrap();
+    let (rows, err) = runs_in(&dbs, &[file.clone(), a.clone(), b.clone()]);
+    assert_eq!(docs_runs(&rows), [None, None], "{rows:?}");
+    assert_eq!(
+        err.matches("results match 2 loaded checkpoints").count(),
+        2,
+        "{err}"
+    );
+    // The checkpoint at checkpoint_path, renamed since: bound to it, even
+    // beside another checkpoint holding the questions; and it decides
+    // between two of the benchmark's name.
+    let at_path = renamed(
+        DOCS,
+        &d.path().join("shared/corpus/loads").join(DOCS),
+        "Renamed Since",
+    );
+    let (rows, _) = runs_in(&dbs, &[file.clone(), other_name, at_path.clone()]);
+    assert_eq!(docs_runs(&rows), [Some(url(&at_path)), Some(url(&at_path))]);
+    let named_at_path = copy_to(&d.path().join("shared/corpus/loads"), &a);
+    let (rows, _) = runs_in(&dbs, &[file, named_at_path.clone(), a, b]);
+    assert_eq!(
+        docs_runs(&rows),
+        [Some(url(&named_at_path)), Some(url(&named_at_path))]
+    );
+}
+
+#[test]
+fn info_lists_benchmarks_runs_and_the_checkpoint_each_binds_to() {
+    let runs = runs();
+    // From here the benchmarks' checkpoint_path lead to the corpus
+    // checkpoints: each run binds to its facts' checkpoint.
+    let v: Value = serde_json::from_str(&crate::stdout_of(
+        kld().args(["info", "--format", "json"]).arg(db()),
+    ))
+    .unwrap();
+    let names: Vec<&str> = v["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    for (_, _, expect, _) in &runs {
+        assert!(names.contains(&expect["benchmark_name"].as_str().unwrap()));
+    }
+    let listed = v["runs"].as_array().unwrap();
+    assert_eq!(listed.len(), runs.len());
+    for (run, _, expect, cp) in &runs {
+        let r = listed.iter().find(|r| r["id"] == run.id.as_str()).unwrap();
+        assert_eq!(r["name"], run.name.as_str());
+        assert_eq!(r["status"], "completed");
+        assert_eq!(r["benchmark"], expect["benchmark_name"]);
+        assert_eq!(r["results"], expect["results_count"]);
+        let models: Vec<String> = expect["facts"]["per_answering_model"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|m| {
+                format!(
+                    "{}:{}",
+                    m["identity"]["interface"].as_str().unwrap(),
+                    m["identity"]["model_name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let mut got: Vec<String> = serde_json::from_value(r["answering_models"].clone()).unwrap();
+        got.sort();
+        let mut models = models;
+        models.sort();
+        assert_eq!(got, models, "{}", run.name);
+        assert_eq!(
+            r["checkpoint"].as_str(),
+            Some(std::fs::canonicalize(cp).unwrap().to_str().unwrap()),
+            "{}",
+            run.name
+        );
+        assert!(r["unbound_because"].is_null());
+    }
+    // Elsewhere, with two checkpoints of one benchmark's name given: its runs
+    // are ambiguous, the other benchmark's (its checkpoint_path not found)
+    // unbound; the text says so per run.
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let docs = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let a = copy_to(&mkdir(d.path(), "a"), &docs);
+    copy_to(&mkdir(d.path(), "b"), &docs);
+    let out = crate::stdout_of(
+        kld()
+            .current_dir(d.path())
+            .arg("info")
+            .arg(&file)
+            .arg("--with")
+            .arg(&a)
+            .arg("--with")
+            .arg(d.path().join("b")),
+    );
+    assert_eq!(
+        out.matches("not bound: 2 loaded checkpoints").count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("not bound: no loaded checkpoint is its benchmark \"with-rubrics-test\"")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(!out.contains("bound to:"), "{out}");
+}
+
+/// `dir/name`, created.
+fn mkdir(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    p
 }

@@ -5,6 +5,7 @@ mod common;
 
 mod checkpoint;
 mod database;
+mod database_live;
 mod first_hour;
 mod git;
 mod git_recipes;
@@ -20,6 +21,7 @@ mod results;
 mod results_more;
 mod runs;
 mod serve;
+mod sidecars;
 mod trust;
 mod verdicts;
 

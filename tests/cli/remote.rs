@@ -469,11 +469,39 @@ fn a_run_folder_pushes_as_one_results_graph_and_a_second_push_sends_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for name in ["results-by-model", "runs"] {
+    same_as_local(&o, &files, &["results-by-model", "runs"]);
+    let again = plan(&o, &inputs, false);
+    assert!(
+        again.iter().all(|(verb, _)| verb == "unchanged"),
+        "{again:?}"
+    );
+}
+
+/// The named queries answer on the server as locally over `files` (the
+/// order within a GROUP_CONCAT, `runs`' ?answering_models, is the
+/// evaluator's: compared as sets).
+fn same_as_local(o: &Oxigraph, files: &[PathBuf], names: &[&str]) {
+    let cells = |t: &str| -> Vec<Vec<String>> {
+        let mut rows: Vec<Vec<String>> = t
+            .lines()
+            .map(|l| {
+                l.split('\t')
+                    .map(|c| {
+                        let mut m: Vec<&str> = c.trim_matches('"').split(", ").collect();
+                        m.sort();
+                        m.join(", ")
+                    })
+                    .collect()
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    for name in names {
         let local = stdout_of(
             kld()
                 .args(["query", "--format", "tsv", "--named", name])
-                .args(&files),
+                .args(files),
         );
         let remote = stdout_of(
             kld()
@@ -481,26 +509,69 @@ fn a_run_folder_pushes_as_one_results_graph_and_a_second_push_sends_nothing() {
                 .args(o.server())
                 .args(["--format", "tsv", "--named", name]),
         );
-        // (The order of a GROUP_CONCAT, `runs`' ?answering_models, is the
-        // evaluator's: compared as sets.)
-        let cells = |t: &str| -> Vec<Vec<String>> {
-            t.lines()
-                .map(|l| {
-                    l.split('\t')
-                        .map(|c| {
-                            let mut m: Vec<&str> = c.trim_matches('"').split(", ").collect();
-                            m.sort();
-                            m.join(", ")
-                        })
-                        .collect()
-                })
-                .collect()
-        };
+        assert!(local.lines().count() > 1, "{name}: no rows locally");
         assert_eq!(cells(&remote), cells(&local), "{name}");
     }
+}
+
+#[test]
+fn karenina_database_runs_push_as_results_graphs_and_a_second_push_sends_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let o = Oxigraph::start(&d.path().join("db"));
+    let db = data("runs/karenina.db");
+    let stamp = |p: &Path| {
+        (
+            std::fs::read(p).unwrap(),
+            std::fs::metadata(p).unwrap().modified().unwrap(),
+        )
+    };
+    let before = stamp(&db);
+    let files = [
+        corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"),
+        corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
+        db.clone(),
+    ];
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let first = plan(&o, &inputs, false);
+    // One graph per run, named as the local store names it.
+    let runs: Vec<&(String, String)> = first.iter().filter(|(_, g)| g.contains("#run=")).collect();
+    assert_eq!(runs.len(), 3, "{first:?}");
+    assert!(runs.iter().all(|(verb, _)| verb == "send"));
+    let out = push(&o, &[], &inputs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    same_as_local(&o, &files, &["results-by-model", "trait-scores", "runs"]);
     let again = plan(&o, &inputs, false);
     assert!(
         again.iter().all(|(verb, _)| verb == "unchanged"),
         "{again:?}"
     );
+    assert!(
+        stamp(&db) == before,
+        "the database's bytes or mtime changed"
+    );
+    // Beside a checkpoint holding its questions under another benchmark
+    // name (and not at its checkpoint_path), a database run is not bound on
+    // the server either: the database says which benchmark it ran.
+    let o = Oxigraph::start(&d.path().join("db2"));
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    v["name"] = "Not It".into();
+    let renamed = d.path().join("renamed.jsonld");
+    std::fs::write(&renamed, serde_json::to_vec(&v).unwrap()).unwrap();
+    let files = [renamed, db];
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let out = push(&o, &[], &inputs);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("results not bound: no loaded checkpoint is its benchmark")
+            .count(),
+        3,
+        "{err}"
+    );
+    same_as_local(&o, &files, &["runs"]);
 }

@@ -4,8 +4,8 @@
 //! do, bind to their manifest's `benchmark_path` and are listed by `runs`.
 
 use crate::common::*;
-use crate::kld;
 use crate::queries::query_rows;
+use crate::{copy_to, kld};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -209,6 +209,23 @@ fn a_run_folder_binds_to_its_benchmark_path_among_checkpoints_holding_its_questi
         rows[0]["checkpoint"].as_str(),
         Some(file_url(&named).as_str())
     );
+    // Nor in a store directory its checkpoint joins in a later command.
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join("store");
+    for inputs in [vec![folder.clone(), other.clone()], vec![named.clone()]] {
+        crate::stdout_of(kld().arg("load").arg("--store").arg(&store).args(inputs));
+    }
+    let out = crate::stdout_of(
+        kld()
+            .args(["query", "--format", "json", "--named", "runs", "--store"])
+            .arg(&store),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["results"]["bindings"][0]["checkpoint"]["value"].as_str(),
+        Some(file_url(&named).as_str()),
+        "{out}"
+    );
 }
 
 #[test]
@@ -285,6 +302,13 @@ fn hostile_manifests_are_located_errors_and_the_batch_goes_on() {
     let as_dir = hostile_copy(d.path(), "benchmark_dir", |m| {
         m["benchmark_path"] = corpus().join("loads").to_string_lossy().to_string().into();
     });
+    // A file outside the tree that is no checkpoint: reported as not among
+    // the inputs, the run bound by question IDs.
+    let not_a_checkpoint = hostile_copy(d.path(), "benchmark_not_a_checkpoint", |m| {
+        m["benchmark_path"] = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml").into();
+        m["status"] = "running".into();
+    });
+    std::fs::remove_file(not_a_checkpoint.join("results.json")).unwrap();
     let outside = hostile_copy(d.path(), "benchmark_outside", |m| {
         m["benchmark_path"] = "../../../../../../../../nowhere/at/all.jsonld".into();
         m["status"] = "failed".into();
@@ -314,11 +338,16 @@ fn hostile_manifests_are_located_errors_and_the_batch_goes_on() {
     assert!(err.contains("is a directory"), "{err}");
     assert!(err.contains("nowhere/at/all.jsonld\" not found"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    // The two runs whose benchmark is unusable still load, unbound by path.
+    // The three runs whose benchmark is unusable still load, unbound by path.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["results"]["bindings"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "{rows:?}");
-    for (dir, status) in [(as_dir, "completed"), (outside, "failed")] {
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(err.contains("/Cargo.toml is not among the inputs"), "{err}");
+    for (dir, status) in [
+        (as_dir, "completed"),
+        (outside, "failed"),
+        (not_a_checkpoint, "running"),
+    ] {
         let label = manifest(&dir)["label"].clone();
         let r = rows
             .iter()
@@ -406,4 +435,127 @@ fn info_describes_a_run_folder_from_its_manifest_and_results() {
             folder.display()
         );
     }
+}
+
+/// The values of `karenina:<local>` on the run nodes of `inputs`' graphs.
+fn run_facts(inputs: &[PathBuf], local: &str) -> Vec<String> {
+    let out = crate::stdout_of(kld().args(["query", "--format", "json", "-e"]).arg(format!(
+        "SELECT ?o WHERE {{ GRAPH ?g {{ ?r a <urn:karenina:vocab:VerificationRun> ; <urn:karenina:vocab:{local}> ?o }} }}"
+    )).args(inputs));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["o"]["value"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_run_interrupted_before_export_is_read_from_its_sidecars_as_karenina_would_export_it() {
+    let folder = folders()
+        .into_iter()
+        .find(|f| f.join("results.json.state").is_file())
+        .expect("a fixture interrupted before its export");
+    assert!(!folder.join("results.json").exists());
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("results.json.state")).unwrap()).unwrap();
+    let inputs = [folder.clone()];
+    // Karenina's write_final_export: job_id progressive-<start>, the models
+    // of the state's config.
+    assert_eq!(
+        run_facts(&inputs, "jobId"),
+        [format!(
+            "progressive-{}",
+            state["start_time"].as_f64().unwrap().trunc() as i64
+        )]
+    );
+    let configured: Value =
+        serde_json::from_str(&run_facts(&inputs, "configuredModels")[0]).unwrap();
+    for key in ["answering_models", "parsing_models"] {
+        let names: Vec<&Value> = configured[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["name"])
+            .collect();
+        let want: Vec<&Value> = state["config"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| &m["model_name"])
+            .collect();
+        assert_eq!(names, want, "{key}");
+    }
+    for (local, key) in [
+        ("plannedTasks", "total_tasks"),
+        ("completedTasks", "completed_count"),
+        ("failedTasks", "failed_count"),
+    ] {
+        assert_eq!(
+            run_facts(&inputs, local),
+            [state[key].to_string()],
+            "{local}"
+        );
+    }
+    assert_eq!(
+        run_facts(&inputs, "resultsFrom"),
+        ["progressive-save sidecar"]
+    );
+    // A state Karenina's resume would refuse is a located error; the other
+    // inputs still load.
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join(folder.file_name().unwrap());
+    std::fs::create_dir_all(&bad).unwrap();
+    for f in ["run_manifest.json", "results.json.results.jsonl"] {
+        std::fs::copy(folder.join(f), bad.join(f)).unwrap();
+    }
+    let mut s = state.clone();
+    s["format_version"] = "9.9".into();
+    std::fs::write(bad.join("results.json.state"), s.to_string()).unwrap();
+    let good = copy_to(
+        d.path(),
+        &corpus().join("results/golden__results_export_full.json"),
+    );
+    let out = kld()
+        .args(["query", "--format", "tsv", "--named", "runs"])
+        .arg(&bad)
+        .arg(&good)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("results.json.state:1:1: error[KLD-E201] at /format_version"),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    // Killed mid-append: the sidecar's last line is partial. Karenina's reader
+    // skips it; so does kld, and says so.
+    std::fs::copy(
+        folder.join("results.json.state"),
+        bad.join("results.json.state"),
+    )
+    .unwrap();
+    let jsonl = bad.join("results.json.results.jsonl");
+    let whole = std::fs::read_to_string(&jsonl).unwrap();
+    let first = whole.lines().next().unwrap();
+    std::fs::write(&jsonl, format!("{whole}{}", &first[..first.len() / 2])).unwrap();
+    let out = kld()
+        .args(["query", "--format", "json", "--named", "runs"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("ends in a partial line"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["results"]["bindings"][0]["results"]["value"],
+        whole
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count()
+            .to_string()
+    );
 }

@@ -1,0 +1,230 @@
+//! `kld info` of a run that is not an export file: a run folder, Karenina's
+//! results database, an unfinished run's progressive-save sidecars.
+
+use super::{ReportFormat, INVALID, OK};
+use std::path::{Path, PathBuf};
+
+/// `kld info RUN_FOLDER`: the manifest, then the summary of its results.
+pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    use karenina_ld::results::run_folder::{self, Benchmark};
+    let run = match run_folder::read(dir, &std::env::current_dir()?) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(INVALID);
+        }
+    };
+    let m = &run.manifest;
+    let results = match run.results.as_deref() {
+        Some(f) => match karenina_ld::results::summary::summarize(f) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(INVALID);
+            }
+        },
+        None => None,
+    };
+    let benchmark = match &run.benchmark {
+        Benchmark::File(f) => f.display().to_string(),
+        Benchmark::Missing(why) => why.clone(),
+    };
+    let models = |ms: &[run_folder::ModelIdentity]| {
+        ms.iter()
+            .map(|m| format!("{}:{}", m.interface, m.model_name))
+            .collect::<Vec<_>>()
+    };
+    match format {
+        ReportFormat::Json => {
+            let v = serde_json::json!({
+                "run_folder": dir.display().to_string(),
+                "status": m.status.as_str(), "label": m.label, "run_name": m.run_name,
+                "created_at": m.created_at, "completed_at": m.completed_at,
+                "benchmark_path": m.benchmark_path, "benchmark": benchmark,
+                "replicate_count": m.replicate_count,
+                "answering_models": models(&m.answering_models),
+                "parsing_models": models(&m.parsing_models),
+                "failure_type": m.failure_type, "failure_message": m.failure_message,
+                "results_from": match (&run.results, &run.sidecar) {
+                    (Some(_), _) => "export", (None, Some(_)) => "progressive-save sidecar", _ => "none",
+                },
+                "results": results,
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        ReportFormat::Text => {
+            println!("run folder: {}", dir.display());
+            println!("status:     {}", m.status.as_str());
+            if let Some(t) = &m.failure_type {
+                println!(
+                    "failure:    {t}: {}",
+                    m.failure_message.as_deref().unwrap_or("")
+                );
+            }
+            println!("label:      {} (run {})", m.label, m.run_name);
+            println!(
+                "when:       {} to {}",
+                m.created_at,
+                m.completed_at.as_deref().unwrap_or("-")
+            );
+            println!("benchmark:  {} ({benchmark})", m.benchmark_path);
+            println!("replicates: {}", m.replicate_count);
+            println!("answering:  {}", models(&m.answering_models).join(", "));
+            println!("parsing:    {}", models(&m.parsing_models).join(", "));
+            match (&results, &run.sidecar) {
+                (Some(s), _) => print!("{}", s.to_text()),
+                (None, Some(f)) => println!("results:    not exported; sidecar {}", f.display()),
+                _ => println!("results:    none"),
+            }
+        }
+    }
+    Ok(OK)
+}
+
+/// `kld info DB`: the benchmarks and runs of Karenina's results database,
+/// and the checkpoint each run binds to.
+pub(super) fn database_info(
+    file: &Path,
+    format: ReportFormat,
+    with: &[PathBuf],
+) -> anyhow::Result<u8> {
+    use karenina_ld::results::link::Link;
+    let (with, io_failed) = super::rdf::files_of(with);
+    let (benchmarks, runs, failed) = match karenina_ld::store::database::bindings(file, &with) {
+        Ok(b) => (b.benchmarks, b.runs, b.failed),
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(INVALID);
+        }
+    };
+    for (f, e) in &failed {
+        eprintln!("kld: {}: {e}", f.display());
+    }
+    let note = |l: &Link| l.reason().unwrap_or_default();
+    match format {
+        ReportFormat::Json => {
+            let v = serde_json::json!({
+                "database": file.display().to_string(),
+                "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
+                    "name": b.name, "checkpoint_path": b.checkpoint_path,
+                })).collect::<Vec<_>>(),
+                "runs": runs.iter().map(|b| { let r = &b.run; serde_json::json!({
+                    "id": r.id, "name": r.name, "status": r.status,
+                    "benchmark": r.benchmark.as_ref().map(|b| &b.name),
+                    "start_time": r.start_time, "end_time": r.end_time,
+                    "answering_models": r.answering_models(), "results": r.results,
+                    "results_without_question": r.missing_questions,
+                    "checkpoint": b.checkpoint_file,
+                    "unbound_because": b.link.reason(),
+                })}).collect::<Vec<_>>(),
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        ReportFormat::Text => {
+            println!("Karenina results database: {}", file.display());
+            println!("benchmarks: {}", benchmarks.len());
+            for b in &benchmarks {
+                println!(
+                    "  {} ({})",
+                    b.name,
+                    b.checkpoint_path.as_deref().unwrap_or("-")
+                );
+            }
+            println!("runs:       {}", runs.len());
+            for b in &runs {
+                let r = &b.run;
+                println!(
+                    "  {} [{}] {} results, {} to {}, benchmark {}",
+                    r.name,
+                    r.status,
+                    r.results,
+                    r.start_time.as_deref().unwrap_or("-"),
+                    r.end_time.as_deref().unwrap_or("-"),
+                    r.benchmark.as_ref().map_or("-", |b| b.name.as_str())
+                );
+                println!("    models: {}", r.answering_models().join(", "));
+                match &b.checkpoint_file {
+                    Some(f) => println!("    bound to: {f}"),
+                    None => println!("    not bound: {}", note(&b.link)),
+                }
+            }
+        }
+    }
+    Ok(if !failed.is_empty() || io_failed {
+        INVALID
+    } else {
+        OK
+    })
+}
+
+/// `kld info OUT.state`: an unfinished run from its progressive-save state.
+pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8> {
+    use karenina_ld::results::progress;
+    let state = match progress::read_state(file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(INVALID);
+        }
+    };
+    let cwd = std::env::current_dir()?;
+    let benchmark = progress::benchmark_of(file, &state, &cwd)
+        .map_or_else(|| "not found".to_string(), |f| f.display().to_string());
+    let models = |key: &str| -> Vec<String> {
+        state.header()["metadata"]["verification_config"][key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                format!(
+                    "{}:{}",
+                    m["interface"].as_str().unwrap_or("?"),
+                    m["name"].as_str().unwrap_or("?")
+                )
+            })
+            .collect()
+    };
+    let jsonl = progress::sidecars(&progress::output_of(file)).1;
+    match format {
+        ReportFormat::Json => {
+            let v = serde_json::json!({
+                "state": file.display().to_string(),
+                "status": "incomplete",
+                "created_at": state.created_at, "updated_at": state.last_updated_at,
+                "benchmark_path": state.benchmark_path, "benchmark": benchmark,
+                "total_tasks": state.total_tasks, "completed_count": state.completed_count,
+                "failed_count": state.failed_count,
+                "answering_models": models("answering_models"),
+                "parsing_models": models("parsing_models"),
+                "results_jsonl": jsonl.is_file().then(|| jsonl.display().to_string()),
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        ReportFormat::Text => {
+            let n = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+            println!(
+                "unfinished run (progressive-save state): {}",
+                file.display()
+            );
+            println!(
+                "tasks:      {} of {} done, {} failed",
+                n(state.completed_count),
+                n(state.total_tasks),
+                n(state.failed_count)
+            );
+            println!(
+                "when:       {} to {}",
+                state.created_at.as_deref().unwrap_or("-"),
+                state.last_updated_at.as_deref().unwrap_or("-")
+            );
+            println!("benchmark:  {} ({benchmark})", state.benchmark_path);
+            println!("answering:  {}", models("answering_models").join(", "));
+            println!("parsing:    {}", models("parsing_models").join(", "));
+            match jsonl.is_file() {
+                true => println!("results:    {}", jsonl.display()),
+                false => println!("results:    none yet"),
+            }
+        }
+    }
+    Ok(OK)
+}

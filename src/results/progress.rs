@@ -1,0 +1,360 @@
+//! Karenina's progressive-save sidecars (`ProgressiveFileSink`, Karenina's
+//! `benchmark/verification/sinks.py`): while a run goes, `<out>.results.jsonl`
+//! gets one `VerificationResult` per completed task and `<out>.state` is
+//! rewritten (`format_version` "2.0", `benchmark_path`, `output_path`, the
+//! config with secrets masked, the task manifest, completed and failed task
+//! IDs and counts, start and update times). At a complete finish both are
+//! replaced by the export `<out>`; a run interrupted before that leaves them.
+//!
+//! kld reads them as Karenina's `write_final_export` would have exported
+//! them: the header it would write (`job_id` `progressive-<start>`, the
+//! `verification_config` model summary of the state's config), then the
+//! JSONL rows in order (a line Karenina's reader would skip, malformed or
+//! not a result, is a located error here).
+
+use super::{located, Visit};
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// The `.state` format kld reads (Karenina's `STATE_FORMAT_VERSION`).
+pub const STATE_FORMAT: &str = "2.0";
+
+/// A `.state` sidecar (the fields kld uses; others are ignored, as
+/// Karenina's reader ignores them).
+#[derive(Clone, Debug, Deserialize)]
+pub struct ProgressState {
+    /// "2.0".
+    pub format_version: String,
+    /// The benchmark file, as given to Karenina.
+    pub benchmark_path: String,
+    /// The verification config (secrets masked).
+    pub config: Map<String, Value>,
+    /// Tasks planned.
+    #[serde(default)]
+    pub total_tasks: Option<u64>,
+    /// Tasks completed.
+    #[serde(default)]
+    pub completed_count: Option<u64>,
+    /// Tasks failed.
+    #[serde(default)]
+    pub failed_count: Option<u64>,
+    /// Start (Unix seconds).
+    #[serde(default)]
+    pub start_time: Option<f64>,
+    /// When the state was written first (ISO 8601, `Z`).
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// When it was last rewritten.
+    #[serde(default)]
+    pub last_updated_at: Option<String>,
+}
+
+/// The sidecars of results file `out`: `<out>.state`, `<out>.results.jsonl`.
+pub fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
+    let with = |suffix: &str| {
+        let mut p = out.as_os_str().to_owned();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    (with(".state"), with(".results.jsonl"))
+}
+
+/// Reads a `.state` sidecar: a located error for one Karenina's resume
+/// would refuse (not JSON, a field of the wrong type, another format).
+pub fn read_state(file: &Path) -> Result<ProgressState> {
+    let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+    let s: ProgressState = serde_json::from_str(&text).map_err(|e| {
+        located(
+            file,
+            e.line(),
+            e.column(),
+            "",
+            format!("not a Karenina progressive-save state: {e}"),
+        )
+    })?;
+    if s.format_version != STATE_FORMAT {
+        return Err(located(
+            file,
+            1,
+            1,
+            "/format_version",
+            format!(
+                "state format {:?}: kld reads Karenina's {STATE_FORMAT}",
+                s.format_version
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+impl ProgressState {
+    /// The export header Karenina's `write_final_export` writes from this
+    /// state: `job_id` and the `verification_config` model summary.
+    pub fn header(&self) -> Value {
+        let models = |key: &str| -> Vec<Value> {
+            self.config
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|m| {
+                    serde_json::json!({
+                        "provider": m.get("model_provider").cloned().unwrap_or(Value::Null),
+                        "name": m.get("model_name").cloned().unwrap_or(Value::Null),
+                        "temperature": m.get("temperature").cloned().unwrap_or(Value::Null),
+                        "interface": m.get("interface").cloned().unwrap_or(Value::Null),
+                    })
+                })
+                .collect()
+        };
+        let mut metadata = serde_json::json!({
+            "verification_config": {
+                "answering_models": models("answering_models"),
+                "parsing_models": models("parsing_models"),
+            },
+        });
+        if let Some(t) = self.start_time {
+            metadata["job_id"] = format!("progressive-{}", t.trunc() as i64).into();
+        }
+        serde_json::json!({ "metadata": metadata })
+    }
+}
+
+/// True when a sidecar ends in a partial line: a write cut short (Karenina
+/// appends each result with its newline), which Karenina's reader skips.
+pub fn ends_partial(file: &Path) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let len = f.metadata().map_err(|e| Error::io(file, e))?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8; 1];
+    f.seek(SeekFrom::End(-1))
+        .and_then(|_| f.read_exact(&mut last))
+        .map_err(|e| Error::io(file, e))?;
+    Ok(last[0] != b'\n')
+}
+
+/// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`;
+/// a partial last line ([`ends_partial`]) is skipped, as Karenina skips it.
+/// Returns the SHA-256 of its bytes.
+pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
+    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let whole = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &bytes[..0],
+    };
+    visit.header(header);
+    for (i, line) in whole.lines().enumerate() {
+        let line = line.map_err(|e| Error::io(file, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let path = format!("/{i}");
+        let v = super::parse_value(file, &line, i + 1, &path)?;
+        visit
+            .row(v)
+            .map_err(|m| located(file, i + 1, 1, &path, m))?;
+    }
+    Ok(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+/// True for the `.state` sidecar of an unfinished run outside a run folder
+/// (`karenina verify --progressive-save --output OUT` interrupted): a
+/// `*.state` file whose `.results.jsonl` sibling is there, or any `*.state`
+/// file when `given` by name (then [`read_state`] decides).
+pub fn is_state_input(p: &Path, given: bool) -> bool {
+    let Some(out) = p
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".state"))
+        .filter(|o| !o.is_empty())
+    else {
+        return false;
+    };
+    let in_run_folder = p.parent().is_some_and(super::run_folder::is_run_folder);
+    p.is_file() && !in_run_folder && (given || sidecars(&p.with_file_name(out)).1.is_file())
+}
+
+/// The checkpoint a state's `benchmark_path` leads to (canonical): absolute
+/// as is; relative against `cwd`, then the state's directory.
+pub fn benchmark_of(state_file: &Path, state: &ProgressState, cwd: &Path) -> Option<PathBuf> {
+    let p = Path::new(&state.benchmark_path);
+    let dir = state_file.parent().unwrap_or(Path::new("."));
+    [cwd.join(p), dir.join(p)]
+        .into_iter()
+        .find(|t| t.is_file())
+        .and_then(|f| std::fs::canonicalize(f).ok())
+}
+
+/// Maps an unfinished run from its sidecars (`state_file` and the
+/// `.results.jsonl` beside it, if any) into `graph`: its results as Karenina
+/// would have exported them, and on the run node `runSource
+/// "progressive-save"`, `runStatus "incomplete"`, `createdAt`, `updatedAt`,
+/// `benchmarkPath`, `configuration` (`rdf:JSON`, secrets as Karenina masked
+/// them), `plannedTasks`, `completedTasks`, `failedTasks`, `resultsFrom`.
+/// Returns its digest: SHA-256 of the state's bytes and the JSONL's digest.
+pub fn map(
+    state_file: &Path,
+    state: &ProgressState,
+    graph: &oxigraph::model::GraphName,
+    opts: super::ResultsOptions,
+    sink: &mut dyn FnMut(oxigraph::model::Quad),
+) -> Result<String> {
+    use super::run_folder::{int, json, k, time};
+    use oxigraph::model::{Literal, NamedOrBlankNode, Quad, Term};
+    let mut m = super::Mapping::new(graph, opts, sink);
+    let jsonl = sidecars(&output_of(state_file)).1;
+    let header = state.header();
+    let jsonl_sha = match jsonl.is_file() {
+        true => read_jsonl(&jsonl, &header, &mut m)?,
+        false => {
+            m.header(&header);
+            String::new()
+        }
+    };
+    let sha = combine(state_file, &jsonl_sha)?;
+    let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    let mut facts: Vec<(&str, Term)> = vec![
+        ("runSource", string("progressive-save")),
+        ("runStatus", string("incomplete")),
+        ("benchmarkPath", string(&state.benchmark_path)),
+        ("configuration", json(&state.config)),
+        ("resultsFrom", string("progressive-save sidecar")),
+    ];
+    for (p, n) in [
+        ("plannedTasks", state.total_tasks),
+        ("completedTasks", state.completed_count),
+        ("failedTasks", state.failed_count),
+    ] {
+        if let Some(n) = n {
+            facts.push((p, int(n)));
+        }
+    }
+    if let Some(t) = &state.created_at {
+        facts.push(("createdAt", time(t)));
+    }
+    if let Some(t) = &state.last_updated_at {
+        facts.push(("updatedAt", time(t)));
+    }
+    for (p, o) in facts {
+        (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
+    }
+    Ok(sha)
+}
+
+/// An unfinished run's digest as [`map`] returns it, without mapping.
+pub fn digest(state_file: &Path) -> Result<String> {
+    let jsonl = sidecars(&output_of(state_file)).1;
+    let jsonl_sha = match std::fs::read(&jsonl) {
+        Ok(b) => format!("{:x}", Sha256::digest(&b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(&jsonl, e)),
+    };
+    combine(state_file, &jsonl_sha)
+}
+
+/// SHA-256 of the state's bytes and its JSONL's digest.
+fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
+    let bytes = std::fs::read(state_file).map_err(|e| Error::io(state_file, e))?;
+    let mut h = Sha256::new();
+    h.update(&bytes);
+    h.update(jsonl_sha.as_bytes());
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// The results file a `.state` sidecar stands for (`<out>.state` → `<out>`).
+pub fn output_of(state_file: &Path) -> PathBuf {
+    state_file.with_file_name(
+        state_file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".state"))
+            .unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rows(Vec<Value>);
+    impl Visit for Rows {
+        fn header(&mut self, _: &Value) {}
+        fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+            self.0.push(row);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_partial_last_line_is_skipped_and_a_broken_one_before_it_located() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("results.json.results.jsonl");
+        std::fs::write(&f, "{\"a\": 1}\n{\"a\": 2}\n{\"a\": ").unwrap();
+        assert!(ends_partial(&f).unwrap());
+        let mut rows = Rows(Vec::new());
+        read_jsonl(&f, &Value::Null, &mut rows).unwrap();
+        assert_eq!(rows.0.len(), 2);
+        std::fs::write(&f, "{\"a\": 1}\n{\"a\": \n{\"a\": 3}\n").unwrap();
+        assert!(!ends_partial(&f).unwrap());
+        let e = read_jsonl(&f, &Value::Null, &mut Rows(Vec::new()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("results.jsonl:2:"), "{e}");
+    }
+
+    fn state(text: &str) -> Result<ProgressState> {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("results.json.state");
+        std::fs::write(&f, text).unwrap();
+        read_state(&f)
+    }
+
+    #[test]
+    fn the_header_is_what_karenina_would_export() {
+        let s = state(
+            r#"{"format_version": "2.0", "benchmark_path": "b.jsonld", "start_time": 1795343714.93,
+                "config": {"answering_models": [{"id": "m-0", "model_provider": "openai",
+                  "model_name": "gpt", "temperature": 0.5, "interface": "langchain",
+                  "endpoint_api_key": "**********"}], "parsing_models": []},
+                "task_manifest": ["a"], "total_tasks": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.header(),
+            serde_json::json!({"metadata": {"job_id": "progressive-1795343714",
+              "verification_config": {"answering_models": [{"provider": "openai", "name": "gpt",
+                "temperature": 0.5, "interface": "langchain"}], "parsing_models": []}}})
+        );
+        assert_eq!(s.total_tasks, Some(1));
+    }
+
+    #[test]
+    fn a_state_karenina_would_refuse_is_located() {
+        for (text, says) in [
+            (
+                r#"{"format_version": "1.0", "benchmark_path": "b", "config": {}}"#,
+                "/format_version",
+            ),
+            (
+                r#"{"format_version": "2.0", "benchmark_path": 3, "config": {}}"#,
+                "invalid type",
+            ),
+            (
+                r#"{"format_version": "2.0", "config": {}}"#,
+                "missing field `benchmark_path`",
+            ),
+            ("{", "EOF"),
+        ] {
+            let e = state(text).unwrap_err().to_string();
+            assert!(e.contains("results.json.state:") && e.contains(says), "{e}");
+        }
+    }
+}
