@@ -205,6 +205,29 @@ fn field(set: &str, name: &str, ty: &str, rows: &str, transform: &str, repeated:
     f
 }
 
+/// Whether the question's answer template has code (not blank), as
+/// [`super::QuestionRow::has_template`]: JSONPath picks the code, then a
+/// regex keeps its first non-blank character (`""` for blank code), which
+/// mlcroissant casts to a boolean by Python truthiness.
+fn has_template() -> Value {
+    let mut f = field(
+        "questions",
+        "has_template",
+        "sc:Boolean",
+        ITEMS,
+        "item.hasPart.text",
+        false,
+    );
+    f["source"]["transform"] = json!([
+        {"jsonPath": "item.hasPart.text"},
+        {"regex": HAS_CODE},
+    ]);
+    f
+}
+
+/// A first non-blank character (group 1), else the empty group 2.
+const HAS_CODE: &str = r"^\s*(?:(\S)|())";
+
 fn record_set(id: &str, description: &str, fields: Vec<Value>) -> Value {
     json!({
         "@type": "cr:RecordSet",
@@ -231,6 +254,7 @@ fn record_sets(raw: &Value, items: &[&Value]) -> Vec<Value> {
             false,
         ),
     ];
+    fields.push(has_template());
     if let Some(p) = keyword_path(items) {
         fields.push(field(q, "keywords", "sc:Text", ITEMS, p, true));
     }

@@ -158,6 +158,10 @@ fn croissant_validates_and_mlcroissant_reads_the_questions_through_the_file() {
                 assert_eq!(k, want, "{ctx}");
             }
         }
+        // Has template: the question's code is not blank, row by row.
+        let has: Vec<&Value> = qs.iter().map(|r| &r["has_template"]).collect();
+        let want: Vec<Value> = items.iter().map(has_code).collect();
+        assert_eq!(has, want.iter().collect::<Vec<_>>(), "{ctx}");
         // Traits: as many records as ratings in the file, by scope.
         let n = |v: &Value| v.as_array().map_or(0, Vec::len);
         let global = n(&raw["rating"]);
@@ -185,6 +189,59 @@ fn croissant_validates_and_mlcroissant_reads_the_questions_through_the_file() {
         assert_eq!(got_owners, owners, "{ctx}");
         assert_eq!(n(&sets["templates"]), rows.len(), "{ctx}");
     }
+}
+
+/// Whether an item of a checkpoint file has template code (not blank).
+fn has_code(item: &Value) -> Value {
+    Value::Bool(
+        !item["item"]["hasPart"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .trim()
+            .is_empty(),
+    )
+}
+
+#[test]
+fn croissant_has_template_stays_aligned_when_only_some_questions_have_one() {
+    let ex = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/notebook.jsonld");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&ex).unwrap()).unwrap();
+    // Every other question loses its code: empty, or only whitespace.
+    for (i, it) in v["dataFeedElement"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+    {
+        it["item"]["hasPart"]["text"] = if i % 4 == 0 { "" } else { " \n\t " }.into();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("some.jsonld");
+    std::fs::write(&f, serde_json::to_vec(&v).unwrap()).unwrap();
+    let out = dir.path().join("some.croissant.json");
+    stdout_of(
+        kld()
+            .args(["export", "-f", "croissant", "--license", "MIT"])
+            .arg(&f)
+            .arg("-o")
+            .arg(&out),
+    );
+    let read: Vec<Value> =
+        serde_json::from_str(&python("croissant_load.py", &[out.to_str().unwrap()])).unwrap();
+    let items = v["dataFeedElement"].as_array().unwrap();
+    let want: Vec<(Value, Value)> = items
+        .iter()
+        .map(|it| (it["@id"].clone(), has_code(it)))
+        .collect();
+    let got: Vec<(Value, Value)> = read[0]["sets"]["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].clone(), r["has_template"].clone()))
+        .collect();
+    assert_eq!(got, want);
+    assert!(want.iter().any(|(_, h)| h == true) && want.iter().any(|(_, h)| h == false));
 }
 
 #[test]
