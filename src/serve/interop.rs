@@ -40,7 +40,7 @@ impl State {
                 let Some(license) = license.filter(|l| !l.trim().is_empty()) else {
                     return Answer::text(
                         400,
-                        "Croissant requires a licence and checkpoints carry none: pass &license=SPDX (e.g. CC-BY-4.0) or a URL",
+                        "Croissant requires a licence and checkpoints carry none: pass &license=SPDX (e.g. CC-BY-4.0), a URL, or &license=unknown for an explicit note",
                     );
                 };
                 let bytes = write_checkpoint(&cp, &WriteOptions::default()).into_bytes();

@@ -133,6 +133,7 @@ fn croissant_validates_and_mlcroissant_reads_the_questions_through_the_file() {
             assert_eq!(d["sha256"], sha.as_str(), "{ctx}");
         }
         assert_eq!(doc["license"], "https://spdx.org/licenses/CC-BY-4.0.html");
+        assert_eq!(got["license"], serde_json::json!([doc["license"]]), "{ctx}");
         let rows = query_rows(std::slice::from_ref(f), "questions");
         let qs = got["sets"]["questions"].as_array().unwrap();
         let ids: Vec<&Value> = qs.iter().map(|r| &r["id"]).collect();
@@ -254,7 +255,37 @@ fn croissant_without_a_licence_names_the_flag() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--license"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--license"), "{err}");
+    assert!(err.contains("--license unknown"), "{err}");
+}
+
+#[test]
+fn croissant_with_an_unknown_licence_says_so_and_validates() {
+    let f = &checkpoints()[0];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("unknown.croissant.json");
+    stdout_of(
+        kld()
+            .args(["export", "-f", "croissant", "--license", "unknown"])
+            .arg(f)
+            .arg("-o")
+            .arg(&out),
+    );
+    let read: Vec<Value> =
+        serde_json::from_str(&python("croissant_load.py", &[out.to_str().unwrap()])).unwrap();
+    assert_eq!(read[0]["issues"], Value::Array(vec![]));
+    // mlcroissant reads the licence as a CreativeWork named `unknown` that
+    // says it is not known, not as a licence URL.
+    let l = read[0]["license"].as_array().unwrap();
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert_eq!(l[0]["name"], "unknown");
+    assert!(l[0]["description"].as_str().unwrap().contains("not known"));
+    let rows = query_rows(std::slice::from_ref(f), "questions");
+    assert_eq!(
+        read[0]["sets"]["questions"].as_array().unwrap().len(),
+        rows.len()
+    );
 }
 
 /// Results exports of the corpus with their checkpoint (from the facts).
