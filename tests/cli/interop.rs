@@ -313,7 +313,7 @@ fn results_with_checkpoints() -> Vec<(PathBuf, PathBuf)> {
     v
 }
 
-fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
