@@ -12,6 +12,7 @@ mod hostile;
 mod hostile_serve;
 mod identity;
 mod interop;
+mod interop_hostile;
 mod interop_page;
 mod preset;
 mod queries;
