@@ -49,6 +49,20 @@ fn hostile_checkpoints_give_valid_output_or_a_clear_error() {
             assert!(out.stdout.is_empty());
             assert!(String::from_utf8_lossy(&out.stderr).contains("name"), "{f}");
         }
+        // As the checkpoint of an EEE export: refused, no file written.
+        let eee = dir.path().join(format!("{f}.eee"));
+        let out = kld()
+            .args(["export", "-f", "eee"])
+            .arg(corpus().join("results/res-docs__notebooks__test_checkpoint.full.json"))
+            .arg("--for")
+            .arg(&p)
+            .arg("-o")
+            .arg(&eee)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{f} eee");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("name"), "{f}");
+        assert!(!eee.exists(), "{f}");
     }
     // A blank name and texts with line and paragraph separators, NEL, BOM,
     // bidi overrides, astral and combining characters: valid, read back.
