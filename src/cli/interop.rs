@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Default)]
 pub struct InteropArgs {
     /// With -f croissant: the benchmark's licence, an SPDX identifier (e.g.
-    /// CC-BY-4.0) or a URL (checkpoints do not carry one; Croissant requires it).
+    /// CC-BY-4.0), a URL, or `unknown` for an explicit note that it is not
+    /// known (checkpoints do not carry one; Croissant requires it).
     #[arg(long, value_name = "SPDX")]
     pub license: Option<String>,
     /// With -f croissant: where the checkpoint file is published (default: its
@@ -112,7 +113,7 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
 
 fn croissant(a: &ExportArgs) -> anyhow::Result<u8> {
     let Some(license) = &a.interop.license else {
-        bail!("-f croissant needs --license SPDX (e.g. --license CC-BY-4.0, or a URL): Croissant requires a licence and checkpoints do not carry one");
+        bail!("-f croissant needs --license SPDX (e.g. --license CC-BY-4.0, a URL, or --license unknown for an explicit note that it is not known): Croissant requires a licence and checkpoints do not carry one");
     };
     let (cp, out) = one_checkpoint(a, "croissant")?;
     let Some(cp) = cp else { return Ok(INVALID) };

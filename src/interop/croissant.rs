@@ -59,6 +59,24 @@ fn context() -> Value {
     })
 }
 
+/// The `--license` value that says the licence is not known.
+pub const UNKNOWN_LICENSE: &str = "unknown";
+
+/// The `license` of the description: [`UNKNOWN_LICENSE`] (any case) becomes
+/// an explicit note, a `sc:CreativeWork` named `unknown` that says so
+/// (Croissant 1.1 requires `license` and allows a CreativeWork as its value);
+/// anything else is [`license_url`].
+pub fn license_value(license: &str) -> Result<Value> {
+    if license.trim().eq_ignore_ascii_case(UNKNOWN_LICENSE) {
+        return Ok(json!({
+            "@type": "sc:CreativeWork",
+            "name": UNKNOWN_LICENSE,
+            "description": "The licence of this benchmark is not known: Karenina checkpoints carry none and none was given when this description was written. Ask the benchmark's creator before reuse.",
+        }));
+    }
+    Ok(json!(license_url(license)?))
+}
+
 /// The licence as a URL: an SPDX identifier becomes its spdx.org page.
 pub fn license_url(license: &str) -> Result<String> {
     let l = license.trim();
@@ -70,7 +88,7 @@ pub fn license_url(license: &str) -> Result<String> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'));
     if !spdx {
         return Err(Error::Usage(format!(
-            "licence {license:?}: give an SPDX identifier (e.g. CC-BY-4.0) or a URL"
+            "licence {license:?}: give an SPDX identifier (e.g. CC-BY-4.0), a URL or `unknown`"
         )));
     }
     Ok(format!("https://spdx.org/licenses/{l}.html"))
@@ -103,7 +121,7 @@ pub fn describe(cp: &Checkpoint, bytes: &[u8], o: &CroissantOptions) -> Result<V
             if n == 1 { "" } else { "s" }
         ))),
     );
-    d.insert("license".into(), json!(license_url(&o.license)?));
+    d.insert("license".into(), license_value(&o.license)?);
     if let Some(u) = &o.url {
         d.insert("url".into(), json!(u));
     }
@@ -205,6 +223,29 @@ fn field(set: &str, name: &str, ty: &str, rows: &str, transform: &str, repeated:
     f
 }
 
+/// Whether the question's answer template has code (not blank), as
+/// [`super::QuestionRow::has_template`]: JSONPath picks the code, then a
+/// regex keeps its first non-blank character (`""` for blank code), which
+/// mlcroissant casts to a boolean by Python truthiness.
+fn has_template() -> Value {
+    let mut f = field(
+        "questions",
+        "has_template",
+        "sc:Boolean",
+        ITEMS,
+        "item.hasPart.text",
+        false,
+    );
+    f["source"]["transform"] = json!([
+        {"jsonPath": "item.hasPart.text"},
+        {"regex": HAS_CODE},
+    ]);
+    f
+}
+
+/// A first non-blank character (group 1), else the empty group 2.
+const HAS_CODE: &str = r"^\s*(?:(\S)|())";
+
 fn record_set(id: &str, description: &str, fields: Vec<Value>) -> Value {
     json!({
         "@type": "cr:RecordSet",
@@ -231,6 +272,7 @@ fn record_sets(raw: &Value, items: &[&Value]) -> Vec<Value> {
             false,
         ),
     ];
+    fields.push(has_template());
     if let Some(p) = keyword_path(items) {
         fields.push(field(q, "keywords", "sc:Text", ITEMS, p, true));
     }
@@ -369,6 +411,19 @@ mod tests {
         assert_eq!(license_url("https://x.org/l").unwrap(), "https://x.org/l");
         assert!(license_url("my licence").is_err());
         assert!(license_url("").is_err());
+    }
+
+    #[test]
+    fn an_unknown_licence_is_a_note_not_an_spdx_page() {
+        for l in ["unknown", " Unknown "] {
+            let v = license_value(l).unwrap();
+            assert_eq!(v["@type"], "sc:CreativeWork");
+            assert_eq!(v["name"], UNKNOWN_LICENSE);
+        }
+        assert_eq!(
+            license_value("MIT").unwrap(),
+            json!("https://spdx.org/licenses/MIT.html")
+        );
     }
 
     #[test]

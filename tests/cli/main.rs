@@ -13,6 +13,8 @@ mod hostile;
 mod hostile_serve;
 mod identity;
 mod interop;
+mod interop_hostile;
+mod interop_page;
 mod preset;
 mod queries;
 mod rdf;

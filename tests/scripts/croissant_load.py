@@ -1,7 +1,8 @@
 """Validates Croissant files with mlcroissant and loads their record sets.
 
 Prints, for each file in order, {"issues": [...errors...], "sets": {record
-set: [record, ...]}}, text values decoded from the bytes mlcroissant gives.
+set: [record, ...]}, "license": [URL or {name, description}, ...]}, text
+values decoded from the bytes mlcroissant gives.
 """
 import json
 import sys
@@ -29,5 +30,9 @@ for f in sys.argv[1:]:
             {k.split("/", 1)[-1]: plain(v) for k, v in r.items()}
             for r in ds.records(record_set=rs.uuid)
         ]
-    out.append({"issues": errors, "sets": sets})
+    licenses = [
+        l if isinstance(l, str) else {"name": l.name, "description": l.description}
+        for l in ds.metadata.license or []
+    ]
+    out.append({"issues": errors, "sets": sets, "license": licenses})
 print(json.dumps(out))

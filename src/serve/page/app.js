@@ -92,18 +92,56 @@ async function openBenchmark(info) {
   $("#benchmark").scrollIntoView();
 }
 
-// Downloads in the formats the field shares (docs/interop.md): Croissant
-// asks for the licence, which checkpoints do not carry.
+// Downloads in the formats the field shares (docs/interop.md), from
+// GET /export: Inspect and Croissant for a benchmark, EEE for a run.
+const exportUrl = (graph, format, extra = "") =>
+  `/export?graph=${encodeURIComponent(graph)}&format=${format}${extra}`;
+
+// Saves the body of `url` as `name`, or shows the server's refusal in `status`.
+async function saveAs(url, name, status) {
+  const r = await fetch(url);
+  if (!r.ok) { status.textContent = (await r.text()).trim(); return; }
+  const href = URL.createObjectURL(await r.blob());
+  const a = el("a", { href, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60000);
+  status.textContent = "";
+}
+
+// Croissant asks for the licence, which checkpoints do not carry (`unknown`
+// writes an explicit note that it is not known).
 function benchmarkDownloads(graph) {
-  const url = (format, extra = "") => `/export?graph=${encodeURIComponent(graph)}&format=${format}${extra}`;
+  const status = el("span", { className: "refusal", id: "dl-status" });
   const croissant = el("a", { href: "#", id: "dl-croissant" }, "Croissant");
   croissant.onclick = (e) => {
     e.preventDefault();
-    const license = prompt("Licence of this benchmark (SPDX identifier, e.g. CC-BY-4.0, or a URL)");
-    if (license) location.href = url("croissant", "&license=" + encodeURIComponent(license));
+    const license = prompt("Licence of this benchmark (SPDX identifier, e.g. CC-BY-4.0, a URL, or unknown)");
+    if (license) saveAs(exportUrl(graph, "croissant", "&license=" + encodeURIComponent(license)), "croissant.json", status);
   };
   $("#benchmark-downloads").replaceChildren("Download: ",
-    el("a", { href: url("inspect"), download: "inspect.jsonl", id: "dl-inspect" }, "Inspect (JSONL)"), " ", croissant);
+    el("a", { href: exportUrl(graph, "inspect"), download: "inspect.jsonl", id: "dl-inspect" }, "Inspect (JSONL)"), " ",
+    croissant, " ", status);
+}
+
+// A run's Every Eval Ever files (an aggregate JSON and its instance rows per
+// answering model): listed by the server, one download link each.
+function runDownloads(r) {
+  if (r.source !== "export" || !r.checkpoint || !r.graph) return "-";
+  const cell = el("span", { className: "eee" });
+  const button = el("button", { type: "button", className: "dl-eee" }, "EEE files");
+  button.onclick = async () => {
+    const got = await fetch(exportUrl(r.graph, "eee"));
+    if (!got.ok) { cell.replaceChildren((await got.text()).trim()); return; }
+    const { files } = await got.json();
+    cell.replaceChildren(...files.flatMap((f) => {
+      const name = f.path.split("/").pop();
+      return [el("a", { href: f.href, download: name, className: "dl-eee-file", title: f.path }, name), " "];
+    }));
+  };
+  cell.append(button);
+  return cell;
 }
 
 function renderQuestions() {
@@ -264,7 +302,7 @@ async function loadRuns() {
       el("td", {}, r.status || "-"), el("td", {}, r.source), el("td", {}, r.results),
       el("td", {}, r.started || "-"), el("td", {}, r.completed || "-"),
       el("td", {}, r.checkpoint ? el("code", {}, r.checkpoint) : (r.benchmark || "not bound")),
-      el("td", {}, r.answering_models || ""));
+      el("td", {}, r.answering_models || ""), el("td", {}, runDownloads(r)));
     tr.dataset.status = r.status || "";
     tr.dataset.source = r.source;
     return tr;
