@@ -1,0 +1,24 @@
+//! Refuses to build karenina-ld on the unpatched SPARQL evaluator.
+//!
+//! kld's query time limits and its never-panicking ORDER BY live in the
+//! patched spareval under `vendor/spareval` (see its PATCHES.md), applied by
+//! `[patch.crates-io]` in this repository's Cargo.toml. Cargo does not apply
+//! a dependency's `[patch]` section to the crates that depend on it, so an
+//! application embedding karenina-ld would silently get the registry
+//! spareval, whose queries ignore their time limit. The patched copy
+//! announces itself (`links = "kld_spareval_patched"`); without it, this
+//! script stops the build and says what to add.
+
+fn main() {
+    if std::env::var_os("DEP_KLD_SPAREVAL_PATCHED_PATCHED").is_none() {
+        eprintln!(
+            "karenina-ld needs its patched SPARQL evaluator (query time limits, ORDER BY \
+             without panics). Add to your workspace's Cargo.toml:\n\n\
+             [patch.crates-io]\n\
+             spareval = {{ path = \"<path to karenina-ld>/vendor/spareval\" }}\n\n\
+             (a dependency's [patch] section is not applied to its dependents; see \
+             karenina-ld's vendor/spareval/PATCHES.md)"
+        );
+        std::process::exit(1);
+    }
+}
