@@ -82,17 +82,54 @@
 //! reformatting and reordering:
 //!
 //! ```
-//! use karenina_ld::rdf::{lossless_quads, Processor};
 //! use karenina_ld::model::{read_checkpoint, ReadOptions};
-//! use oxigraph::model::GraphName;
 //! use std::path::Path;
 //!
 //! let file = Path::new("examples/notebook.jsonld");
 //! let checkpoint = read_checkpoint(file, &std::fs::read(file)?, ReadOptions::default())?;
-//! let quads = lossless_quads(&checkpoint, &GraphName::DefaultGraph, Processor::Direct)?;
-//! let hash = karenina_ld::rdfc::hash(&quads)?;
+//! let hash = karenina_ld::rdfc::hash_checkpoint(&checkpoint)?;
 //! assert_eq!(hash.len(), 64);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Results exports load beside their checkpoints; [`store::CheckpointStore::bind`]
+//! then links each run to the checkpoint it ran (and folds duplicate exports
+//! of one run), as every `kld` command does after loading. Without it, runs
+//! are unbound and the per-benchmark queries answer nothing:
+//!
+//! ```
+//! use karenina_ld::rdf::Processor;
+//! use karenina_ld::sparql::{self, ResultFormat};
+//! use karenina_ld::store::CheckpointStore;
+//! use std::path::PathBuf;
+//! use std::time::Duration;
+//!
+//! let mut store = CheckpointStore::in_memory()?;
+//! let files = [
+//!     PathBuf::from("examples/notebook.jsonld"),
+//!     PathBuf::from("examples/runs/notebook.verification.json"),
+//! ];
+//! for (_, loaded) in store.load_files(&files, Processor::Direct, &|_, _| ()) {
+//!     loaded?;
+//! }
+//! store.bind(&[])?;
+//! let q = sparql::find("pass-rate-by-benchmark").expect("in the catalogue");
+//! let rows = sparql::run(store.store(), q.text, Duration::from_secs(10), ResultFormat::Csv, &mut Vec::new())?;
+//! assert!(rows > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Embedding
+//!
+//! The SPARQL time limits and the panic-free ORDER BY depend on the patched
+//! evaluator in `vendor/spareval`. Cargo applies a `[patch]` section only in
+//! the workspace that builds, so an application depending on karenina-ld
+//! adds it to its own `Cargo.toml` (the build stops with this advice when
+//! it is missing):
+//!
+//! ```toml
+//! [patch.crates-io]
+//! spareval = { path = "<path to karenina-ld>/vendor/spareval" }
 //! ```
 
 #![warn(missing_docs)]
@@ -125,4 +162,9 @@ pub mod vocab;
 pub use error::{Diagnostic, Error, Report, Result, Severity};
 
 /// The former name of [`sparql`].
+#[doc(hidden)]
 pub use sparql as query;
+
+/// The Oxigraph crate this library builds on (its store, terms and formats
+/// appear in this API), re-exported so embedders need not pin it themselves.
+pub use oxigraph;

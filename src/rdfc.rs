@@ -93,6 +93,18 @@ pub fn hash(quads: &[Quad]) -> Result<String> {
     ))
 }
 
+/// A checkpoint's hash as `kld hash` prints it: the RDFC-1.0 SHA-256 of its
+/// lossless graph in the default graph (so the file's location does not
+/// matter): the same for any file that reads as the same benchmark.
+pub fn hash_checkpoint(cp: &crate::model::Checkpoint) -> Result<String> {
+    let quads = crate::rdf::lossless_quads(
+        cp,
+        &oxigraph::model::GraphName::DefaultGraph,
+        crate::rdf::Processor::Direct,
+    )?;
+    hash(&quads)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

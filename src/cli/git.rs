@@ -5,7 +5,6 @@ use karenina_ld::diff::{self, Style};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
 use karenina_ld::{fsutil, rdfc, Error};
-use oxigraph::model::GraphName;
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -41,6 +40,10 @@ pub struct HashArgs {
 pub const PLAIN_BASE: &str = "https://karenina-ld.invalid/";
 
 fn read(p: &Path) -> Result<model::Checkpoint, u8> {
+    if let Some(m) = super::checkpoint::wrong_kind(p, &[karenina_ld::kind::Kind::Checkpoint]) {
+        eprintln!("kld: {m}");
+        return Err(USAGE);
+    }
     let bytes = match std::fs::read(p) {
         Ok(b) => b,
         Err(e) => {
@@ -98,7 +101,7 @@ fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
         rdf::plain_quads(p, &bytes, Some(PLAIN_BASE), Processor::Oxigraph)?
     } else {
         let cp = model::read_checkpoint(p, &bytes, ReadOptions::default())?;
-        rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?
+        return rdfc::hash_checkpoint(&cp);
     };
     rdfc::hash(&quads)
 }
@@ -115,6 +118,18 @@ pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
             }
         }
     }
+    // A named file of another kind (a results export, a preset) is a
+    // one-line usage error, as in validate and canon.
+    files.retain(|p| {
+        match super::checkpoint::wrong_kind(p, &[karenina_ld::kind::Kind::Checkpoint]) {
+            Some(m) => {
+                eprintln!("kld: {m}");
+                status = USAGE;
+                false
+            }
+            None => true,
+        }
+    });
     let hashes: Vec<Result<String, Error>> =
         files.par_iter().map(|p| hash_file(p, a.plain)).collect();
     let mut out = std::io::stdout().lock();

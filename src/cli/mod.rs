@@ -381,8 +381,19 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(OK)
         }
         Command::Man => {
+            // kld's page, then one page per command (`kld-query(1)`, …) in
+            // the same stream: man shows them one after the other.
             use clap::CommandFactory;
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            let mut out = Vec::new();
+            let mut cmd = Cli::command();
+            cmd.build();
+            clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let name = format!("kld-{}", sub.get_name());
+                let page = sub.clone().name(name.clone().leak() as &str).bin_name(name);
+                clap_mangen::Man::new(page).render(&mut out)?;
+            }
+            outln!("{}", String::from_utf8_lossy(&out).trim_end());
             Ok(OK)
         }
     }
@@ -395,12 +406,10 @@ pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
         karenina_ld::Error::NoGraphStore => {
             Some("give --graph-store URL, or --server to derive it")
         }
-        karenina_ld::Error::ManyGraphs { .. } => {
-            Some("export one graph, or pass --union to merge them")
-        }
+        karenina_ld::Error::ManyGraphs { .. } => Some("--union merges them"),
         karenina_ld::Error::Timeout { .. } => Some("raise it with --timeout"),
         karenina_ld::Error::ResultTooLarge { .. } => Some("add LIMIT, or raise --max-result-bytes"),
-        karenina_ld::Error::WrongFormat { .. } => Some("choose one with -f"),
+        karenina_ld::Error::WrongFormat { .. } => Some("choose one with --format"),
         _ => None,
     }
 }

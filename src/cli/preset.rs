@@ -28,7 +28,10 @@ fn load(path: &Path) -> anyhow::Result<(Option<preset::Preset>, Report)> {
 pub fn list(dir: Option<&Path>) -> anyhow::Result<u8> {
     let dir = dir_of(dir);
     if !dir.is_dir() {
-        bail!("Presets directory not found: {}", dir.display());
+        bail!(
+            "Presets directory not found: {} (name one with --dir DIR or $KARENINA_PRESETS_DIR)",
+            dir.display()
+        );
     }
     let mut rows = Vec::new();
     for f in fsutil::collect_inputs(std::slice::from_ref(&dir), &[".json"]) {

@@ -137,6 +137,12 @@ impl CheckpointStore {
     /// for each requested graph and for each other graph whose binding
     /// changed. A store directory's index is written once, at the end, if
     /// anything was bound.
+    ///
+    /// Each request is `(results graph IRI, Some(checkpoint graph IRI))` to
+    /// bind a run to that checkpoint (`kld --for`), or `(results graph IRI,
+    /// None)` to bind it automatically and be told the outcome; `&[]` binds
+    /// every run automatically. A graph still unbound afterwards says why in
+    /// its [`GraphInfo::unbound`](super::GraphInfo::unbound).
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
         // One run, one count: exports of a run already loaded are dropped first.
         let mut out: Vec<Bound> = self

@@ -362,8 +362,11 @@ impl CheckpointStore {
         )
     }
 
-    /// Loads checkpoint files: parsed in parallel, inserted as they arrive, each
-    /// all-or-nothing. `progress(done, total)` is called after each file.
+    /// Loads checkpoint files and results (exports, run folders, database
+    /// runs, told by content): parsed in parallel, inserted as they arrive,
+    /// each all-or-nothing. `progress(done, total)` is called after each file.
+    /// Runs are not yet linked to checkpoints: call [`Self::bind`] after a
+    /// batch (as every `kld` command does).
     pub fn load_files(
         &mut self,
         files: &[PathBuf],

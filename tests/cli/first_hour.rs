@@ -274,3 +274,81 @@ fn the_server_logs_why_it_refused_and_a_results_graph_is_no_checkpoint() {
         "{text}"
     );
 }
+
+/// The second walk (issue 20): hash and diff tell a results export in one
+/// line as validate and canon do (they printed five KLD-E011 errors), and the
+/// hints name flags the command has.
+#[test]
+fn hash_and_diff_name_a_results_export_and_hints_name_real_flags() {
+    let run = examples().join("runs/notebook.verification.json");
+    let cp = examples().join("notebook.jsonld");
+    for args in [vec!["hash"], vec!["diff"]] {
+        let mut c = kld();
+        c.args(&args).arg(&run);
+        if args[0] == "diff" {
+            c.arg(&cp);
+        }
+        let out = c.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is a results export"), "{args:?}: {err}");
+        assert!(!err.contains("KLD-E011"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    // A format that does not fit the query form: the hint names --format,
+    // which `kld query` has (it has no -f).
+    let out = kld()
+        .args(["query"])
+        .arg(examples())
+        .args(["-e", "CONSTRUCT WHERE { ?s ?p ?o }", "--format", "csv"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("CONSTRUCT answers in") && err.contains("--format"),
+        "{err}"
+    );
+    // Several graphs in a one-graph format: the advice is given once.
+    let out = kld()
+        .args(["export", "-f", "ttl"])
+        .arg(examples())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("merge them").count(), 1, "{err}");
+    assert!(err.contains("--union"), "{err}");
+    // A missing presets directory names the ways to give one.
+    let d = tempfile::tempdir().unwrap();
+    kld()
+        .current_dir(d.path())
+        .env_remove("KARENINA_PRESETS_DIR")
+        .args(["preset", "list"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--dir").and(predicate::str::contains("KARENINA_PRESETS_DIR")),
+        );
+}
+
+/// `kld man` holds a page for kld and one for each command (the top page
+/// refers to `kld-query(1)` and the others).
+#[test]
+fn the_man_page_has_every_command() {
+    let roff = stdout_of(kld().arg("man"));
+    let help = stdout_of(kld().arg("--help"));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() > 10, "{commands:?}");
+    for c in &commands {
+        assert!(roff.contains(&format!(".TH kld-{c} 1")), "no page for {c}");
+    }
+    assert_eq!(roff.matches(".TH ").count(), commands.len() + 1);
+}

@@ -3,12 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/corpus` (CI clones the repo with `shared/` beside it).
+/// The shared corpus of real checkpoints, presets and results exports:
+/// `$KLD_CORPUS` when set, else `../shared/corpus` (CI clones the repository
+/// with `shared/` beside it).
 pub fn corpus() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let p = match std::env::var_os("KLD_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    };
     assert!(
         p.is_dir(),
-        "the shared corpus must be beside the repo: {}",
+        "the shared corpus (real Karenina checkpoints and results) must be at \
+         ../shared/corpus beside the repository, or named by KLD_CORPUS: {}",
         p.display()
     );
     p
