@@ -171,18 +171,10 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
     let benchmark = progress::benchmark_of(file, &state, &cwd)
         .map_or_else(|| "not found".to_string(), |f| f.display().to_string());
     let models = |key: &str| -> Vec<String> {
-        state.header()["metadata"]["verification_config"][key]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                format!(
-                    "{}:{}",
-                    m["interface"].as_str().unwrap_or("?"),
-                    m["name"].as_str().unwrap_or("?")
-                )
-            })
-            .collect()
+        karenina_ld::results::database::config_models(
+            &state.header()["metadata"]["verification_config"],
+            key,
+        )
     };
     let jsonl = progress::sidecars(&progress::output_of(file)).1;
     match format {

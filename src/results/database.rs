@@ -186,22 +186,28 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
 impl Run {
     /// Its answering models as `interface:name`, from its configuration.
     pub fn answering_models(&self) -> Vec<String> {
-        self.config["answering_models"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                format!(
-                    "{}:{}",
-                    m["interface"].as_str().unwrap_or("?"),
-                    m["name"]
-                        .as_str()
-                        .or(m["model_name"].as_str())
-                        .unwrap_or("?")
-                )
-            })
-            .collect()
+        config_models(&self.config, "answering_models")
     }
+}
+
+/// The models of a verification configuration's `key` (`answering_models`,
+/// `parsing_models`) as `interface:name`.
+pub fn config_models(config: &serde_json::Value, key: &str) -> Vec<String> {
+    config[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["interface"].as_str().unwrap_or("?"),
+                m["name"]
+                    .as_str()
+                    .or(m["model_name"].as_str())
+                    .unwrap_or("?")
+            )
+        })
+        .collect()
 }
 
 /// What binding looks for in one result of a run: its question ID, and for

@@ -15,15 +15,7 @@ use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 fn examples() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
-        .collect();
-    v.sort();
-    v
+    crate::common::jsonld_in(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples"))
 }
 
 fn app(settings: Settings) -> axum::Router {
