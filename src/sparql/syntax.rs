@@ -121,7 +121,7 @@ pub(super) fn syntax_error(sparql: &str, message: &str) -> Error {
             sparql.matches('}').count()
         ))
     } else {
-        None
+        caret_hint(sparql, line, column)
     };
     let text = sparql.lines().nth(line.saturating_sub(1)).unwrap_or("");
     let excerpt = format!(
@@ -135,6 +135,87 @@ pub(super) fn syntax_error(sparql: &str, message: &str) -> Error {
         excerpt,
         hint,
     }
+}
+
+/// Hints read off the query text before the caret, for two common slips:
+/// a bare word where a term goes (`?s a Question`), and a triple pattern
+/// with no object (`{ ?x ?y }`).
+fn caret_hint(sparql: &str, line: usize, column: usize) -> Option<String> {
+    let text = sparql.lines().nth(line.checked_sub(1)?)?;
+    let at = text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| i);
+    let (before, after) = text.split_at(at);
+    let before = before.trim_end();
+    // The last whitespace-separated token before the caret.
+    let last = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    const KEYWORDS: &[&str] = &[
+        "a",
+        "select",
+        "where",
+        "construct",
+        "describe",
+        "ask",
+        "optional",
+        "filter",
+        "union",
+        "minus",
+        "graph",
+        "bind",
+        "values",
+        "distinct",
+        "reduced",
+        "as",
+        "from",
+        "named",
+        "order",
+        "by",
+        "group",
+        "having",
+        "limit",
+        "offset",
+        "prefix",
+        "base",
+        "service",
+        "true",
+        "false",
+        "not",
+        "in",
+        "exists",
+    ];
+    let bare = !last.is_empty()
+        && last.chars().next().is_some_and(|c| c.is_alphabetic())
+        && last
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && !KEYWORDS.contains(&last.to_ascii_lowercase().as_str());
+    if bare {
+        return Some(format!(
+            "`{last}` is not a term: write a prefixed name (schema:{last}), a variable (?{last}) or an IRI (<…>)"
+        ));
+    }
+    // The pattern since the last `{`, `.` or `;` (outside IRIs and strings
+    // this rough split is enough for a hint).
+    // The parser may stop at the closer or just past it.
+    let (before, next) = match after.trim_start().chars().next() {
+        Some(c @ ('}' | '.')) => (before, Some(c)),
+        _ => match before.chars().next_back() {
+            Some(c @ ('}' | '.')) => (before[..before.len() - 1].trim_end(), Some(c)),
+            _ => (before, None),
+        },
+    };
+    if matches!(next, Some('}') | Some('.')) {
+        let start = before.rfind(['{', '.', ';']).map_or(0, |i| i + 1);
+        let terms = before[start..].split_whitespace().count();
+        let after_semicolon = before[..start].ends_with(';');
+        if terms == 2 || (after_semicolon && terms == 1) {
+            return Some(
+                "a triple pattern needs a subject, a predicate and an object (`?s ?p ?o`)".into(),
+            );
+        }
+    }
+    None
 }
 
 /// Line and column (1-based, in characters) of the first `needle` that
@@ -230,6 +311,31 @@ mod tests {
             )
         );
         assert_eq!(with_prefixes(own), own);
+    }
+
+    #[test]
+    fn a_bare_word_and_a_missing_object_get_hints() {
+        let hint = |q: &str| match super::super::parse(q).unwrap_err() {
+            Error::SparqlSyntax { hint, .. } => hint.unwrap_or_default(),
+            other => panic!("{other:?}"),
+        };
+        let h = hint("SELECT * WHERE { ?s a Question }");
+        assert!(h.contains("schema:Question"), "{h}");
+        for q in [
+            "SELECT ?x WHERE { ?x ?y }",
+            "SELECT ?x WHERE { ?x schema:name }",
+            "SELECT ?x WHERE { ?x ?y . ?a ?b ?c }",
+            "SELECT ?x WHERE { ?x a schema:Question ; schema:name }",
+        ] {
+            assert!(
+                hint(q).contains("subject, a predicate and an object"),
+                "{q}: {}",
+                hint(q)
+            );
+        }
+        // A well-formed query that fails elsewhere gets neither.
+        let h = hint("SELECT ?x WHERE { ?x ?y ?z } LIMIT x");
+        assert!(!h.contains("triple pattern"), "{h}");
     }
 
     #[test]
