@@ -204,8 +204,25 @@ fn explicit_checkpoint(
 
 /// Says what binding did, when there is something to say.
 pub(super) fn report_binding(b: &karenina_ld::store::Bound) {
+    use karenina_ld::results::link::Link;
     if let Some(m) = b.message() {
-        eprintln!("kld: {m}");
+        // The library names no flags; the CLI says which one chooses.
+        match &b.link {
+            Link::Ambiguous(_) | Link::NotItsBenchmark { .. } => {
+                eprintln!("kld: {m} (use --for CHECKPOINT)")
+            }
+            // The checkpoint the user named with --for: say so in its terms.
+            Link::Refused(c) => eprintln!(
+                "kld: {}: {}--for {}: the checkpoint does not hold {} of the run's {} question IDs (e.g. {}); not bound",
+                b.source,
+                if b.requested { "" } else { "no longer bound: " },
+                c.checkpoint,
+                c.missing,
+                c.total,
+                c.examples.join(", ")
+            ),
+            _ => eprintln!("kld: {m}"),
+        }
     }
 }
 

@@ -72,7 +72,7 @@ impl Link {
                 format!("no loaded checkpoint holds all {questions} of its question IDs")
             }
             Link::Ambiguous(c) => format!(
-                "{} loaded checkpoints hold all its question IDs ({}): choose one with --for",
+                "{} loaded checkpoints hold all its question IDs ({}): name the one it ran",
                 c.len(),
                 c.join(", ")
             ),

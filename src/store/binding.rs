@@ -81,7 +81,7 @@ impl Bound {
                 l.reason().unwrap_or_default()
             ),
             (Link::Ambiguous(c), _) => format!(
-                "{file}: results match {} loaded checkpoints ({}); not bound (use --for)",
+                "{file}: results match {} loaded checkpoints ({}); not bound: name the one it ran",
                 c.len(),
                 c.join(", ")
             ),
@@ -113,7 +113,7 @@ impl Bound {
                 "{file}: {shared} of its {results} results are also in {with} ({other} results): both are loaded, so those {shared} count twice"
             ),
             (Link::Refused(c), requested) => format!(
-                "{file}: {}--for {}: the checkpoint does not hold {} of the run's {} question IDs (e.g. {}); not bound",
+                "{file}: {}the checkpoint named for it, {}, does not hold {} of the run's {} question IDs (e.g. {}); not bound",
                 if requested { "" } else { "no longer bound: " },
                 c.checkpoint,
                 c.missing,

@@ -92,6 +92,13 @@ fn typed_library_errors_name_no_cli_flags() {
         })
         .collect();
     assert!(flags.is_empty(), "a CLI flag in a library error: {flags:?}");
+    // Nor do the binding notes, which the page shows too: the CLI adds
+    // `--for` when it prints them.
+    for (p, code) in library_sources() {
+        if p.ends_with("results/link.rs") || p.ends_with("store/binding.rs") {
+            assert!(!code.contains("--for"), "{} names --for", p.display());
+        }
+    }
 }
 
 /// The core library embeds light: without default features it compiles no
