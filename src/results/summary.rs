@@ -137,7 +137,14 @@ impl RunSummary {
         out.push_str(&format!("job:        {}\n", opt(&self.job_id)));
         out.push_str(&format!("exported:   {}\n", opt(&self.export_timestamp)));
         let runs: Vec<&str> = self.run_names.iter().map(String::as_str).collect();
-        out.push_str(&format!("runs:       {}\n", runs.join(", ")));
+        out.push_str(&format!(
+            "runs:       {}\n",
+            if runs.is_empty() {
+                "- (no run name recorded)".to_string()
+            } else {
+                runs.join(", ")
+            }
+        ));
         out.push_str(&format!(
             "results:    {} over {} questions\n",
             self.results, self.questions

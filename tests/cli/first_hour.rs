@@ -352,3 +352,14 @@ fn the_man_page_has_every_command() {
     }
     assert_eq!(roff.matches(".TH ").count(), commands.len() + 1);
 }
+
+/// `kld info` of an export without run names says so rather than printing
+/// an empty `runs:` line.
+#[test]
+fn info_of_an_export_without_run_names_says_so() {
+    let csv = corpus().join("results/golden__results_export_full.csv");
+    let out = stdout_of(kld().arg("info").arg(&csv));
+    let runs = out.lines().find(|l| l.starts_with("runs:")).unwrap();
+    assert!(runs.trim_end().len() > "runs:".len(), "{out}");
+    assert!(runs.contains("no run name"), "{runs}");
+}
