@@ -303,6 +303,14 @@ pub enum Error {
     /// No graph of that name is in the store.
     #[error("no graph {0} in the store")]
     NoSuchGraph(String),
+    /// A run a Karenina results database does not hold (`DB#run=<id>`).
+    #[error("{}: no run {run}", database.display())]
+    NoSuchRun {
+        /// The database file.
+        database: PathBuf,
+        /// The run ID asked for.
+        run: String,
+    },
     /// RDFC-1.0 refused a dataset whose blank nodes cannot be told apart
     /// without trying too many permutations.
     #[error("RDFC-1.0 canonicalization refused: the dataset has blank nodes that cannot be told apart without trying too many permutations ({0}); a free-form value holding a JSON-LD graph of interlinked blank nodes causes this")]

@@ -546,7 +546,7 @@ pub fn error_answer(e: &Error) -> Answer {
         | Error::Usage(_)
         | Error::Iri { .. }
         | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
-        Error::NoSuchGraph(_) => Answer::text(404, e.to_string()),
+        Error::NoSuchGraph(_) | Error::NoSuchRun { .. } => Answer::text(404, e.to_string()),
         _ => Answer::text(500, e.to_string()),
     }
 }
@@ -593,6 +593,13 @@ mod error_status_tests {
                 400,
             ),
             (Error::NoSuchGraph("file:///x".into()), 404),
+            (
+                Error::NoSuchRun {
+                    database: "k.db".into(),
+                    run: "r".into(),
+                },
+                404,
+            ),
             (Error::QueryPanicked("p".into()), 500),
             (Error::Internal("i".into()), 500),
         ];

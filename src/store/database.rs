@@ -245,7 +245,10 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     let run = runs
         .iter()
         .find(|r| r.id == run_id)
-        .ok_or_else(|| Error::Usage(format!("{}: no run {run_id}", db.display())))?;
+        .ok_or_else(|| Error::NoSuchRun {
+            database: db.to_path_buf(),
+            run: run_id.to_string(),
+        })?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let mut info = GraphInfo::results(
         graph_name(db, run_id)?,
