@@ -31,25 +31,14 @@ fn serve_watch_reloads_a_database_when_karenina_writes_a_run() {
     // The database alone as a root: watched through its directory.
     let server = crate::serve::serve(std::slice::from_ref(&file), &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let names = || -> Vec<String> {
-        let v: Value = client
-            .get(format!("{}/sparql", server.base))
-            .query(&[(
-                "query",
-                "SELECT ?n WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runSource> \"database\" ; \
-                 <urn:karenina:vocab:manifestRunName> ?n } } ORDER BY ?n",
-            )])
-            .header("accept", "application/sparql-results+json")
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        v["results"]["bindings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["n"]["value"].as_str().unwrap().to_string())
-            .collect()
+    let names = || {
+        crate::serve::select_column(
+            &client,
+            &server.base,
+            "SELECT ?n WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runSource> \"database\" ; \
+             <urn:karenina:vocab:manifestRunName> ?n } } ORDER BY ?n",
+            "n",
+        )
     };
     let wait_for = |want: &[String]| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);

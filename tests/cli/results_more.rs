@@ -246,19 +246,14 @@ fn serve_watch_binds_a_run_when_its_checkpoint_arrives() {
     .unwrap();
     let server = crate::serve::serve(std::slice::from_ref(&dir), &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let bound = || -> usize {
-        let v: Value = client
-            .get(format!("{}/sparql", server.base))
-            .query(&[(
-                "query",
-                "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }",
-            )])
-            .header("accept", "application/sparql-results+json")
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        v["results"]["bindings"].as_array().unwrap().len()
+    let bound = || {
+        crate::serve::select_column(
+            &client,
+            &server.base,
+            "SELECT ?c WHERE { ?r <urn:karenina:vocab:forBenchmark> ?c }",
+            "c",
+        )
+        .len()
     };
     // The results file in a watched directory is loaded, and an orphan.
     assert_eq!(bound(), 0);

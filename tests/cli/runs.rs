@@ -371,24 +371,13 @@ fn serve_watch_reads_a_run_folder_and_follows_its_manifest() {
     }
     let server = crate::serve::serve(std::slice::from_ref(&dir), &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let status = || -> Vec<String> {
-        let v: Value = client
-            .get(format!("{}/sparql", server.base))
-            .query(&[(
-                "query",
-                "SELECT ?s WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runStatus> ?s } }",
-            )])
-            .header("accept", "application/sparql-results+json")
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        v["results"]["bindings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["s"]["value"].as_str().unwrap().to_string())
-            .collect()
+    let status = || {
+        crate::serve::select_column(
+            &client,
+            &server.base,
+            "SELECT ?s WHERE { GRAPH ?g { ?r <urn:karenina:vocab:runStatus> ?s } }",
+            "s",
+        )
     };
     assert_eq!(status(), ["interrupted"]);
     // Karenina resumes the run and completes it: the manifest is rewritten.

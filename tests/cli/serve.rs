@@ -491,13 +491,13 @@ fn a_real_browser_sees_benchmarks_filters_questions_and_runs_a_catalogue_query()
     assert!(shot.exists());
 }
 
-fn query_names(c: &Client, base: &str) -> Vec<String> {
+/// The values of `?var` in the SPARQL JSON answer of `query` on the server
+/// at `base`, one per solution.
+pub(crate) fn select_column(c: &Client, base: &str, query: &str, var: &str) -> Vec<String> {
     let v: Value = c
         .get(format!("{base}/sparql"))
-        .query(&[(
-            "query",
-            "SELECT ?name WHERE { GRAPH ?g { ?f a <https://schema.org/DataFeed> ; <https://schema.org/name> ?name } }",
-        )])
+        .query(&[("query", query)])
+        .header("accept", "application/sparql-results+json")
         .send()
         .unwrap()
         .json()
@@ -506,8 +506,17 @@ fn query_names(c: &Client, base: &str) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| b["name"]["value"].as_str().unwrap().to_string())
+        .map(|b| b[var]["value"].as_str().unwrap().to_string())
         .collect()
+}
+
+fn query_names(c: &Client, base: &str) -> Vec<String> {
+    select_column(
+        c,
+        base,
+        "SELECT ?name WHERE { GRAPH ?g { ?f a <https://schema.org/DataFeed> ; <https://schema.org/name> ?name } }",
+        "name",
+    )
 }
 
 #[test]

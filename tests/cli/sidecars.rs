@@ -91,19 +91,14 @@ fn serve_watch_follows_an_unfinished_run_as_karenina_appends_and_finishes_it() {
     let jsonl = file.with_file_name("results.json.results.jsonl");
     let server = crate::serve::serve(&[d.path().to_path_buf()], &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let results = || -> usize {
-        let v: Value = client
-            .get(format!("{}/sparql", server.base))
-            .query(&[(
-                "query",
-                "SELECT ?r WHERE { GRAPH ?g { ?r a <urn:karenina:vocab:VerificationResult> } }",
-            )])
-            .header("accept", "application/sparql-results+json")
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        v["results"]["bindings"].as_array().unwrap().len()
+    let results = || {
+        crate::serve::select_column(
+            &client,
+            &server.base,
+            "SELECT ?r WHERE { GRAPH ?g { ?r a <urn:karenina:vocab:VerificationResult> } }",
+            "r",
+        )
+        .len()
     };
     let wait_for = |want: usize| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
