@@ -221,11 +221,9 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
     if crate::store::database::split(file).is_some()
         || crate::results::progress::is_state_input(file, true)
+        || (file.is_dir() && crate::results::run_folder::is_run_folder(file))
     {
         return push_prepared(client, file, graph);
-    }
-    if file.is_dir() && crate::results::run_folder::is_run_folder(file) {
-        return push_run_folder(client, file, graph);
     }
     if crate::results::sniff_file(file)?.is_some() {
         return push_results(client, file, graph);
@@ -302,31 +300,9 @@ fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushe
     )
 }
 
-/// A Karenina run folder, mapped as the store maps it (the server binds it
-/// by question IDs, as it binds an export).
-fn push_run_folder(client: &RemoteClient, dir: &Path, graph: &str) -> Result<Pushed> {
-    use crate::results::run_folder;
-    let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
-    let run = run_folder::read(dir, &cwd)?;
-    let mut quads = Vec::new();
-    let sha256 = run_folder::map(
-        &run,
-        &GraphName::DefaultGraph,
-        crate::results::ResultsOptions::default(),
-        &mut |q| quads.push(q),
-    )?;
-    put(
-        client,
-        source_of(dir)?,
-        graph,
-        &quads,
-        sha256,
-        GraphKind::Results,
-    )
-}
-
-/// One run of Karenina's database (`DB#run=<id>`) or an unfinished run's
-/// sidecars, read as the store reads it.
+/// One run of Karenina's database (`DB#run=<id>`), a run folder or an
+/// unfinished run's sidecars, read as the store reads it (same source, same
+/// digest, same quads).
 fn push_prepared(client: &RemoteClient, input: &Path, graph: &str) -> Result<Pushed> {
     let prepared = crate::store::prepare_with(
         input,
