@@ -113,7 +113,6 @@ const EXAMPLES: usize = 3;
 /// node of scenario turn rows) the checkpoint graph `checkpoint` does not
 /// hold: what `--for` must check before binding.
 pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
-    let sparql_err = |e: &dyn std::fmt::Display| Error::sparql(e.to_string());
     let total = count_rows(
         store,
         &format!(
@@ -136,17 +135,17 @@ pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Covera
     );
     let results_ = SparqlEvaluator::new()
         .parse_query(&q)
-        .map_err(|e| sparql_err(&e))?
+        .map_err(Error::sparql)?
         .on_store(store)
         .execute()
-        .map_err(|e| sparql_err(&e))?;
+        .map_err(Error::sparql)?;
     let QueryResults::Solutions(sols) = results_ else {
         return Err(Error::Internal("coverage: not a SELECT answer".into()));
     };
     let mut missing = 0;
     let mut examples = Vec::new();
     for s in sols {
-        let s = s.map_err(|e| sparql_err(&e))?;
+        let s = s.map_err(Error::sparql)?;
         missing += 1;
         if examples.len() < EXAMPLES {
             if let Some(Term::Literal(l)) = s.get("key") {
@@ -163,19 +162,18 @@ pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Covera
 }
 
 fn count_rows(store: &Store, q: &str) -> Result<Vec<(String, usize)>> {
-    let sparql_err = |e: &dyn std::fmt::Display| Error::sparql(e.to_string());
     let results = SparqlEvaluator::new()
         .parse_query(q)
-        .map_err(|e| sparql_err(&e))?
+        .map_err(Error::sparql)?
         .on_store(store)
         .execute()
-        .map_err(|e| sparql_err(&e))?;
+        .map_err(Error::sparql)?;
     let QueryResults::Solutions(sols) = results else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
     for s in sols {
-        out.push(checkpoint_count(&s.map_err(|e| sparql_err(&e))?));
+        out.push(checkpoint_count(&s.map_err(Error::sparql)?));
     }
     Ok(out)
 }

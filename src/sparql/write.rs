@@ -16,10 +16,6 @@ use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{QueryEvaluationError, QueryResults};
 use std::io::Write;
 
-pub(super) fn sparql_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
-    Error::Sparql(e.into())
-}
-
 fn io_err(e: std::io::Error) -> Error {
     Error::Output(e)
 }
@@ -44,7 +40,7 @@ pub(super) fn write_results(
     width: Option<usize>,
     out: &mut dyn Write,
 ) -> Result<usize> {
-    let results = results.map_err(sparql_err)?;
+    let results = results.map_err(Error::sparql)?;
     let std_format = match format {
         ResultFormat::Table => None,
         ResultFormat::Csv => Some(QueryResultsFormat::Csv),
@@ -84,7 +80,7 @@ pub(super) fn write_results(
                         .map_err(io_err)?;
                     let mut n = 0;
                     for s in solutions {
-                        let s = s.map_err(sparql_err)?;
+                        let s = s.map_err(Error::sparql)?;
                         ser.serialize(s.iter()).map_err(io_err)?;
                         n += 1;
                     }
@@ -94,7 +90,7 @@ pub(super) fn write_results(
                 None => {
                     let mut rows: Vec<Vec<String>> = Vec::new();
                     for s in solutions {
-                        let s = s.map_err(sparql_err)?;
+                        let s = s.map_err(Error::sparql)?;
                         rows.push(
                             vars.iter()
                                 .map(|v| s.get(v).map(cell).unwrap_or_default())
@@ -120,7 +116,7 @@ pub(super) fn write_results(
                 // Compacted whole: collected first, within the byte limit.
                 let (mut quads, mut size) = (Vec::new(), 0u64);
                 for t in triples {
-                    let q = in_default(t.map_err(sparql_err)?);
+                    let q = in_default(t.map_err(Error::sparql)?);
                     size += (q.subject.to_string().len()
                         + q.predicate.as_str().len()
                         + q.object.to_string().len()) as u64;
@@ -137,7 +133,7 @@ pub(super) fn write_results(
             let mut ser = crate::export::rdf_serializer(format)?.for_writer(&mut *out);
             let mut n = 0;
             for t in triples {
-                let t = t.map_err(sparql_err)?;
+                let t = t.map_err(Error::sparql)?;
                 if format.has_graphs() {
                     ser.serialize_quad(&in_default(t)).map_err(io_err)?;
                 } else {

@@ -5,8 +5,8 @@
 //! checkpoint is bound once the checkpoint arrives. The matching itself is
 //! [`crate::results::link`]'s.
 
-use super::{rdf_err, CheckpointStore, GraphKind};
-use crate::error::Result;
+use super::{CheckpointStore, GraphKind};
+use crate::error::{Error, Result};
 use crate::results::link::{self, Link};
 use crate::vocab;
 use oxigraph::model::{GraphNameRef, Literal, NamedNode, Quad};
@@ -224,14 +224,14 @@ impl CheckpointStore {
     /// its graph, so a reopened store directory knows it too): its
     /// benchmark's name, if the run has a benchmark.
     fn database_run(&self, graph: &str) -> Result<Option<Option<String>>> {
-        let g = NamedNode::new(graph).map_err(rdf_err)?;
+        let g = crate::error::named_node(graph)?;
         let literal = |local: &str| -> Result<Option<String>> {
             let p = NamedNode::new_unchecked(vocab::karenina(local));
             for q in
                 self.store
                     .quads_for_pattern(None, Some(p.as_ref()), None, Some(g.as_ref().into()))
             {
-                if let oxigraph::model::Term::Literal(l) = q.map_err(rdf_err)?.object {
+                if let oxigraph::model::Term::Literal(l) = q.map_err(Error::store)?.object {
                     return Ok(Some(l.value().to_string()));
                 }
             }
@@ -380,16 +380,16 @@ impl CheckpointStore {
                     Some(GraphNameRef::DefaultGraph),
                 )
                 .collect::<std::result::Result<_, _>>()
-                .map_err(rdf_err)?;
+                .map_err(Error::store)?;
             for q in &old {
-                self.store.remove(q).map_err(rdf_err)?;
+                self.store.remove(q).map_err(Error::store)?;
             }
         }
         if let Some(b) = &binding {
             let c = crate::error::named_node(b.checkpoint.as_str())?;
             self.store
                 .insert(&Quad::new(r.clone(), p, c, GraphNameRef::DefaultGraph))
-                .map_err(rdf_err)?;
+                .map_err(Error::store)?;
         }
         let note = note.filter(|_| binding.is_none());
         if let Some(n) = &note {
@@ -400,7 +400,7 @@ impl CheckpointStore {
                     Literal::new_simple_literal(n),
                     GraphNameRef::DefaultGraph,
                 ))
-                .map_err(rdf_err)?;
+                .map_err(Error::store)?;
         }
         if let Some(i) = self.index.get_mut(graph) {
             i.binding = binding;

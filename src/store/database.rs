@@ -2,7 +2,7 @@
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
-use super::{rdf_err, CheckpointStore, Content, GraphInfo, Prepared};
+use super::{CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf::{self, Processor};
 use crate::results::link::Link;
@@ -162,7 +162,7 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
             format!("{}{RUN}{}", canon.display(), run.id),
         );
         info.sha256 = run_digest(&file_digest, &run.id);
-        let g = NamedNode::new(info.graph.clone()).map_err(rdf_err)?;
+        let g = crate::error::named_node(info.graph.clone())?;
         let quads = key_quads(&g, run, &database::run_keys(db, &c, &run.id)?);
         if let Some(b) = &run.benchmark {
             info.benchmark_name = Some(b.name.clone());

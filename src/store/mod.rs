@@ -123,10 +123,6 @@ pub struct CheckpointStore {
     fresh: std::collections::BTreeSet<String>,
 }
 
-fn rdf_err(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
-    Error::Store(e.into())
-}
-
 fn file_for_graph(graph: &str) -> String {
     format!("{}.nq", &sha256_hex(graph.as_bytes())[..20])
 }
@@ -135,7 +131,7 @@ impl CheckpointStore {
     /// An empty in-memory store.
     pub fn in_memory() -> Result<Self> {
         Ok(CheckpointStore {
-            store: Store::new().map_err(rdf_err)?,
+            store: Store::new().map_err(Error::store)?,
             dir: None,
             index: BTreeMap::new(),
             results_options: ResultsOptions::default(),
@@ -252,8 +248,8 @@ impl CheckpointStore {
             _ => None,
         };
         let mut write_err = None;
-        let mut tx = self.store.start_transaction().map_err(rdf_err)?;
-        tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
+        let mut tx = self.store.start_transaction().map_err(Error::store)?;
+        tx.clear_graph(g.as_ref()).map_err(Error::store)?;
         for q in &old {
             tx.remove(q);
         }
@@ -295,13 +291,13 @@ impl CheckpointStore {
         info.quads = count;
         tx.extend(index::provenance(&g, &info).iter());
         if let Some(e) = write_err {
-            return Err(rdf_err(e));
+            return Err(Error::store(e));
         }
-        tx.commit().map_err(rdf_err)?;
+        tx.commit().map_err(Error::store)?;
         if let Some(w) = nq {
             let file = w
                 .finish()
-                .map_err(rdf_err)?
+                .map_err(Error::store)?
                 .into_inner()
                 .map_err(|e| Error::Output(e.into_error()))?;
             file.commit()?;
@@ -323,7 +319,7 @@ impl CheckpointStore {
                 Some(GraphNameRef::DefaultGraph),
             )
             .collect::<std::result::Result<_, _>>()
-            .map_err(rdf_err)
+            .map_err(Error::store)
     }
 
     /// Removes a graph and its provenance (one transaction); for a store
@@ -335,12 +331,12 @@ impl CheckpointStore {
         }
         let g = crate::error::named_node(graph)?;
         let prov = self.provenance_quads(&g)?;
-        let mut tx = self.store.start_transaction().map_err(rdf_err)?;
-        tx.clear_graph(g.as_ref()).map_err(rdf_err)?;
+        let mut tx = self.store.start_transaction().map_err(Error::store)?;
+        tx.clear_graph(g.as_ref()).map_err(Error::store)?;
         for q in &prov {
             tx.remove(q);
         }
-        tx.commit().map_err(rdf_err)?;
+        tx.commit().map_err(Error::store)?;
         if let Some(dir) = &self.dir {
             let f = dir.join("graphs").join(file_for_graph(graph));
             match std::fs::remove_file(&f) {
@@ -431,7 +427,7 @@ impl CheckpointStore {
         self.store
             .quads_for_pattern(None, None, None, Some(g.as_ref().into()))
             .collect::<std::result::Result<_, _>>()
-            .map_err(rdf_err)
+            .map_err(Error::store)
     }
 
     /// Rebuilds the checkpoint held in a graph.

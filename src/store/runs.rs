@@ -9,8 +9,8 @@
 //! apart), then the first by file name. An export whose results are all in
 //! another is skipped too; a partial overlap is reported and both stay.
 
-use super::{rdf_err, CheckpointStore, GraphKind};
-use crate::error::Result;
+use super::{CheckpointStore, GraphKind};
+use crate::error::{Error, Result};
 use crate::results::link::Link;
 use crate::vocab;
 use oxigraph::model::{GraphNameRef, NamedOrBlankNode, Term};
@@ -50,7 +50,7 @@ impl CheckpointStore {
                 .store
                 .quads_for_pattern(None, Some(p.as_ref()), None, Some(gn))
             {
-                let q = q.map_err(rdf_err)?;
+                let q = q.map_err(Error::store)?;
                 if let Term::Literal(l) = q.object {
                     m.insert(q.subject, l.value().to_string());
                 }

@@ -3,7 +3,7 @@
 //! handed to the inserting thread in bounded chunks, the second thread also
 //! writing the store's graph file, so each of the two cores has one job.
 
-use super::{rdf_err, Content};
+use super::Content;
 use crate::error::{Error, Result};
 use crate::fsutil;
 use oxigraph::io::{RdfFormat, RdfParser};
@@ -65,7 +65,7 @@ pub(super) fn stream_chunks(
             };
             hand_over(buf);
             match write_err {
-                Some(e) => Err(rdf_err(e)),
+                Some(e) => Err(Error::store(e)),
                 None => r,
             }
         });
