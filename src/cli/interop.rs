@@ -71,15 +71,36 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
     let Some(dir) = &a.output else {
         bail!("-f eee writes a directory tree: give -o DIR");
     };
-    let (checkpoints, results): (Vec<&PathBuf>, Vec<&PathBuf>) = a
-        .inputs
-        .iter()
-        .partition(|p| p.extension().is_some_and(|e| e == "jsonld"));
+    // Told apart by content, as every command tells inputs apart; the
+    // checkpoint named by --for may be among the inputs too (as `kld query
+    // … --for` takes it).
+    use karenina_ld::kind::{of_file, Kind};
+    let same = |x: &Path, y: &Path| match (std::fs::canonicalize(x), std::fs::canonicalize(y)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => x == y,
+    };
+    let mut checkpoints = Vec::new();
+    let mut results = Vec::new();
+    for p in &a.inputs {
+        if a.interop
+            .for_checkpoint
+            .as_deref()
+            .is_some_and(|c| same(c, p))
+        {
+            continue;
+        }
+        match of_file(p)? {
+            Kind::Results => results.push(p),
+            _ => checkpoints.push(p),
+        }
+    }
     let checkpoint = match (&a.interop.for_checkpoint, checkpoints.as_slice()) {
         (Some(c), []) => c.clone(),
         (None, [c]) => (*c).clone(),
         _ => {
-            bail!("-f eee needs one checkpoint: --for CHECKPOINT, or one .jsonld among the inputs")
+            bail!(
+                "-f eee needs one checkpoint: --for CHECKPOINT, or one checkpoint among the inputs"
+            )
         }
     };
     if results.is_empty() {

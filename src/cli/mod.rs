@@ -62,6 +62,16 @@ pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, wha
             eprintln!("kld: {}", explain(e));
             USAGE
         }
+        // Errors that name their file (and place) themselves.
+        located @ (karenina_ld::Error::Located { .. }
+        | karenina_ld::Error::NotAResultsDatabase { .. }
+        | karenina_ld::Error::RdfSyntax { .. }
+        | karenina_ld::Error::JsonLd { .. }
+        | karenina_ld::Error::RemoteContext { .. }) => {
+            eprintln!("{located}");
+            eprintln!("{}: {what}", file.display());
+            INVALID
+        }
         other => {
             eprintln!("{}: {what}: {other}", file.display());
             INVALID

@@ -27,13 +27,12 @@ pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let mut files = Vec::new();
     for f in found.files {
         // Karenina's results database: one input per run.
+        // One that cannot be listed goes on as it is, to be reported by the
+        // reader like any bad input while the batch goes on.
         if karenina_ld::results::database::sniff_file(&f) {
             match karenina_ld::store::database::run_inputs(&f) {
                 Ok(runs) => files.extend(runs),
-                Err(e) => {
-                    eprintln!("kld: {e}");
-                    failed = true;
-                }
+                Err(_) => files.push(f),
             }
             continue;
         }
@@ -147,9 +146,10 @@ pub(super) fn load_into(
                 {
                     // (A database run is bound by its benchmark's name, never
                     // by question IDs alone.)
+                    // (What binding finds is said after it.)
                     let then = match info.benchmark_name {
-                        Some(_) => "bound by benchmark name",
-                        None => "bound by question IDs",
+                        Some(_) => "looking for it by its benchmark's name",
+                        None => "looking for it by the run's question IDs",
                     };
                     eprintln!(
                         "kld: {}: its benchmark {b} is not among the inputs; {then}",

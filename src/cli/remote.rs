@@ -3,7 +3,8 @@
 use super::rdf::files_of;
 use super::{INVALID, OK, USAGE};
 use anyhow::{bail, Context};
-use karenina_ld::remote::push::{self, Reason};
+use karenina_ld::remote::plan::{self, Deletion, Reason};
+use karenina_ld::remote::push;
 use karenina_ld::remote::{self, Auth, AuthKind, Endpoints, RemoteClient};
 use karenina_ld::Error;
 use std::collections::BTreeMap;
@@ -128,10 +129,19 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         bail!("nothing to push: give checkpoint files, directories or --store DIR");
     }
     let mut status = if io_failed { USAGE } else { OK };
-    let (plan, unreadable) = push::plan(&client, &files, a.prune)?;
-    for (f, e) in &unreadable {
-        eprintln!("kld: {}: {e}", f.display());
-        status = status.max(USAGE);
+    // The inputs read as `kld query` reads them, so the server gets what a
+    // local load holds: bad inputs reported, each run once.
+    let local = plan::read_inputs(&files, Default::default(), &|_, _| {})?;
+    for (f, e) in &local.failed {
+        status = status.max(super::report_failure(f, e, "not pushed"));
+    }
+    local.runs.iter().for_each(super::rdf::report_binding);
+    let plan = plan::plan(&client, &local, &files, a.prune)?;
+    for (f, kept) in &plan.same_run {
+        eprintln!(
+            "kld: {}: not pushed: the same run as {kept}, already on the server (that one is kept)",
+            f.display()
+        );
     }
     if a.dry_run {
         for (f, g, why) in &plan.send {
@@ -145,7 +155,7 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         for (f, g) in &plan.unchanged {
             outln!("unchanged\t{g}\t{}", f.display());
         }
-        for g in &plan.delete {
+        for (g, _) in &plan.delete {
             outln!("delete\t{g}");
         }
         return Ok(status);
@@ -191,7 +201,11 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
     let (mut sent, mut failed) = (0, 0);
     for ((f, _, _), r) in plan.send.iter().zip(results) {
         match r {
-            Ok(p) => {
+            Ok(mut p) => {
+                if let Some(id) = plan.runs.get(&p.graph) {
+                    p.run_keys = id.keys_digest.clone();
+                    p.run_format = if id.json { "json" } else { "csv" }.into();
+                }
                 provenance.insert(p.graph.clone(), p);
                 sent += 1;
             }
@@ -202,9 +216,13 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         }
     }
     let mut deleted = 0;
-    for g in &plan.delete {
+    for (g, why) in &plan.delete {
         match client.delete_graph(g) {
             Ok(()) => {
+                if let Deletion::SameRun(kept) = why {
+                    let source = provenance.get(g).map_or(g.as_str(), |p| p.source.as_str());
+                    eprintln!("kld: {source}: deleted from the server: the same run as {kept}");
+                }
                 provenance.remove(g);
                 deleted += 1;
             }
@@ -217,7 +235,12 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
     if sent > 0 || deleted > 0 {
         // Bind results runs to checkpoints on the server (new files, or
         // checkpoints that came or went, can change any binding).
-        match push::bind_on_server(&client, &mut provenance) {
+        let bound_locally: BTreeMap<String, String> = local
+            .store
+            .graphs()
+            .filter_map(|i| Some((i.graph.clone(), i.binding.as_ref()?.checkpoint.clone())))
+            .collect();
+        match push::bind_on_server(&client, &mut provenance, &bound_locally) {
             Ok(links) => {
                 for (g, l) in links {
                     let source = provenance.get(&g).map_or(g.clone(), |p| p.source.clone());

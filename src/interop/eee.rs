@@ -72,8 +72,28 @@ SELECT ?run ?interface ?model_name ?qid ?v ?pi ?pm ?rid WHERE {
 } ORDER BY ?run ?interface ?model_name ?rid ?qid"#;
 
 const RUN: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
-SELECT ?time ?version WHERE { GRAPH ?g { ?x a karenina:VerificationRun .
-  OPTIONAL { ?x karenina:exportTime ?time } OPTIONAL { ?x karenina:kareninaVersion ?version } } }"#;
+SELECT ?time ?version ?config WHERE { GRAPH ?g { ?x a karenina:VerificationRun .
+  OPTIONAL { ?x karenina:exportTime ?time } OPTIONAL { ?x karenina:kareninaVersion ?version }
+  OPTIONAL { ?x karenina:configuredModels ?config } } }"#;
+
+/// The provider each model of the run's configuration names
+/// (`verification_config.answering_models` / `parsing_models`: `provider`,
+/// `interface`, `name`), by (interface, name).
+fn providers(config: &str) -> BTreeMap<(String, String), String> {
+    let v: Value = serde_json::from_str(config).unwrap_or(Value::Null);
+    let mut out = BTreeMap::new();
+    for side in ["answering_models", "parsing_models"] {
+        for m in v.get(side).and_then(Value::as_array).into_iter().flatten() {
+            let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let provider = text("provider");
+            if !provider.is_empty() {
+                out.entry((text("interface"), text("name")))
+                    .or_insert(provider);
+            }
+        }
+    }
+    out
+}
 
 /// The EEE files of the results export `results`, bound to the checkpoint
 /// `checkpoint` (`cp`, read from it). Refuses an export that does not bind
@@ -123,6 +143,7 @@ pub fn export(cp: &Checkpoint, checkpoint: &Path, results: &Path) -> Result<Vec<
         cp,
         run: &run,
         checkpoint_sha256: &sha,
+        providers: providers(get(&run, "config")),
     };
     let mut files = Vec::new();
     for m in &by_model {
@@ -142,6 +163,8 @@ struct Ctx<'a> {
     cp: &'a Checkpoint,
     run: &'a Row,
     checkpoint_sha256: &'a str,
+    /// The configuration's provider of each model, by (interface, name).
+    providers: BTreeMap<(String, String), String>,
 }
 
 fn get<'r>(r: &'r Row, k: &str) -> &'r str {
@@ -152,8 +175,23 @@ fn num(r: &Row, k: &str) -> Option<f64> {
     r.get(k).and_then(|s| s.parse::<f64>().ok())
 }
 
-/// A path segment: letters, digits, `.`, `-`, `_` kept, the rest `_`.
+/// The longest path segment written, in bytes: file systems refuse names
+/// past 255 bytes, and a benchmark name can be longer.
+const MAX_SEGMENT: usize = 100;
+
+/// A path segment: letters, digits, `.`, `-`, `_` kept, the rest `_`; one
+/// longer than [`MAX_SEGMENT`] is cut and ends in a digest of the whole name
+/// (stable, and two long names that share a start stay apart).
 pub fn slug(s: &str) -> String {
+    let t = slug_chars(s);
+    if t.len() <= MAX_SEGMENT {
+        return t;
+    }
+    let digest = hex(&Sha256::digest(s.as_bytes())[..8]);
+    format!("{}-{digest}", &t[..MAX_SEGMENT - 17])
+}
+
+fn slug_chars(s: &str) -> String {
     let t: String = s
         .chars()
         .map(|c| {
@@ -208,11 +246,24 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// EEE's model_info: `name` as Karenina writes it; `id` the same (a
-/// `developer/model` name keeps its developer; a flat one has developer
-/// `unknown`).
-fn model_info(interface: &str, name: &str) -> Value {
-    let developer = name.split_once('/').map_or("unknown", |(d, _)| d);
+/// The model's developer: the provider the run's configuration names for
+/// it (`provider: "anthropic"`), else the owner of a `developer/model` name,
+/// else `unknown`.
+fn developer<'a>(
+    providers: &'a BTreeMap<(String, String), String>,
+    interface: &str,
+    name: &'a str,
+) -> &'a str {
+    providers
+        .get(&(interface.to_string(), name.to_string()))
+        .map(String::as_str)
+        .or_else(|| name.split_once('/').map(|(d, _)| d))
+        .unwrap_or("unknown")
+}
+
+/// EEE's model_info: `name` as Karenina writes it; `id` the same; the
+/// developer as [`developer`] finds it.
+fn model_info(interface: &str, name: &str, developer: &str) -> Value {
     json!({
         "name": name,
         "id": name,
@@ -245,11 +296,11 @@ impl Ctx<'_> {
     fn files(&self, m: &Row, traits: &[&Row], instances: &[&Row]) -> Vec<EeeFile> {
         let (run, interface, model) = (get(m, "run"), get(m, "interface"), get(m, "model_name"));
         let bench = &self.cp.name;
-        let developer = model.split_once('/').map_or("unknown", |(d, _)| d);
+        let dev = developer(&self.providers, interface, model);
         let model_dir = model.split_once('/').map_or(model, |(_, m)| m);
         let dir = PathBuf::from("data")
             .join(slug(bench))
-            .join(slug(developer))
+            .join(slug(dev))
             .join(slug(model_dir));
         let time = get(self.run, "time");
         let epoch = epoch_of(time);
@@ -267,7 +318,7 @@ impl Ctx<'_> {
                 }
             }
             seen.iter()
-                .map(|(i, n)| json!({"model_info": model_info(i, n)}))
+                .map(|(i, n)| json!({"model_info": model_info(i, n, developer(&self.providers, i, n))}))
                 .collect()
         };
         let source_data = json!({
@@ -404,7 +455,7 @@ impl Ctx<'_> {
                 "name": "karenina",
                 "version": Some(get(self.run, "version")).filter(|v| !v.is_empty()).unwrap_or("unknown"),
             },
-            "model_info": model_info(interface, model),
+            "model_info": model_info(interface, model, dev),
             "evaluation_results": results,
             "detailed_evaluation_results": {
                 "format": "jsonl",

@@ -5,8 +5,10 @@
 //!
 //! - [`client`]: SPARQL 1.1 Protocol and Graph Store Protocol over HTTP
 //!   (reqwest, rustls), retries, basic/digest auth.
-//! - [`push`]: the push plan (what changed since the last push, per the
-//!   provenance graph on the server) and its execution.
+//! - [`plan`]: what a push sends: the inputs read as a local load reads
+//!   them (one run, one count), compared with the provenance graph on the
+//!   server (what changed since the last push).
+//! - [`push`]: sending graphs, their provenance, binding runs on the server.
 //! - [`fetch`]: a graph back into a canonical checkpoint, checked against the
 //!   canonical SHA-256 recorded at push time, so a server that altered a value
 //!   (Virtuoso shortens doubles) never yields a silently different file.
@@ -15,6 +17,7 @@
 
 pub mod client;
 pub mod fetch;
+pub mod plan;
 pub mod push;
 
 pub use client::RemoteClient;

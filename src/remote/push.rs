@@ -24,7 +24,7 @@ use oxigraph::sparql::results::{
 };
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What the provenance graph records of one pushed checkpoint graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,28 +45,11 @@ pub struct Pushed {
     pub kind: GraphKind,
     /// For a results graph: the checkpoint graph its run is bound to.
     pub bound_to: Option<String>,
-}
-
-/// Why a file is sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// Not on the server yet.
-    New,
-    /// On the server, but the file changed since.
-    Changed,
-}
-
-/// What a push will do.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Plan {
-    /// Files to send, with their graph and why.
-    pub send: Vec<(PathBuf, String, Reason)>,
-    /// Files whose graph on the server is up to date.
-    pub unchanged: Vec<(PathBuf, String)>,
-    /// Graphs to delete (`--prune`: their files are no longer among the inputs).
-    pub delete: Vec<String>,
-    /// What the server's provenance graph holds now.
-    pub server: BTreeMap<String, Pushed>,
+    /// For a results graph: its run's [`crate::store::RunIdentity`] key
+    /// digest, so a copy pushed later from another file is recognised.
+    pub run_keys: String,
+    /// For a results graph: `json` or `csv`, the format it was read from.
+    pub run_format: String,
 }
 
 use crate::vocab::term as k;
@@ -75,12 +58,13 @@ use crate::vocab::term as k;
 pub fn server_provenance(client: &RemoteClient) -> Result<BTreeMap<String, Pushed>> {
     let q = format!(
         "PREFIX karenina: <urn:karenina:vocab:>
-SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {{
+SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for ?keys ?format WHERE {{ GRAPH <{PROVENANCE_GRAPH}> {{
   ?g karenina:sha256 ?sha .
   OPTIONAL {{ ?g karenina:source ?source }} OPTIONAL {{ ?g karenina:canonicalSha256 ?canon }}
   OPTIONAL {{ ?g karenina:numbers ?numbers }} OPTIONAL {{ ?g karenina:loadedAt ?at }}
   OPTIONAL {{ ?g a ?results FILTER(?results = karenina:ResultsGraph) }}
-  OPTIONAL {{ ?g karenina:forBenchmark ?for }} }} }}"
+  OPTIONAL {{ ?g karenina:forBenchmark ?for }}
+  OPTIONAL {{ ?g karenina:runKeys ?keys }} OPTIONAL {{ ?g karenina:runFormat ?format }} }} }}"
     );
     let body = client.query(&q, "application/sparql-results+json")?;
     let parsed = QueryResultsParser::from_format(QueryResultsFormat::Json)
@@ -113,6 +97,8 @@ SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for WHERE {{ GRAPH <{PROVEN
                     GraphKind::Results
                 },
                 bound_to: Some(text("for")).filter(|f| !f.is_empty()),
+                run_keys: text("keys"),
+                run_format: text("format"),
             },
         );
     }
@@ -121,83 +107,6 @@ SELECT ?g ?source ?sha ?canon ?numbers ?at ?results ?for WHERE {{ GRAPH <{PROVEN
 
 fn sha256_hex(b: &[u8]) -> String {
     format!("{:x}", Sha256::digest(b))
-}
-
-/// Decides what to send, keep and delete. Files that cannot be read are
-/// returned with their error (the others go on).
-pub fn plan(
-    client: &RemoteClient,
-    files: &[PathBuf],
-    prune: bool,
-) -> Result<(Plan, Vec<(PathBuf, Error)>)> {
-    let server = server_provenance(client)?;
-    let mut p = Plan::default();
-    let mut failed = Vec::new();
-    let mut inputs = std::collections::BTreeSet::new();
-    // A database's digest, once for all its runs.
-    let mut databases: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for f in files {
-        let sha = match digest(f, &mut databases) {
-            Ok(s) => s,
-            Err(e) => {
-                failed.push((f.clone(), e));
-                continue;
-            }
-        };
-        let graph = match crate::store::graph_name_for(f) {
-            Ok(g) => g,
-            Err(e) => {
-                failed.push((f.clone(), e));
-                continue;
-            }
-        };
-        inputs.insert(graph.clone());
-        match server.get(&graph) {
-            Some(s) if s.sha256 == sha => p.unchanged.push((f.clone(), graph)),
-            Some(_) => p.send.push((f.clone(), graph, Reason::Changed)),
-            None => p.send.push((f.clone(), graph, Reason::New)),
-        }
-    }
-    if prune {
-        p.delete = server
-            .keys()
-            .filter(|g| !inputs.contains(*g))
-            .cloned()
-            .collect();
-    }
-    p.server = server;
-    Ok((p, failed))
-}
-
-/// What a push compares with the server's provenance: the SHA-256 of a
-/// file's bytes (hashed streaming: a results export can be gigabytes), a run
-/// folder's digest, or a database run's (its database's digest, computed once
-/// into `databases`, and its id).
-fn digest(f: &Path, databases: &mut BTreeMap<PathBuf, String>) -> Result<String> {
-    use crate::results::run_folder;
-    use crate::store::database;
-    if let Some((db, run)) = database::split(f) {
-        let file = match databases.get(&db) {
-            Some(s) => s.clone(),
-            None => {
-                let s = database::file_digest(&db)?;
-                databases.insert(db, s.clone());
-                s
-            }
-        };
-        return Ok(database::run_digest(&file, &run));
-    }
-    if f.is_dir() && run_folder::is_run_folder(f) {
-        let cwd = std::env::current_dir().map_err(|e| Error::io(f, e))?;
-        return run_folder::digest(f, &cwd);
-    }
-    if crate::results::progress::is_state_input(f, true) {
-        return crate::results::progress::digest(f);
-    }
-    let mut h = Sha256::new();
-    let mut file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
-    std::io::copy(&mut file, &mut h).map_err(|e| Error::io(f, e))?;
-    Ok(format!("{:x}", h.finalize()))
 }
 
 /// Numeric literals of a graph as a JSON array of `"datatype lexical"`
@@ -277,6 +186,8 @@ fn put(
         loaded_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
         kind,
         bound_to: None,
+        run_keys: String::new(),
+        run_format: String::new(),
     })
 }
 
@@ -335,11 +246,14 @@ fn select(client: &RemoteClient, q: &str) -> Result<Vec<oxigraph::sparql::QueryS
 /// the one at its `checkpoint_path`, else ambiguous), else to the one at its
 /// `checkpoint_path`, else unbound; a run folder to its `benchmark_path`'s
 /// checkpoint when it holds the run's questions; otherwise to the one
-/// checkpoint holding all its question IDs. Records it in the entry; returns
-/// the outcome per results graph.
+/// checkpoint holding all its question IDs. A run in `local` (bound by the
+/// local load of this push's inputs, to a checkpoint graph on the server)
+/// keeps that binding: the server answers as the local store. Records it in
+/// the entry; returns the outcome per results graph.
 pub fn bind_on_server(
     client: &RemoteClient,
     entries: &mut BTreeMap<String, Pushed>,
+    local: &BTreeMap<String, String>,
 ) -> Result<Vec<(String, Link)>> {
     let checkpoints: Vec<String> = entries
         .values()
@@ -363,6 +277,11 @@ pub fn bind_on_server(
         .values_mut()
         .filter(|p| p.kind == GraphKind::Results)
     {
+        if let Some(c) = local.get(&p.graph).filter(|c| checkpoints.contains(c)) {
+            p.bound_to = Some(c.clone());
+            out.push((p.graph.clone(), Link::Bound(c.clone())));
+            continue;
+        }
         let named_file =
             crate::store::benchmark_named_by(&p.source).filter(|c| checkpoints.contains(c));
         let holds = |c: &String, run: &mut Runner| -> Result<bool> {
@@ -448,6 +367,10 @@ pub fn put_provenance(client: &RemoteClient, entries: &BTreeMap<String, Pushed>)
                 )),
             ),
         ];
+        if !p.run_keys.is_empty() {
+            triples.push((k("runKeys"), lit(&p.run_keys)));
+            triples.push((k("runFormat"), lit(&p.run_format)));
+        }
         if let Some(c) = &p.bound_to {
             triples.push((
                 k("forBenchmark"),

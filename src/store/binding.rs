@@ -304,7 +304,7 @@ impl CheckpointStore {
     /// run's questions, else as an export. An export: to the one loaded
     /// checkpoint holding all its question IDs. True when the database or
     /// the manifest named it (kept like a user's choice).
-    fn auto(&self, graph: &str) -> Result<(Link, bool)> {
+    pub(super) fn auto(&self, graph: &str) -> Result<(Link, bool)> {
         let at_path = self.manifest_benchmark(graph);
         let holds =
             |c: &str| -> Result<bool> { Ok(matches!(self.checked(graph, c)?, Link::Bound(_))) };

@@ -63,7 +63,7 @@ fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
     match progress::benchmark_of(&canon, &state, &cwd) {
         Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
         None => info.notes.push(format!(
-            "benchmark_path {:?} not found; bound by question IDs instead",
+            "benchmark_path {:?} not found; looking for its checkpoint by the run's question IDs instead",
             state.benchmark_path
         )),
     }
@@ -110,9 +110,9 @@ fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     }
     match &run.benchmark {
         run_folder::Benchmark::File(f) => info.benchmark = Some(rdf::file_url(f)?),
-        run_folder::Benchmark::Missing(why) => info
-            .notes
-            .push(format!("{why}; bound by question IDs instead")),
+        run_folder::Benchmark::Missing(why) => info.notes.push(format!(
+            "{why}; looking for its checkpoint by the run's question IDs instead"
+        )),
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();

@@ -84,6 +84,19 @@ pub fn prepare_with(
     if let Some(p) = folder::prepare_run(path, results_opts) {
         return p;
     }
+    // A whole database is read run by run (`DB#run=ID`, listed by
+    // `database::run_inputs`); one that comes here whole could not be listed:
+    // its error, located like any bad input's.
+    if crate::results::database::sniff_file(path) {
+        return Err(match super::database::run_inputs(path) {
+            Err(e) => e,
+            Ok(runs) => Error::Usage(format!(
+                "{}: a results database is read run by run ({} runs: DB#run=ID)",
+                path.display(),
+                runs.len()
+            )),
+        });
+    }
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.

@@ -40,6 +40,7 @@ pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
+pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
 
 /// What the store knows about one loaded checkpoint.

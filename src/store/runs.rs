@@ -4,10 +4,13 @@
 //! results graphs come in, exports holding the same results are recognised
 //! by their result IDs (which the JSON carries and kld recomputes for a CSV;
 //! for a scenario turn, the ID its CSV recomputes to, `karenina:csvResultId`)
-//! or by identical bytes, and only one is kept: the one holding more
-//! results, then a JSON over a CSV (it tells verdicts and trait families
-//! apart), then the first by file name. An export whose results are all in
-//! another is skipped too; a partial overlap is reported and both stay.
+//! or by identical bytes, and only one is kept: a copy bound by the user,
+//! then one that binds to a loaded checkpoint over one that cannot (a
+//! database row whose benchmark was renamed beside the export that names
+//! it), then the one holding more results, then a JSON over a CSV (it tells
+//! verdicts and trait families apart), then the first by file name. An
+//! export whose results are all in another is skipped too; a partial overlap
+//! is reported and both stay.
 
 use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
@@ -27,6 +30,49 @@ pub struct RunNote {
     pub link: Link,
 }
 
+/// What tells one run from another, for a results graph: the digest of its
+/// sorted result keys (equal for the JSON and the CSV export of one run), how
+/// many results it holds and whether it was read from a JSON export. `kld
+/// push` records it on the server, so a copy pushed later is recognised.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunIdentity {
+    /// SHA-256 (hex) of the sorted result keys, one per line.
+    pub keys_digest: String,
+    /// Number of results.
+    pub results: usize,
+    /// Read from a JSON export (it tells verdicts apart; a CSV does not).
+    pub json: bool,
+}
+
+/// How two copies of one run are ranked: the first is kept. The order
+/// [`CheckpointStore::bind`] keeps copies in, shared with `kld push`.
+#[derive(Clone, Copy, Debug)]
+pub struct RunRank<'a> {
+    /// Bound by the user (`--for`).
+    pub explicit: bool,
+    /// Binds to a loaded checkpoint.
+    pub binds: bool,
+    /// Number of results.
+    pub results: usize,
+    /// Read from a JSON export.
+    pub json: bool,
+    /// Its source, the last tie-break.
+    pub source: &'a str,
+}
+
+impl RunRank<'_> {
+    /// `Less` when `self` is kept before `other`.
+    pub fn keep_order(&self, other: &RunRank<'_>) -> std::cmp::Ordering {
+        other
+            .explicit
+            .cmp(&self.explicit)
+            .then(other.binds.cmp(&self.binds))
+            .then(other.results.cmp(&self.results))
+            .then(other.json.cmp(&self.json))
+            .then(self.source.cmp(other.source))
+    }
+}
+
 /// A results graph's result keys, its size and its rank.
 struct Run {
     graph: String,
@@ -34,10 +80,41 @@ struct Run {
     sha256: String,
     json: bool,
     explicit: bool,
+    /// Binds to a loaded checkpoint (asked only of runs that share results
+    /// or bytes with another).
+    binds: bool,
     keys: BTreeSet<String>,
 }
 
+impl Run {
+    fn rank(&self) -> RunRank<'_> {
+        RunRank {
+            explicit: self.explicit,
+            binds: self.binds,
+            results: self.keys.len(),
+            json: self.json,
+            source: &self.source,
+        }
+    }
+}
+
 impl CheckpointStore {
+    /// What tells results graph `graph`'s run from another ([`RunIdentity`]).
+    pub fn run_identity(&self, graph: &str) -> Result<RunIdentity> {
+        use sha2::{Digest, Sha256};
+        let (keys, json) = self.run_keys(graph)?;
+        let mut h = Sha256::new();
+        for k in &keys {
+            h.update(k.as_bytes());
+            h.update(b"\n");
+        }
+        Ok(RunIdentity {
+            keys_digest: format!("{:x}", h.finalize()),
+            results: keys.len(),
+            json,
+        })
+    }
+
     /// The result keys of a results graph: `csvResultId` where there is one,
     /// else `resultId`.
     fn run_keys(&self, graph: &str) -> Result<(BTreeSet<String>, bool)> {
@@ -80,18 +157,32 @@ impl CheckpointStore {
                 sha256: i.sha256.clone(),
                 json,
                 explicit: i.binding.as_ref().is_some_and(|b| b.explicit),
+                binds: false,
                 keys,
             });
         }
-        // The ones to keep first: more results, a user's binding, JSON, name.
-        runs.sort_by(|a, b| {
-            b.keys
-                .len()
-                .cmp(&a.keys.len())
-                .then(b.explicit.cmp(&a.explicit))
-                .then(b.json.cmp(&a.json))
-                .then(a.source.cmp(&b.source))
-        });
+        // Whether a copy binds decides which copy is kept, so it is asked of
+        // every run that shares a result or its bytes with another.
+        let mut seen_keys: HashMap<&str, usize> = HashMap::new();
+        let mut seen_sha: HashMap<&str, usize> = HashMap::new();
+        for r in &runs {
+            *seen_sha.entry(r.sha256.as_str()).or_default() += 1;
+            for k in &r.keys {
+                *seen_keys.entry(k.as_str()).or_default() += 1;
+            }
+        }
+        let shared: Vec<bool> = runs
+            .iter()
+            .map(|r| {
+                seen_sha[r.sha256.as_str()] > 1 || r.keys.iter().any(|k| seen_keys[k.as_str()] > 1)
+            })
+            .collect();
+        for (r, shared) in runs.iter_mut().zip(shared) {
+            r.binds = r.explicit || (shared && matches!(self.auto(&r.graph)?.0, Link::Bound(_)));
+        }
+        // The ones to keep first: a user's binding, a copy that binds, more
+        // results, JSON, name.
+        runs.sort_by(|a, b| a.rank().keep_order(&b.rank()));
         let mut kept: Vec<usize> = Vec::new();
         // Result key → the kept runs holding it.
         let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// An `oxigraph serve` (pip `oxigraph`) on a free loopback port over `dir`,
 /// with the union default graph (as kld's local queries), killed by PID.
-struct Oxigraph {
+pub(crate) struct Oxigraph {
     guard: Option<ServerGuard>,
     base: String,
     port: u16,
@@ -18,7 +18,7 @@ struct Oxigraph {
 }
 
 impl Oxigraph {
-    fn start(dir: &Path) -> Self {
+    pub(crate) fn start(dir: &Path) -> Self {
         let port = free_port();
         let mut o = Oxigraph {
             guard: None,
@@ -42,12 +42,12 @@ impl Oxigraph {
         self.guard = None;
     }
 
-    fn server(&self) -> [&str; 3] {
+    pub(crate) fn server(&self) -> [&str; 3] {
         ["--server", "oxigraph", &self.base]
     }
 }
 
-fn push(o: &Oxigraph, args: &[&str], inputs: &[&Path]) -> std::process::Output {
+pub(crate) fn push(o: &Oxigraph, args: &[&str], inputs: &[&Path]) -> std::process::Output {
     kld()
         .arg("push")
         .args(o.server())

@@ -256,7 +256,7 @@ fn not_completed_runs_are_marked_and_missing_benchmarks_reported() {
         }
         if benchmark_of(&folder).is_none() {
             assert!(
-                line.contains("not found") && line.contains("bound by question IDs"),
+                line.contains("not found") && line.contains("by the run's question IDs"),
                 "{err}"
             );
         } else {
