@@ -124,6 +124,18 @@ fn checkpoints_of(inputs: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, Vec<Outco
     Ok((files, refused))
 }
 
+/// [`checkpoints_of`] for commands that print their own lines: the refused
+/// inputs are said on stderr; the status they call for.
+pub(super) fn checkpoint_files(inputs: &[PathBuf]) -> anyhow::Result<(Vec<PathBuf>, u8)> {
+    let (files, refused) = checkpoints_of(inputs)?;
+    let mut status = OK;
+    for o in refused {
+        o.stderr.iter().for_each(|l| eprintln!("{l}"));
+        status = status.max(o.status);
+    }
+    Ok((files, status))
+}
+
 /// Runs `work` on every input on all cores, then prints in input order.
 fn for_each_input(
     inputs: &[PathBuf],

@@ -4,7 +4,7 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
-use karenina_ld::{fsutil, rdfc, Error};
+use karenina_ld::{rdfc, Error};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -107,29 +107,10 @@ fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
 }
 
 pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
-    let mut status = OK;
-    let mut files = Vec::new();
-    for r in fsutil::collect_inputs(&a.inputs, &[".jsonld"]) {
-        match r {
-            Ok(p) => files.push(p),
-            Err(e) => {
-                eprintln!("kld: {e}");
-                status = USAGE;
-            }
-        }
-    }
-    // A named file of another kind (a results export, a preset) is a
-    // one-line usage error, as in validate and canon.
-    files.retain(|p| {
-        match super::checkpoint::wrong_kind(p, &[karenina_ld::kind::Kind::Checkpoint]) {
-            Some(m) => {
-                eprintln!("kld: {m}");
-                status = USAGE;
-                false
-            }
-            None => true,
-        }
-    });
+    // Inputs found by content, as validate, canon and query find them (a
+    // checkpoint named `*.json` included); a named file of another kind is
+    // a one-line usage error.
+    let (files, mut status) = super::checkpoint::checkpoint_files(&a.inputs)?;
     let hashes: Vec<Result<String, Error>> =
         files.par_iter().map(|p| hash_file(p, a.plain)).collect();
     let mut out = std::io::stdout().lock();

@@ -211,6 +211,27 @@ pub struct RunFolder {
     pub benchmark: Benchmark,
 }
 
+/// A serde path as a JSON pointer (`/answering_models/0/name`; `/` for the
+/// document itself).
+fn json_pointer(p: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for s in p.iter() {
+        out.push('/');
+        match s {
+            Segment::Seq { index } => out.push_str(&index.to_string()),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                out.push_str(&key.replace('~', "~0").replace('/', "~1"))
+            }
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
 /// Reads and validates a run folder's manifest (a located error for a
 /// manifest Karenina would refuse) and finds its results and benchmark.
 /// A relative `benchmark_path` is tried against `cwd`, then against the run
@@ -218,15 +239,24 @@ pub struct RunFolder {
 pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    let manifest: RunManifest = serde_json::from_str(&text).map_err(|e| {
-        located(
-            &path,
-            e.line(),
-            e.column(),
-            "",
-            format!("not a Karenina run manifest: {e}"),
-        )
-    })?;
+    let manifest: RunManifest = {
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let pointer = json_pointer(e.path());
+            let field = pointer.rsplit('/').next().unwrap_or("").to_string();
+            let inner = e.into_inner();
+            let (line, column) = (inner.line(), inner.column());
+            // serde_json appends " at line L column C": the location is said once.
+            let why = inner.to_string();
+            let why = why.split(" at line ").next().unwrap_or(&why).to_string();
+            let message = if field.is_empty() {
+                format!("not a Karenina run manifest: {why}")
+            } else {
+                format!("not a Karenina run manifest: `{field}`: {why}")
+            };
+            located(&path, line, column, &pointer, message)
+        })?
+    };
     let at = |field: &str, m: &str| located(&path, 1, 1, &format!("/{field}"), m);
     if manifest.schema_version != "1.0" {
         return Err(at(
@@ -474,7 +504,10 @@ mod tests {
     fn unknown_fields_wrong_types_and_escapes_are_located() {
         for (extra, says) in [
             (r#", "colour": 1"#, "unknown field `colour`"),
-            (r#", "selected_question_count": "many""#, "invalid type"),
+            (
+                r#", "selected_question_count": "many""#,
+                "at /selected_question_count: not a Karenina run manifest: `selected_question_count`: invalid type",
+            ),
             (r#", "results_path": "../x.json""#, "/results_path"),
         ] {
             let e = read_text(&manifest(extra)).unwrap_err().to_string();

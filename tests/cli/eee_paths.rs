@@ -35,7 +35,9 @@ fn eee_developer_is_the_provider_the_run_records() {
     let cp = c.join("loads/karenina-output__probe_dj.jsonld");
     // The providers the export's configuration gives each answering model.
     // (Python's json writes NaN, which JSON parsers refuse.)
-    let text = std::fs::read_to_string(&results).unwrap().replace("NaN", "null");
+    let text = std::fs::read_to_string(&results)
+        .unwrap()
+        .replace("NaN", "null");
     let export: Value = serde_json::from_str(&text).unwrap();
     let want: Vec<(String, String)> = export["metadata"]["verification_config"]["answering_models"]
         .as_array()

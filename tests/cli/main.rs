@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod batch_inputs;
 mod checkpoint;
 mod database;
 mod database_live;
