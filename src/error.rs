@@ -410,6 +410,20 @@ pub enum Error {
         /// The format.
         format: String,
     },
+    /// A term the chosen format cannot hold (XML 1.0 forbids most control
+    /// characters, so RDF/XML and SPARQL XML results cannot carry a literal
+    /// holding U+000B): refused before anything is written.
+    #[error("{term} holds {}, which {format} cannot hold (XML 1.0 forbids the character); {formats} can", char_name(*ch))]
+    NotRepresentable {
+        /// The term, shortened for a one-line message.
+        term: String,
+        /// The character.
+        ch: char,
+        /// The format asked for.
+        format: &'static str,
+        /// The formats that can hold it.
+        formats: &'static str,
+    },
     /// A result format that cannot carry the query form's answer.
     #[error("{} answers in {formats}", form.keyword())]
     WrongFormat {
@@ -530,4 +544,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) fn named_node(iri: impl Into<String>) -> Result<oxigraph::model::NamedNode> {
     let iri = iri.into();
     oxigraph::model::NamedNode::new(iri.clone()).map_err(|source| Error::Iri { iri, source })
+}
+
+/// `U+000B` style name of a character.
+fn char_name(c: char) -> String {
+    format!("U+{:04X}", c as u32)
 }

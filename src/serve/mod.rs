@@ -398,6 +398,20 @@ impl State {
         if quads.is_empty() && graph.is_some() {
             return Answer::text(404, format!("no graph {}", graph.unwrap_or_default()));
         }
+        // The Graph Store Protocol answers a graph: its triples, in no
+        // named graph (a JSON-LD document is then a plain graph document,
+        // not a node named by the graph IRI).
+        let quads: Vec<oxigraph::model::Quad> = quads
+            .into_iter()
+            .map(|q| {
+                oxigraph::model::Quad::new(
+                    q.subject,
+                    q.predicate,
+                    q.object,
+                    oxigraph::model::GraphName::DefaultGraph,
+                )
+            })
+            .collect();
         let mut body = Vec::new();
         match export::write(&quads, format, true, &mut body) {
             Ok(()) => Answer {
@@ -547,6 +561,8 @@ pub fn error_answer(e: &Error) -> Answer {
         | Error::Iri { .. }
         | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
         Error::NoSuchGraph(_) | Error::NoSuchRun { .. } => Answer::text(404, e.to_string()),
+        // The answer exists; the format asked for cannot carry it.
+        Error::NotRepresentable { .. } => Answer::text(406, e.to_string()),
         _ => Answer::text(500, e.to_string()),
     }
 }
@@ -570,6 +586,15 @@ mod error_status_tests {
                 503,
             ),
             (Error::ResultTooLarge { limit: 10 }, 503),
+            (
+                Error::NotRepresentable {
+                    term: "\"a\\u{b}\"".into(),
+                    ch: '\u{b}',
+                    format: "RDF/XML",
+                    formats: crate::export::ANY_TERM_RDF,
+                },
+                406,
+            ),
             (Error::Cancelled, 503),
             (Error::sparql("bad"), 400),
             (Error::EmptyQuery, 400),

@@ -4,9 +4,11 @@
 //!
 //! Streaming matters for the endpoint: a `SELECT *` over a cartesian product
 //! used to be buffered whole (gigabytes) before its first byte was sent.
-//! Only the table (which needs every row's width) and compacted JSON-LD
-//! (compacted whole) hold an answer in memory; JSON-LD is bounded by the
-//! byte limit on the way in.
+//! Only the table (which needs every row's width), compacted JSON-LD
+//! (compacted whole) and the XML formats (RDF/XML, SPARQL XML results: XML
+//! 1.0 cannot hold some characters, so the answer is checked whole and
+//! refused before its first byte rather than cut into an invalid file) hold
+//! an answer in memory, bounded by the byte limit.
 
 use super::{QueryForm, ResultFormat};
 use crate::error::{Error, Result};
@@ -75,16 +77,37 @@ pub(super) fn write_results(
             let vars = solutions.variables().to_vec();
             match std_format {
                 Some(f) => {
+                    // XML cannot hold every term: its answer is checked whole
+                    // before the first byte goes out (within the byte limit).
+                    let xml = f == QueryResultsFormat::Xml;
+                    let mut held = Vec::new();
+                    let target: &mut dyn Write = if xml { &mut held } else { &mut *out };
                     let mut ser = QueryResultsSerializer::from_format(f)
-                        .serialize_solutions_to_writer(&mut *out, vars)
+                        .serialize_solutions_to_writer(target, vars)
                         .map_err(io_err)?;
                     let mut n = 0;
                     for s in solutions {
                         let s = s.map_err(Error::sparql)?;
+                        if xml {
+                            for (_, t) in s.iter() {
+                                crate::export::check_xml_term(
+                                    t.as_ref(),
+                                    "SPARQL XML results",
+                                    "SPARQL JSON, CSV and TSV results",
+                                )?;
+                            }
+                        }
                         ser.serialize(s.iter()).map_err(io_err)?;
                         n += 1;
                     }
                     ser.finish().map_err(io_err)?;
+                    if xml {
+                        if let Some(limit) = max_bytes.filter(|m| held.len() as u64 > *m) {
+                            return Err(Error::ResultTooLarge { limit });
+                        }
+                        out.write_all(&crate::export::escape_cr(held))
+                            .map_err(io_err)?;
+                    }
                     Ok(n)
                 }
                 None => {
@@ -130,10 +153,19 @@ pub(super) fn write_results(
                 crate::export::write(&quads, format, false, out)?;
                 return Ok(quads.len());
             }
-            let mut ser = crate::export::rdf_serializer(format)?.for_writer(&mut *out);
+            // RDF/XML cannot hold every term: checked whole before the
+            // first byte goes out (within the byte limit).
+            let xml = format == ExportFormat::RdfXml;
+            let mut held = Vec::new();
+            let target: &mut dyn Write = if xml { &mut held } else { &mut *out };
+            let mut ser = crate::export::rdf_serializer(format)?.for_writer(target);
             let mut n = 0;
             for t in triples {
                 let t = t.map_err(Error::sparql)?;
+                if xml {
+                    let q = in_default(t.clone());
+                    crate::export::check_xml_quads(std::slice::from_ref(&q))?;
+                }
                 if format.has_graphs() {
                     ser.serialize_quad(&in_default(t)).map_err(io_err)?;
                 } else {
@@ -142,6 +174,13 @@ pub(super) fn write_results(
                 n += 1;
             }
             ser.finish().map_err(io_err)?;
+            if xml {
+                if let Some(limit) = max_bytes.filter(|m| held.len() as u64 > *m) {
+                    return Err(Error::ResultTooLarge { limit });
+                }
+                out.write_all(&crate::export::escape_cr(held))
+                    .map_err(io_err)?;
+            }
             Ok(n)
         }
     }

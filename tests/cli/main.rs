@@ -29,6 +29,7 @@ mod serve;
 mod sidecars;
 mod trust;
 mod verdicts;
+mod xml_out;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
