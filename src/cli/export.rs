@@ -81,8 +81,28 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
             quads.extend(s.graph_quads(&info.graph)?);
         }
     }
+    // The lossless reading: the inputs read as `kld query` reads them, so a
+    // run that reaches kld twice (JSON and CSV exports, a renamed copy, a
+    // database row) is written once, as it counts once there.
+    let mut batch = if a.plain {
+        None
+    } else {
+        let b = karenina_ld::store::read_inputs(&files, Default::default(), &|_, _| {})?;
+        b.runs.iter().for_each(super::rdf::report_binding);
+        Some(b)
+    };
     for f in &files {
-        let r = if a.plain {
+        let r = if let Some(b) = &mut batch {
+            match b.failed.iter().position(|(g, _)| g == f) {
+                Some(i) => Err(b.failed.remove(i).1),
+                None => match karenina_ld::store::graph_name_for(f) {
+                    Ok(g) if b.store.resolve(&g).is_some() => b.store.graph_quads(&g),
+                    // Left out as a copy of a run (said above).
+                    Ok(_) => Ok(Vec::new()),
+                    Err(e) => Err(e),
+                },
+            }
+        } else {
             std::fs::read(f)
                 .map_err(|e| Error::io(f, e))
                 .and_then(|b| rdf::plain_quads(f, &b, a.base.as_deref(), Processor::JsonLdCrate))
@@ -106,8 +126,6 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
                             .collect()
                     }
                 })
-        } else {
-            karenina_ld::store::prepare(f, Processor::Direct).and_then(|p| p.into_quads())
         };
         match r {
             Ok(qs) => quads.extend(qs),

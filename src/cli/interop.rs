@@ -110,6 +110,27 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
         return Ok(INVALID);
     };
     let mut status = OK;
+    // One run, one count: a run given twice (its JSON and CSV exports, a
+    // copy) is written once, from the copy `kld query` keeps.
+    let mut results = results;
+    if results.len() > 1 {
+        let mut all: Vec<PathBuf> = results.iter().map(|p| (*p).clone()).collect();
+        all.push(checkpoint.clone());
+        let batch = karenina_ld::store::read_inputs(&all, Default::default(), &|_, _| {})?;
+        let skipped: Vec<PathBuf> = batch
+            .runs
+            .iter()
+            .filter(|b| matches!(b.link, karenina_ld::results::link::Link::Duplicate { .. }))
+            .map(|b| {
+                super::rdf::report_binding(b);
+                PathBuf::from(&b.source)
+            })
+            .collect();
+        results.retain(|r| {
+            let canon = std::fs::canonicalize(r).unwrap_or_else(|_| (*r).clone());
+            !skipped.contains(&canon)
+        });
+    }
     for r in results {
         match interop::eee::export(&cp, &checkpoint, r) {
             Ok(files) => {

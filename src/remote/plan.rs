@@ -11,50 +11,12 @@
 
 use super::push::{server_provenance, Pushed};
 use super::RemoteClient;
-use crate::error::{Error, Result};
-use crate::rdf::Processor;
+use crate::error::Result;
 use crate::results::link::Link;
-use crate::results::ResultsOptions;
-use crate::store::{Bound, CheckpointStore, GraphKind, RunIdentity, RunRank};
+pub use crate::store::{read_inputs, Local};
+use crate::store::{GraphKind, RunIdentity, RunRank};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The inputs of a push, read as a local load reads them.
-pub struct Local {
-    /// The in-memory store of what was read, runs reconciled and bound.
-    pub store: CheckpointStore,
-    /// Inputs that could not be read, with their error (not sent).
-    pub failed: Vec<(PathBuf, Error)>,
-    /// Copies of a run left out (`Link::Duplicate`) and partial overlaps.
-    pub runs: Vec<Bound>,
-}
-
-/// Reads `files` into an in-memory store and binds their runs, as `kld
-/// query` does; `progress(done, total)` after each file.
-pub fn read_inputs(
-    files: &[PathBuf],
-    opts: ResultsOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Local> {
-    let mut store = CheckpointStore::in_memory()?;
-    store.set_results_options(opts);
-    let mut failed = Vec::new();
-    for (f, r) in store.load_files(files, Processor::Direct, progress) {
-        if let Err(e) = r {
-            failed.push((f, e));
-        }
-    }
-    let runs = store
-        .bind(&[])?
-        .into_iter()
-        .filter(|b| matches!(b.link, Link::Duplicate { .. } | Link::Overlap { .. }))
-        .collect();
-    Ok(Local {
-        store,
-        failed,
-        runs,
-    })
-}
 
 /// Why a file is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod batch;
 mod binding;
 pub mod database;
 mod folder;
@@ -36,6 +37,7 @@ mod index;
 mod ingest;
 mod runs;
 mod stream;
+pub use batch::{read_inputs, Local};
 pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};

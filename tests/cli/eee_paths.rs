@@ -149,3 +149,49 @@ fn eee_paths_are_bounded_and_stable_for_a_long_benchmark_name() {
     assert_eq!(roots[0], roots[2]);
     assert_ne!(roots[0], roots[1]);
 }
+
+#[test]
+fn eee_of_a_run_given_twice_writes_it_once_from_the_json() {
+    let c = corpus();
+    let cp = c.join("loads/karenina-output__probe_dj.jsonld");
+    let (json, csv) = (
+        c.join("results/res-karenina-output__probe_dj.full.json"),
+        c.join("results/res-karenina-output__probe_dj.full.csv"),
+    );
+    let once = tempfile::tempdir().unwrap();
+    let twice = tempfile::tempdir().unwrap();
+    stdout_of(
+        kld()
+            .args(["export", "-f", "eee"])
+            .arg(&json)
+            .arg("--for")
+            .arg(&cp)
+            .arg("-o")
+            .arg(once.path()),
+    );
+    let out = kld()
+        .args(["export", "-f", "eee"])
+        .arg(&csv)
+        .arg(&json)
+        .arg("--for")
+        .arg(&cp)
+        .arg("-o")
+        .arg(twice.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(".csv: skipped: the same run as"), "{err}");
+    let rel = |d: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        files_under(d)
+            .into_iter()
+            .map(|f| {
+                (
+                    f.strip_prefix(d).unwrap().to_path_buf(),
+                    std::fs::read(&f).unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(rel(twice.path()), rel(once.path()));
+}

@@ -281,3 +281,55 @@ fn every_catalogue_query_answers_on_the_server_as_locally_over_the_corpus_and_a_
     }
     println!("catalogue queries compared on the server and locally: {compared}, disagreements: 0");
 }
+
+#[test]
+fn export_writes_each_run_once_as_query_loads_it() {
+    let d = tempfile::tempdir().unwrap();
+    let inputs = mixed_directory(d.path());
+    let column = |name: &str, var: &str| -> Vec<String> {
+        let out = kld()
+            .args(["query", "--format", "json", "--named", name])
+            .args(&inputs)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["results"]["bindings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[var]["value"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut loaded = column("graphs", "graph");
+    loaded.extend(column("runs", "graph"));
+    loaded.sort();
+    loaded.dedup();
+    let out = kld()
+        .args(["export", "-f", "nq"])
+        .args(&inputs)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let quads: Vec<oxigraph::model::Quad> =
+        oxigraph::io::RdfParser::from_format(oxigraph::io::RdfFormat::NQuads)
+            .for_slice(&out.stdout)
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let mut exported: Vec<String> = quads
+        .iter()
+        .map(|q| match &q.graph_name {
+            oxigraph::model::GraphName::NamedNode(n) => n.as_str().to_string(),
+            g => panic!("a quad outside a named graph: {g}"),
+        })
+        .collect();
+    exported.sort();
+    exported.dedup();
+    // 3 checkpoints, the JSON kept of each of two exported runs, the
+    // database's third run, the run folder.
+    assert_eq!(exported.len(), 7, "{exported:?}");
+    assert_eq!(exported, loaded);
+}

@@ -1,0 +1,48 @@
+//! A batch of inputs read as every command reads them: loaded into an
+//! in-memory store, runs reconciled (one run, one count) and bound. `kld
+//! push` and `kld export` take what they send or write from it, so they
+//! agree with `kld query` over the same inputs.
+
+use super::{Bound, CheckpointStore};
+use crate::error::{Error, Result};
+use crate::rdf::Processor;
+use crate::results::link::Link;
+use crate::results::ResultsOptions;
+use std::path::PathBuf;
+
+/// A batch of inputs, read as a local load reads them.
+pub struct Local {
+    /// The in-memory store of what was read, runs reconciled and bound.
+    pub store: CheckpointStore,
+    /// Inputs that could not be read, with their error.
+    pub failed: Vec<(PathBuf, Error)>,
+    /// Copies of a run left out (`Link::Duplicate`) and partial overlaps.
+    pub runs: Vec<Bound>,
+}
+
+/// Reads `files` into an in-memory store and binds their runs, as `kld
+/// query` does; `progress(done, total)` after each file.
+pub fn read_inputs(
+    files: &[PathBuf],
+    opts: ResultsOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Local> {
+    let mut store = CheckpointStore::in_memory()?;
+    store.set_results_options(opts);
+    let mut failed = Vec::new();
+    for (f, r) in store.load_files(files, Processor::Direct, progress) {
+        if let Err(e) = r {
+            failed.push((f, e));
+        }
+    }
+    let runs = store
+        .bind(&[])?
+        .into_iter()
+        .filter(|b| matches!(b.link, Link::Duplicate { .. } | Link::Overlap { .. }))
+        .collect();
+    Ok(Local {
+        store,
+        failed,
+        runs,
+    })
+}
