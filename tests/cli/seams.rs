@@ -279,7 +279,12 @@ fn every_catalogue_query_answers_on_the_server_as_locally_over_the_corpus_and_a_
             compared += 1;
         }
     }
-    println!("catalogue queries compared on the server and locally: {compared}, disagreements: 0");
+    report_differential(
+        "push-vs-local",
+        compared,
+        0,
+        " (every catalogue query on an Oxigraph server after kld push vs kld query, over the corpus and a mixed directory)",
+    );
 }
 
 #[test]

@@ -169,3 +169,15 @@ pub fn total_mb(files: &[PathBuf]) -> f64 {
         .sum::<u64>() as f64
         / 1e6
 }
+
+/// Records a differential suite's outcome (cases judged by kld and by the
+/// system it mirrors, and how many they disagreed on) in
+/// `target/differential-reports/NAME.txt`, which `.ci/run` prints after the
+/// tests, so CI's log shows every suite's counts.
+pub fn report_differential(name: &str, cases: usize, disagreements: usize, detail: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/differential-reports");
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = format!("{name}: {cases} cases, {disagreements} disagreements{detail}\n");
+    std::fs::write(dir.join(format!("{name}.txt")), &line).unwrap();
+    print!("{line}");
+}
