@@ -8,6 +8,7 @@ mod database;
 mod database_live;
 mod first_hour;
 mod git;
+mod git_merge;
 mod git_recipes;
 mod hostile;
 mod hostile_serve;
