@@ -206,12 +206,13 @@ impl Merger {
         }
         let mut out = Vec::with_capacity(order.len());
         for k in order {
-            let get = |ix: &HashMap<String, usize>, side: &'_ [Json]| -> Option<Json> {
-                ix.get(&k).map(|&i| side[i].clone())
-            };
-            let (vb, vo, vt) = (get(&ib, b), get(&io, o), get(&it, t));
-            path.push(Step::Elem(k.clone()));
-            if let Some(v) = self.value(path, vb.as_ref(), vo.as_ref(), vt.as_ref()) {
+            let (vb, vo, vt) = (
+                ib.get(&k).map(|&i| &b[i]),
+                io.get(&k).map(|&i| &o[i]),
+                it.get(&k).map(|&i| &t[i]),
+            );
+            path.push(Step::Elem(k));
+            if let Some(v) = self.value(path, vb, vo, vt) {
                 out.push(v);
             }
             path.pop();
@@ -319,39 +320,48 @@ pub(crate) fn merge_order(
                 .cloned(),
         );
     }
-    // Additions, grouped under the base element they follow on their side.
-    let groups = |side: &[String]| -> HashMap<Option<String>, Vec<String>> {
-        let mut g: HashMap<Option<String>, Vec<String>> = HashMap::new();
-        let mut anchor = None;
+    // Additions, grouped under the base element they follow on their side;
+    // those after a side's last base element were appended, and go to the
+    // end (ours first), wherever that element ends up.
+    #[derive(Clone, PartialEq, Eq, Hash)]
+    enum Anchor {
+        Start,
+        After(String),
+        End,
+    }
+    let groups = |side: &[String]| -> HashMap<Anchor, Vec<String>> {
+        let mut g: HashMap<Anchor, Vec<String>> = HashMap::new();
+        let mut anchor = Anchor::Start;
         for k in side {
             if in_b.contains(k.as_str()) {
-                anchor = Some(k.clone());
+                anchor = Anchor::After(k.clone());
             } else {
                 g.entry(anchor.clone()).or_default().push(k.clone());
             }
+        }
+        if let Some(tail) = g.remove(&anchor) {
+            g.insert(Anchor::End, tail);
         }
         g
     };
     let (go, gt) = (groups(o), groups(t));
     let mut out = Vec::with_capacity(full.len() + o.len() + t.len());
     let mut emitted: HashSet<String> = HashSet::with_capacity(out.capacity());
-    let mut add = |out: &mut Vec<String>, k: &String| {
-        if emitted.insert(k.clone()) {
-            out.push(k.clone());
-        }
-    };
-    let mut anchored = |out: &mut Vec<String>, at: Option<String>| {
+    let mut anchored = |out: &mut Vec<String>, at: Anchor| {
         for g in [&go, &gt] {
             for k in g.get(&at).into_iter().flatten() {
-                add(out, k);
+                if emitted.insert(k.clone()) {
+                    out.push(k.clone());
+                }
             }
         }
     };
-    anchored(&mut out, None);
+    anchored(&mut out, Anchor::Start);
     for k in &full {
         out.push(k.clone());
-        anchored(&mut out, Some(k.clone()));
+        anchored(&mut out, Anchor::After(k.clone()));
     }
+    anchored(&mut out, Anchor::End);
     (out, conflict)
 }
 
@@ -372,6 +382,18 @@ mod tests {
             Prefer::Ours,
         );
         assert_eq!((o, c), (s(&["a", "b", "x", "y"]), false));
+    }
+
+    #[test]
+    fn appends_stay_at_the_end_when_the_other_side_removed_the_last_question() {
+        let (o, c) = merge_order(
+            &s(&["a", "b", "c"]),
+            &s(&["a", "b", "c", "x"]),
+            &s(&["a", "b", "y"]),
+            Prefer::Ours,
+        );
+        // c is still listed; the merged value (removed) drops it.
+        assert_eq!((o, c), (s(&["a", "b", "c", "x", "y"]), false));
     }
 
     #[test]
