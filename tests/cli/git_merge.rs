@@ -38,11 +38,22 @@ fn merge_recipes() -> (String, Vec<String>) {
     (attributes, configs)
 }
 
-/// A repository with the diff and merge recipes configured.
+/// The attribute docs/git.md suggests for presets.
+const PRESET_ATTRIBUTE: &str = "presets/*.json merge=karenina";
+
+/// A repository with the diff and merge recipes configured (and the
+/// manual's preset attribute).
 fn repo() -> Repo {
     let r = Repo::new();
     let (attributes, configs) = merge_recipes();
-    std::fs::write(r.file(".gitattributes"), format!("{attributes}\n")).unwrap();
+    let manual =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/git.md")).unwrap();
+    assert!(manual.contains(&format!("`{PRESET_ATTRIBUTE}`")));
+    std::fs::write(
+        r.file(".gitattributes"),
+        format!("{attributes}\n{PRESET_ATTRIBUTE}\n"),
+    )
+    .unwrap();
     for c in configs {
         let out = r.env(Command::new("sh").args(["-c", &c])).output().unwrap();
         assert!(out.status.success(), "{c}: {out:?}");
@@ -112,17 +123,26 @@ fn legacy() -> PathBuf {
     corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld")
 }
 
+/// The file a scenario merges, in the repository.
+fn merged_file(name: &str) -> &'static str {
+    match name {
+        "preset" => "presets/config.json",
+        _ => "bench.jsonld",
+    }
+}
+
 /// A repository where `main` has the base then our edits, and branch
-/// `theirs` has the base then their edits, in bench.jsonld.
+/// `theirs` has the base then their edits, in the scenario's file.
 fn branches(name: &str) -> Repo {
     let s = scenario(name);
     let r = repo();
-    let base = if s["base"] == "legacy" {
-        legacy()
-    } else {
-        merge_data("base.jsonld")
+    let base = match s["base"].as_str() {
+        Some("legacy") => legacy(),
+        Some(file) => merge_data(file),
+        None => merge_data("base.jsonld"),
     };
-    let bench = r.file("bench.jsonld");
+    let bench = r.file(merged_file(name));
+    std::fs::create_dir_all(bench.parent().unwrap()).unwrap();
     std::fs::copy(&base, &bench).unwrap();
     r.ok(&["add", "."]);
     r.ok(&["commit", "-qm", "base"]);
@@ -152,20 +172,26 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// The merged file equals the scenario's expected file, byte for byte, and is canonical.
+/// The merged file equals the scenario's expected file, byte for byte, and
+/// is canonical (a checkpoint) or valid (a preset).
 fn assert_expected(r: &Repo, name: &str) {
-    let got = std::fs::read_to_string(r.file("bench.jsonld")).unwrap();
-    let want = std::fs::read_to_string(merge_data(&format!("{name}.expected.jsonld"))).unwrap();
+    let file = r.file(merged_file(name));
+    let got = std::fs::read_to_string(&file).unwrap();
+    let expected = match name {
+        "preset" => "preset.expected.json".to_string(),
+        _ => format!("{name}.expected.jsonld"),
+    };
+    let want = std::fs::read_to_string(merge_data(&expected)).unwrap();
     assert!(!got.contains("<<<<<<<"), "{name}: markers in a clean merge");
     assert!(
         got == want,
         "{name}: the merge differs from the expected file:\n{got}"
     );
-    kld()
-        .args(["canon", "--check"])
-        .arg(r.file("bench.jsonld"))
-        .assert()
-        .success();
+    let check: &[&str] = match name {
+        "preset" => &["preset", "validate"],
+        _ => &["canon", "--check"],
+    };
+    kld().args(check).arg(&file).assert().success();
 }
 
 /// Runs one clean scenario with `how` (merge, rebase, cherry-pick) and checks the result.
@@ -221,6 +247,11 @@ fn one_side_s_reordering_and_the_other_s_edit_cherry_pick() {
 #[test]
 fn a_branch_that_upgrades_a_legacy_file_merges_with_an_edit_of_the_old_one() {
     clean("legacy-upgrade", "merge");
+}
+
+#[test]
+fn presets_merge_by_config_key_with_the_attribute_the_manual_gives() {
+    clean("preset", "merge");
 }
 
 /// One conflict block of a file.

@@ -1,7 +1,9 @@
 """Writes the expected results of tests/cli/git_merge.rs: base.jsonld with
 each scenario's hand-written "expected" edits, in Karenina's bytes (Python's
 json.dump, indent=2, ensure_ascii=False, no final newline: what
-Benchmark.save() writes). Run from this folder: python3 goldens.py"""
+Benchmark.save() writes); for the preset scenario, preset.base.json (a preset
+Karenina saved) with its edits, ASCII-escaped as save_preset writes.
+Run from this folder: python3 goldens.py"""
 import json
 
 
@@ -33,8 +35,10 @@ def apply(doc, op):
 
 scenarios = json.load(open("scenarios.json"))
 for name, s in scenarios.items():
-    doc = json.load(open("base.jsonld"))
+    preset = s.get("base") == "preset.base.json"
+    doc = json.load(open(s["base"] if preset else "base.jsonld"))
     for op in s["expected"]:
         apply(doc, op)
-    with open(f"{name}.expected.jsonld", "w") as f:
-        json.dump(doc, f, indent=2, ensure_ascii=False)
+    ext = "json" if preset else "jsonld"
+    with open(f"{name}.expected.{ext}", "w") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=preset)
