@@ -165,9 +165,17 @@ fn merge_checkpoints(
     ours: &[u8],
     theirs: &[u8],
 ) -> Result<Merged, Refusal> {
-    let b = canonical_json(path, "base", base)?;
-    let o = canonical_json(path, "ours", ours)?;
-    let t = canonical_json(path, "theirs", theirs)?;
+    // The three reads are independent: in parallel.
+    let (b, (o, t)) = rayon::join(
+        || canonical_json(path, "base", base),
+        || {
+            rayon::join(
+                || canonical_json(path, "ours", ours),
+                || canonical_json(path, "theirs", theirs),
+            )
+        },
+    );
+    let (b, o, t) = (b?, o?, t?);
     let render = |prefer| -> Result<(String, Vec<RawConflict>), Refusal> {
         let mut m = Merger::new(Schema::Checkpoint, prefer);
         let tree = m
