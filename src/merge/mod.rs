@@ -31,7 +31,8 @@ pub struct Conflict {
     pub question: Option<String>,
     /// What conflicts, relative to the question (or to the root): `item.acceptedAnswer.text`,
     /// `item.rating[clarity].description`, `additionalProperty[finished].value`,
-    /// `(the question)` for an edit/delete, `dataFeedElement (order)` for two reorderings.
+    /// `(the question)` for an edit/delete, `dataFeedElement (question order)`
+    /// for two reorderings (then the values are the orders, as lists of IDs).
     pub field: String,
     /// The common ancestor's value (`None`: absent).
     pub base: Option<Json>,
@@ -312,9 +313,11 @@ fn named(c: RawConflict) -> Conflict {
 
 /// `ours` with git-style markers around each run of lines that differs from
 /// `theirs` (both are the same merge, taking a different side of each conflict).
+/// Patience diff: it anchors on unique lines (IDs, texts), so a question
+/// moved or removed is one block, not fragments aligned on shared `{` lines.
 pub fn mark(ours: &str, theirs: &str) -> String {
     let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
+        .algorithm(similar::Algorithm::Patience)
         .diff_lines(ours, theirs);
     let (a, b) = (diff.old_slices(), diff.new_slices());
     let mut out = String::with_capacity(ours.len() + 256);

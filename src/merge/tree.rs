@@ -197,11 +197,14 @@ impl Merger {
         let (ib, io, it) = (index(&kb), index(&ko), index(&kt));
         let (order, order_conflict) = merge_order(&kb, &ko, &kt, self.prefer);
         if order_conflict {
+            // The orders, by key (question IDs, trait names).
+            let ks =
+                |k: &[String]| Some(Json::Array(k.iter().cloned().map(Json::String).collect()));
             self.conflicts.push(RawConflict {
                 path: path.clone(),
-                base: Some(Json::Array(b.to_vec())),
-                ours: Some(Json::Array(o.to_vec())),
-                theirs: Some(Json::Array(t.to_vec())),
+                base: ks(&kb),
+                ours: ks(&ko),
+                theirs: ks(&kt),
             });
         }
         let mut out = Vec::with_capacity(order.len());

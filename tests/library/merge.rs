@@ -253,3 +253,51 @@ fn a_results_export_or_a_broken_side_is_refused_for_the_text_merge() {
         "{r:?}"
     );
 }
+
+/// `text` with every conflict block resolved to one side (0 ours, 1 theirs).
+fn resolve(text: &str, side: usize) -> String {
+    let mut out = Vec::new();
+    let mut at = None; // Some(0) in ours, Some(1) in theirs
+    for l in text.lines() {
+        if l == merge::MARKER_OURS {
+            at = Some(0);
+        } else if l == merge::MARKER_SEP && at == Some(0) {
+            at = Some(1);
+        } else if l == merge::MARKER_THEIRS && at == Some(1) {
+            at = None;
+        } else if at.is_none_or(|s| s == side) {
+            out.push(l);
+        }
+    }
+    out.join("\n")
+}
+
+#[test]
+fn two_different_reorderings_conflict_once_and_each_side_of_the_blocks_is_that_order() {
+    let b = base(4);
+    let (mut o, mut t) = (b.clone(), b.clone());
+    o.items.rotate_left(1); // 1 2 3 0
+    t.items.reverse(); // 3 2 1 0
+    t.items[0].question.accepted_answer.text = "theirs".into();
+    let m = merge::merge(
+        Path::new("bench.jsonld"),
+        bytes(&b).as_bytes(),
+        bytes(&o).as_bytes(),
+        bytes(&t).as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(m.conflicts.len(), 1, "{:?}", m.conflicts);
+    assert_eq!(m.conflicts[0].field, "dataFeedElement (question order)");
+    let ids = |cp: &Checkpoint| -> Vec<String> {
+        cp.items.iter().map(|i| i.id.clone().unwrap()).collect()
+    };
+    // Their answer edit is merged on both sides of the blocks.
+    let mut want_o = o.clone();
+    want_o.items[2].question.accepted_answer.text = "theirs".into();
+    for (side, want) in [(0, want_o), (1, t.clone())] {
+        let text = resolve(&m.text, side);
+        let cp = read_checkpoint(Path::new("x"), text.as_bytes(), ReadOptions::default()).unwrap();
+        assert_eq!(ids(&cp), ids(&want));
+        assert_eq!(text, bytes(&want));
+    }
+}
