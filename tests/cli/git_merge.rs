@@ -398,6 +398,39 @@ fn a_side_that_is_not_a_checkpoint_falls_back_to_git_s_text_merge() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), lines("A", "Z"));
 }
 
+#[test]
+fn a_checkpoint_mid_edit_that_does_not_parse_falls_back_to_git_s_text_merge() {
+    let r = repo();
+    let bench = r.file("bench.jsonld");
+    let base = std::fs::read_to_string(merge_data("base.jsonld")).unwrap();
+    std::fs::write(&bench, &base).unwrap();
+    r.ok(&["add", "."]);
+    r.ok(&["commit", "-qm", "base"]);
+    r.ok(&["checkout", "-qb", "theirs"]);
+    let theirs = base.replacen("\"Paris\"", "\"Paris, France\"", 1);
+    assert_ne!(theirs, base);
+    std::fs::write(&bench, &theirs).unwrap();
+    r.ok(&["commit", "-qam", "theirs"]);
+    r.ok(&["checkout", "-q", "main"]);
+    // A stray comma on the description line: not JSON any more.
+    let ours = base.replacen("testing\",", "testing\",,", 1);
+    assert_ne!(ours, base);
+    std::fs::write(&bench, &ours).unwrap();
+    r.ok(&["commit", "-qam", "ours, mid-edit"]);
+    let out = r.git(&["merge", "--no-edit", "theirs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("the ours version does not read") && said.contains("merging as text"),
+        "{said}"
+    );
+    // git's text merge: both edits, as written.
+    assert_eq!(
+        std::fs::read_to_string(&bench).unwrap(),
+        ours.replacen("\"Paris\"", "\"Paris, France\"", 1)
+    );
+}
+
 /// The Karenina virtual environment's python (interop tier).
 fn karenina_python() -> PathBuf {
     let venv = std::env::var_os("KLD_KARENINA_VENV")
