@@ -13,7 +13,6 @@ use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::merge;
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
-use karenina_ld::Error;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -69,7 +68,7 @@ impl Side {
         Ok(
             match model::read_checkpoint(Path::new(shown), &bytes, ReadOptions::default()) {
                 Ok(cp) => Side::Checkpoint(Box::new(cp), bytes),
-                Err(e) => Side::Unparsed(bytes, first_reason(&e)),
+                Err(e) => Side::Unparsed(bytes, e.first_reason()),
             },
         )
     }
@@ -89,19 +88,6 @@ impl Side {
             Side::Checkpoint(_, b) | Side::Unparsed(b, _) => b,
         }
     }
-}
-
-/// The first error of a failed read, on one line.
-fn first_reason(e: &Error) -> String {
-    let text = match e {
-        Error::Invalid(report) => report
-            .errors()
-            .next()
-            .map(|d| report.render(d))
-            .unwrap_or_else(|| e.to_string()),
-        other => other.to_string(),
-    };
-    text.lines().next().unwrap_or_default().to_string()
 }
 
 fn color(choice: &str) -> bool {
@@ -209,7 +195,7 @@ pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
             eprintln!(
                 "kld: {} does not parse as a checkpoint ({}); shown as written",
                 a.file.display(),
-                first_reason(&e)
+                e.first_reason()
             );
             bytes
         }

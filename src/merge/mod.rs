@@ -84,19 +84,6 @@ pub enum Refusal {
     },
 }
 
-/// The first error of a failed read, on one line.
-fn reason(e: &crate::Error) -> String {
-    let text = match e {
-        crate::Error::Invalid(r) => r
-            .errors()
-            .next()
-            .map(|d| r.render(d))
-            .unwrap_or_else(|| e.to_string()),
-        other => other.to_string(),
-    };
-    text.lines().next().unwrap_or_default().to_string()
-}
-
 /// Merges the three versions git hands a merge driver: `base` (`%O`, empty
 /// when the file is new on both sides), `ours` (`%A`) and `theirs` (`%B`);
 /// `path` (`%P`) names them in messages.
@@ -149,7 +136,7 @@ fn canonical_json(path: &Path, side: &'static str, bytes: &[u8]) -> Result<Optio
         })
         .map_err(|e| Refusal::Unreadable {
             side,
-            reason: reason(&e),
+            reason: e.first_reason(),
         })?;
     let text = write_checkpoint(&cp, &WriteOptions::default());
     json::parse(text.as_bytes())
@@ -186,7 +173,7 @@ fn merge_checkpoints(
         let cp = model::read_checkpoint(path, bytes.as_bytes(), ReadOptions::default()).map_err(
             |e| Refusal::Unmergeable {
                 what: "checkpoint",
-                reason: reason(&e),
+                reason: e.first_reason(),
             },
         )?;
         Ok((write_checkpoint(&cp, &WriteOptions::default()), m.conflicts))
@@ -216,22 +203,22 @@ fn finish(
     })
 }
 
+/// Why `bytes` is not a valid preset (its first error), or `None` when it is.
+fn preset_error(path: &Path, bytes: &[u8]) -> Option<String> {
+    let (preset, report) = crate::preset::read(path, bytes, false);
+    match preset {
+        Some(_) if !report.has_errors() => None,
+        _ => Some(report.first_error_line().unwrap_or_default()),
+    }
+}
+
 fn merge_presets(path: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result<Merged, Refusal> {
     let read = |side: &'static str, bytes: &[u8]| -> Result<Option<Json>, Refusal> {
         if side == "base" && bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        let (preset, report) = crate::preset::read(path, bytes, false);
-        if preset.is_none() || report.has_errors() {
-            let first = report
-                .errors()
-                .next()
-                .map(|d| report.render(d))
-                .unwrap_or_default();
-            return Err(Refusal::Unreadable {
-                side,
-                reason: first.lines().next().unwrap_or_default().to_string(),
-            });
+        if let Some(reason) = preset_error(path, bytes) {
+            return Err(Refusal::Unreadable { side, reason });
         }
         json::parse(bytes)
             .map(Some)
@@ -252,16 +239,10 @@ fn merge_presets(path: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result
             .unwrap_or_default();
         // Karenina's `save_preset` bytes: indent=2, ASCII-escaped.
         let text = crate::pyjson::dumps(&tree, true);
-        let (preset, report) = crate::preset::read(path, text.as_bytes(), false);
-        if preset.is_none() || report.has_errors() {
-            let first = report
-                .errors()
-                .next()
-                .map(|d| report.render(d))
-                .unwrap_or_default();
+        if let Some(reason) = preset_error(path, text.as_bytes()) {
             return Err(Refusal::Unmergeable {
                 what: "preset",
-                reason: first.lines().next().unwrap_or_default().to_string(),
+                reason,
             });
         }
         Ok((text, m.conflicts))

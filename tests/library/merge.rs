@@ -182,6 +182,17 @@ fn bytes(cp: &Checkpoint) -> String {
     write_checkpoint(cp, &WriteOptions::default())
 }
 
+/// The merge of three checkpoints, written as Karenina writes them.
+fn merged(b: &Checkpoint, o: &Checkpoint, t: &Checkpoint) -> merge::Merged {
+    merge::merge(
+        Path::new("bench.jsonld"),
+        bytes(b).as_bytes(),
+        bytes(o).as_bytes(),
+        bytes(t).as_bytes(),
+    )
+    .unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -193,13 +204,7 @@ proptest! {
         t.apply(&mut theirs, "theirs");
         o.apply(&mut both, "ours");
         t.apply(&mut both, "theirs");
-        let m = merge::merge(
-            Path::new("bench.jsonld"),
-            bytes(&b).as_bytes(),
-            bytes(&ours).as_bytes(),
-            bytes(&theirs).as_bytes(),
-        )
-        .unwrap();
+        let m = merged(&b, &ours, &theirs);
         prop_assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
         prop_assert_eq!(m.text, bytes(&both));
     }
@@ -211,13 +216,7 @@ fn an_answer_changed_differently_is_one_typed_conflict_naming_both_values() {
     let (mut o, mut t) = (b.clone(), b.clone());
     o.items[1].question.accepted_answer.text = "ours".into();
     t.items[1].question.accepted_answer.text = "theirs".into();
-    let m = merge::merge(
-        Path::new("bench.jsonld"),
-        bytes(&b).as_bytes(),
-        bytes(&o).as_bytes(),
-        bytes(&t).as_bytes(),
-    )
-    .unwrap();
+    let m = merged(&b, &o, &t);
     assert_eq!(m.conflicts.len(), 1);
     let c = &m.conflicts[0];
     assert_eq!(c.question.as_deref(), Some("urn:q:1"));
@@ -279,13 +278,7 @@ fn two_different_reorderings_conflict_once_and_each_side_of_the_blocks_is_that_o
     o.items.rotate_left(1); // 1 2 3 0
     t.items.reverse(); // 3 2 1 0
     t.items[0].question.accepted_answer.text = "theirs".into();
-    let m = merge::merge(
-        Path::new("bench.jsonld"),
-        bytes(&b).as_bytes(),
-        bytes(&o).as_bytes(),
-        bytes(&t).as_bytes(),
-    )
-    .unwrap();
+    let m = merged(&b, &o, &t);
     assert_eq!(m.conflicts.len(), 1, "{:?}", m.conflicts);
     assert_eq!(m.conflicts[0].field, "dataFeedElement (question order)");
     let ids = |cp: &Checkpoint| -> Vec<String> {
