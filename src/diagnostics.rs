@@ -86,6 +86,11 @@ pub const CODES: &[Code] = &[
     e("KLD-E006", J, "duplicate key"),
     e("KLD-E007", J, "number overflows a double"),
     e("KLD-E008", J, "`NaN` or `Infinity`"),
+    e(
+        "KLD-E009",
+        C,
+        "unresolved merge conflict: git conflict markers (`<<<<<<<`), named by line and question",
+    ),
     e("KLD-E010", C, "top level is not an object (a checkpoint or a preset)"),
     e("KLD-E011", C, "missing required member"),
     e("KLD-E012", C, "wrong type"),

@@ -182,6 +182,18 @@ impl Report {
     pub fn render(&self, d: &Diagnostic) -> String {
         render(&self.file, d)
     }
+
+    /// The first error, rendered, on one line (for one-line notes such as
+    /// "does not parse (…); showing a line diff").
+    pub fn first_error_line(&self) -> Option<String> {
+        self.errors().next().map(|d| {
+            self.render(d)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+    }
 }
 
 /// Renders one diagnostic as `file:line:col: error[CODE] at /path: message`.
@@ -526,6 +538,16 @@ impl Error {
     #[cfg(feature = "remote")]
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Error::Unreachable { .. } | Error::NotSent)
+    }
+
+    /// Why a read failed, on one line: the first located error of an
+    /// invalid file, else the error itself.
+    pub fn first_reason(&self) -> String {
+        let text = match self {
+            Error::Invalid(r) => r.first_error_line().unwrap_or_else(|| self.to_string()),
+            other => other.to_string(),
+        };
+        text.lines().next().unwrap_or_default().to_string()
     }
 
     /// An I/O error about `path`.

@@ -268,6 +268,11 @@ pub enum Command {
     /// git's textconv for checkpoints (`diff.karenina.textconv`): the
     /// canonical bytes, or the file as written when it does not parse; exit 0.
     GitTextconv(gitdriver::TextconvArgs),
+    /// git's merge driver for checkpoints (`merge.karenina.driver`): a
+    /// three-way merge by question, trait and key into Karenina's bytes; exit
+    /// 1 with markers around each conflicting field; git's text merge when a
+    /// version is not a checkpoint or a preset.
+    GitMerge(gitdriver::GitMergeArgs),
     /// Karenina verification presets.
     #[command(subcommand)]
     Preset(PresetCommand),
@@ -371,6 +376,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Hash(a) => git::hash(a),
         Command::GitDiff(a) => gitdriver::git_diff(a),
         Command::GitTextconv(a) => gitdriver::git_textconv(a),
+        Command::GitMerge(a) => gitdriver::git_merge(a),
         Command::Preset(p) => match p {
             PresetCommand::List { dir } => preset::list(dir.as_deref()),
             PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),

@@ -5,6 +5,7 @@
 //! every located diagnostic out. It does not touch JSON-LD or any store.
 
 mod lint;
+pub mod markers;
 pub mod qid;
 mod read;
 mod types;
@@ -55,10 +56,12 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
     let mut diags = Vec::new();
     let checkpoint = match json::parse(bytes) {
         Err(f) => {
-            diags.push(Diagnostic::from_parse_failure(
-                f,
-                &String::from_utf8_lossy(bytes),
-            ));
+            let text = String::from_utf8_lossy(bytes);
+            // Conflict markers say more than the JSON error they cause.
+            match markers::diagnostics(&text) {
+                Some(found) => diags.extend(found),
+                None => diags.push(Diagnostic::from_parse_failure(f, &text)),
+            }
             None
         }
         Ok(mut v) => {

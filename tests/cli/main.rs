@@ -10,6 +10,7 @@ mod database_live;
 mod eee_paths;
 mod first_hour;
 mod git;
+mod git_merge;
 mod git_recipes;
 mod hostile;
 mod hostile_serve;

@@ -7,6 +7,7 @@ mod common;
 mod corpus;
 mod diagnostics;
 mod docs;
+mod merge;
 mod preset;
 mod properties;
 mod rdf;
