@@ -275,9 +275,9 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
         date_modified: a.touch.then(python_now),
     };
     let outcomes = for_each_input(&a.inputs, |path| {
-        let bytes = match std::fs::read(path) {
+        let bytes = match fsutil::read_regular(path) {
             Ok(b) => b,
-            Err(e) => return Outcome::io(Error::io(path, e), Some(path)),
+            Err(e) => return Outcome::io(e, Some(path)),
         };
         let (text, report) = match canonical::canonicalize(path, &bytes, read, &write) {
             Ok(x) => x,

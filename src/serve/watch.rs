@@ -369,7 +369,7 @@ fn rebind(state: &State, log: &Log) {
 /// The SHA-256 of a file's bytes, read streaming (`None` if unreadable).
 fn file_sha256(path: &Path) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = crate::fsutil::open_regular(path).ok()?;
     let mut h = Sha256::new();
     std::io::copy(&mut f, &mut h).ok()?;
     Some(format!("{:x}", h.finalize()))

@@ -176,8 +176,7 @@ impl CheckpointStore {
                     let content = match std::fs::metadata(&p) {
                         Err(e) => Err(Error::io(&p, e)),
                         Ok(m) if m.len() >= stream_threshold() => Ok(Content::NQuadsFile(p)),
-                        Ok(_) => std::fs::read(&p)
-                            .map_err(|e| Error::io(&p, e))
+                        Ok(_) => crate::fsutil::read_regular(&p)
                             .and_then(|bytes| {
                                 RdfParser::from_format(RdfFormat::NQuads)
                                     .for_slice(&bytes)
