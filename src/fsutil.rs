@@ -127,6 +127,25 @@ pub fn sweep_temporaries(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
+/// [`sweep_temporaries`] once per directory per process: the first write
+/// into a directory sweeps it (a batch writing thousands of files there
+/// reads it once).
+pub fn sweep_temporaries_once(dir: &Path) -> Vec<PathBuf> {
+    static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<PathBuf>>> =
+        std::sync::Mutex::new(None);
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let first = SWEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get_or_insert_with(Default::default)
+        .insert(key);
+    if first {
+        sweep_temporaries(dir)
+    } else {
+        Vec::new()
+    }
+}
+
 /// True when process `pid` exists (on this machine).
 fn process_alive(pid: i32) -> bool {
     if pid as u32 == std::process::id() {
@@ -161,7 +180,7 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        sweep_temporaries(dir);
+        sweep_temporaries_once(dir);
         let prefix = format!(".kld-{}.", std::process::id());
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");

@@ -275,6 +275,13 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
         date_modified: a.touch.then(python_now),
     };
     let outcomes = for_each_input(&a.inputs, |path| {
+        if a.in_place {
+            // What a killed run left beside this file goes, written or not.
+            if let Ok(f) = fsutil::through_symlinks(path) {
+                let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+                fsutil::sweep_temporaries_once(dir.unwrap_or(Path::new(".")));
+            }
+        }
         let bytes = match fsutil::read_regular(path) {
             Ok(b) => b,
             Err(e) => return Outcome::io(e, Some(path)),
@@ -326,13 +333,19 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
         match target {
             None => o.stdout = Some(text),
             Some(_) if a.in_place && text.as_bytes() == bytes.as_slice() => {}
-            Some(t) => {
-                if let Err(e) = fsutil::write_atomic(&t, text.as_bytes()) {
+            Some(t) => match fsutil::replace(&t, text.as_bytes()) {
+                Ok(r) if r.split_links > 0 => o.stderr.push(format!(
+                    "kld: {}: written as a new file: its {} keep the old content",
+                    r.file.display(),
+                    super::plural(r.split_links as usize, "other hard link")
+                )),
+                Ok(_) => {}
+                Err(e) => {
                     o.stderr.push(format!("kld: {e}"));
                     o.status = USAGE;
                     o.failed = true;
                 }
-            }
+            },
         }
         o
     })?;

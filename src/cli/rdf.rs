@@ -234,6 +234,19 @@ pub fn load(
 ) -> anyhow::Result<u8> {
     let mut store = CheckpointStore::open_dir(store_dir)
         .with_context(|| format!("opening store {}", store_dir.display()))?;
+    if !store.cleaned().is_empty() {
+        eprintln!(
+            "kld: {}: removed {} left by an interrupted load ({})",
+            store_dir.display(),
+            super::plural(store.cleaned().len(), "file"),
+            store
+                .cleaned()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let (files, io_failed) = files_of(inputs);
     let status = load_into(&mut store, &files, processor, true, results);
     Ok(if io_failed { status.max(USAGE) } else { status })

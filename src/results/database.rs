@@ -74,9 +74,13 @@ pub struct Run {
     pub missing_questions: u64,
 }
 
-fn db_err(file: &Path, e: impl std::fmt::Display) -> Error {
+fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
     let mut reason = e.to_string();
-    if reason == "interrupted" {
+    let interrupted = (&e as &dyn std::any::Any)
+        .downcast_ref::<rusqlite::Error>()
+        .and_then(rusqlite::Error::sqlite_error_code)
+        == Some(rusqlite::ErrorCode::OperationInterrupted);
+    if interrupted {
         reason = format!(
             "reading stopped after the {} s limit ({DEADLINE_ENV} sets it): a view or query that does not end?",
             deadline().as_secs_f64()

@@ -34,12 +34,14 @@ pub mod database;
 mod folder;
 mod index;
 mod ingest;
+mod lock;
 mod runs;
 mod stream;
 pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
+pub use lock::{wait as store_wait, WAIT_ENV};
 use stream::{stream_chunks, stream_threshold};
 
 /// What the store knows about one loaded checkpoint.
@@ -121,6 +123,10 @@ pub struct CheckpointStore {
     results_options: ResultsOptions,
     /// Results graphs inserted since runs were last reconciled ([`runs`]).
     fresh: std::collections::BTreeSet<String>,
+    /// A store directory's write lock ([`lock`]), held while this store may write it.
+    _lock: Option<lock::StoreLock>,
+    /// What killed writers had left in the directory, removed on opening.
+    cleaned: Vec<PathBuf>,
 }
 
 fn file_for_graph(graph: &str) -> String {
@@ -136,13 +142,35 @@ impl CheckpointStore {
             index: BTreeMap::new(),
             results_options: ResultsOptions::default(),
             fresh: Default::default(),
+            _lock: None,
+            cleaned: Vec::new(),
         })
     }
 
-    /// Opens (or creates) a store directory, loading its graphs in parallel.
+    /// Opens (or creates) a store directory for writing, loading its graphs
+    /// in parallel. The directory's write lock is held until the store is
+    /// dropped: another writer waiting for it up to [`store_wait`] gets
+    /// [`Error::StoreBusy`]. What a killed writer left (temporary files,
+    /// graph files the index does not name) is removed ([`Self::cleaned`]).
     pub fn open_dir(dir: &Path) -> Result<Self> {
+        Self::open_dir_waiting(dir, lock::wait())
+    }
+
+    /// [`Self::open_dir`], waiting at most `wait` for another writer.
+    pub fn open_dir_waiting(dir: &Path, wait: std::time::Duration) -> Result<Self> {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
-        Self::read_dir(dir)
+        let held = lock::acquire(dir, wait)?;
+        let mut s = Self::read_dir(dir)?;
+        let files = s.index.keys().map(|g| file_for_graph(g)).collect();
+        s.cleaned = lock::clean(dir, &files);
+        s._lock = Some(held);
+        Ok(s)
+    }
+
+    /// The files a killed writer had left in the store directory, removed
+    /// when it was opened for writing (temporary files, orphan graph files).
+    pub fn cleaned(&self) -> &[PathBuf] {
+        &self.cleaned
     }
 
     /// Opens an existing store directory for reading only: its graphs are
