@@ -6,6 +6,7 @@ use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::error::{Diagnostic, Report, Severity};
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, qid, ReadOptions};
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{fsutil, summary, Error};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -57,7 +58,7 @@ fn diag_lines(report: &Report, errors_too: bool) -> Vec<String> {
         .diagnostics
         .iter()
         .filter(|d| errors_too || d.severity == Severity::Warning)
-        .map(|d| report.render(d))
+        .map(|d| esc(&report.render(d)).into_owned())
         .collect()
 }
 
@@ -352,19 +353,12 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
     Ok(outcomes.iter().map(|o| o.status).max().unwrap_or(OK))
 }
 
+/// The line diff `canon --check` prints (bounded in time), control
+/// characters escaped.
 fn diff_text(path: &Path, old: &str, new: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
     let shown = path.display().to_string();
-    let mut s = diff
-        .unified_diff()
-        .context_radius(3)
-        .missing_newline_hint(true)
-        .header(&shown, &format!("{shown} (canonical)"))
-        .to_string();
-    if !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s
+    let d = karenina_ld::diff::unified(old, new, &shown, &format!("{shown} (canonical)"), 3);
+    esc(&d).into_owned()
 }
 
 pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
@@ -412,8 +406,8 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
     match format {
         ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s.to_json())?),
         ReportFormat::Text => {
-            outln!("name:       {}", s.name);
-            outln!("version:    {}", s.version.as_deref().unwrap_or("-"));
+            outln!("name:       {}", esc(&s.name));
+            outln!("version:    {}", esc(s.version.as_deref().unwrap_or("-")));
             outln!("questions:  {} ({} finished)", s.questions, s.finished);
             outln!(
                 "templates:  {} ({} default placeholder)",
@@ -430,7 +424,7 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
             }
             outln!("keywords:   {}", s.keywords.len());
             for (k, n) in &s.keywords {
-                outln!("  {k} ({n})");
+                outln!("  {} ({n})", esc(k));
             }
         }
     }

@@ -411,3 +411,98 @@ fn fifty_sigkills_of_canon_in_place_leave_the_old_or_the_new_file_and_no_tempora
         "(killed mid-write: {killed_mid_write})"
     );
 }
+
+/// The probe with its first question's text replaced by `text`.
+fn probe_with_question(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(probe()).unwrap()).unwrap();
+    v["dataFeedElement"][0]["item"]["text"] = serde_json::Value::String(text.into());
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    p
+}
+
+/// Escape sequences kld's own colours use: `ESC [ digits m`.
+fn only_colour_escapes(out: &str) -> bool {
+    out.split('\x1b').skip(1).all(|rest| {
+        rest.strip_prefix('[')
+            .and_then(|r| r.split_once('m'))
+            .is_some_and(|(digits, _)| digits.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+#[test]
+fn checkpoint_text_reaches_the_terminal_with_its_control_characters_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    // (Longer than a short value: shown as a word diff of the raw text.)
+    let hostile = "Which city is the capital of France, the country in western Europe, today? \x1b[2J\x1b]52;c;aGFjaw==\x07\x1b]8;;https://evil.invalid\x1b\\click\x1b]8;;\x1b\\\rover\u{8}\u{9b}31m";
+    let a = probe_with_question(d.path(), "a.jsonld", "What is the capital of France?");
+    let b = probe_with_question(d.path(), "b.jsonld", hostile);
+    let unsafe_chars = |s: &str| {
+        s.chars()
+            .filter(|c| karenina_ld::terminal::is_unsafe(*c))
+            .count()
+    };
+    for color in ["never", "always"] {
+        let out = kld()
+            .args(["diff", "--color", color])
+            .arg(&a)
+            .arg(&b)
+            .timeout(LIMIT)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("\\x1b]52;c;aGFjaw==\\x07") && text.contains("\\r"),
+            "{text}"
+        );
+        assert!(text.contains("\\u{9b}"), "{text}");
+        assert!(!text.contains('\r') && !text.contains('\u{9b}') && !text.contains('\u{7}'));
+        if color == "never" {
+            assert_eq!(unsafe_chars(&text), 0, "{text:?}");
+        } else {
+            assert!(
+                text.contains("\x1b[31m") && only_colour_escapes(&text),
+                "{text:?}"
+            );
+        }
+    }
+    // canon --check prints the file's own lines: a CRLF file's CRs and a C1
+    // control in a string show as escapes.
+    let crlf = d.path().join("crlf.jsonld");
+    let body = std::fs::read_to_string(probe_with_question(
+        d.path(),
+        "c1.jsonld",
+        "Capital\u{9b}2J?",
+    ))
+    .unwrap();
+    std::fs::write(&crlf, body.replace('\n', "\r\n")).unwrap();
+    let out = kld()
+        .args(["canon", "--check"])
+        .arg(&crlf)
+        .timeout(LIMIT)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(unsafe_chars(&text), 0, "{text:?}");
+    assert!(
+        text.contains("\\r\n") && text.contains("Capital\\u{9b}2J?"),
+        "{text}"
+    );
+    // info shows the benchmark's name escaped.
+    let mut v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    v["name"] = serde_json::Value::String("bench\x1b]0;pwned\x07".into());
+    let named = d.path().join("named.jsonld");
+    std::fs::write(&named, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let out = kld()
+        .arg("info")
+        .arg(&named)
+        .timeout(LIMIT)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("bench\\x1b]0;pwned\\x07"), "{text}");
+    assert_eq!(unsafe_chars(&text), 0, "{text:?}");
+}
