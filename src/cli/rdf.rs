@@ -402,9 +402,7 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
             text
         }
         (None, Some(e), []) => e.clone(),
-        (None, None, [f]) => {
-            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
-        }
+        (None, None, [f]) => karenina_ld::fsutil::read_regular_to_string(f)?,
         (None, None, []) => bail!("give a query: --named NAME, -e SPARQL or a QUERY.rq file"),
         _ => bail!("give exactly one of --named, -e and a QUERY.rq file"),
     };
