@@ -42,29 +42,21 @@ fn main() {
         .count();
     println!("re-indented checkpoint: {mb:.1} MB, {lines} lines, every line re-indented");
     let time = |label: &str, mk: &dyn Fn() -> Command| -> (f64, Vec<u8>) {
-        let mut times = Vec::new();
-        let mut out = Vec::new();
-        for _ in 0..3 {
-            let t = Instant::now();
-            let o = mk().output().unwrap();
-            times.push(t.elapsed().as_secs_f64());
-            // Both exit 1: the files differ.
-            assert_eq!(
-                o.status.code(),
-                Some(1),
-                "{label}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            out = o.stdout;
-        }
-        times.sort_by(f64::total_cmp);
+        let (times, o) = common::timed_runs(3, mk);
+        // Both exit 1: the files differ.
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{label}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         println!(
             "{label:<34} best {:.2} s, median {:.2} s, {:.1} MB of diff",
             times[0],
             times[1],
-            out.len() as f64 / 1e6
+            o.stdout.len() as f64 / 1e6
         );
-        (times[0], out)
+        (times[0], o.stdout)
     };
     let (k, kout) = time("kld canon --check", &|| {
         let mut c = Command::new(kld);

@@ -42,6 +42,18 @@ fn run(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> (i32, String) {
     (code, stderr)
 }
 
+/// stdout of kld with `args`, bounded, which must exit with `code`.
+fn stdout_with(args: &[&std::ffi::OsStr], code: i32) -> String {
+    let out = kld().args(args).timeout(LIMIT).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn os(s: &str) -> &std::ffi::OsStr {
     std::ffi::OsStr::new(s)
 }
@@ -444,15 +456,14 @@ fn checkpoint_text_reaches_the_terminal_with_its_control_characters_escaped() {
             .count()
     };
     for color in ["never", "always"] {
-        let out = kld()
-            .args(["diff", "--color", color])
-            .arg(&a)
-            .arg(&b)
-            .timeout(LIMIT)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        let text = String::from_utf8(out.stdout).unwrap();
+        let args = [
+            os("diff"),
+            os("--color"),
+            os(color),
+            a.as_os_str(),
+            b.as_os_str(),
+        ];
+        let text = stdout_with(&args, 1);
         assert!(
             text.contains("\\x1b]52;c;aGFjaw==\\x07") && text.contains("\\r"),
             "{text}"
@@ -478,14 +489,7 @@ fn checkpoint_text_reaches_the_terminal_with_its_control_characters_escaped() {
     ))
     .unwrap();
     std::fs::write(&crlf, body.replace('\n', "\r\n")).unwrap();
-    let out = kld()
-        .args(["canon", "--check"])
-        .arg(&crlf)
-        .timeout(LIMIT)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_with(&[os("canon"), os("--check"), crlf.as_os_str()], 1);
     assert_eq!(unsafe_chars(&text), 0, "{text:?}");
     assert!(
         text.contains("\\r\n") && text.contains("Capital\\u{9b}2J?"),
@@ -496,13 +500,7 @@ fn checkpoint_text_reaches_the_terminal_with_its_control_characters_escaped() {
     v["name"] = serde_json::Value::String("bench\x1b]0;pwned\x07".into());
     let named = d.path().join("named.jsonld");
     std::fs::write(&named, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let out = kld()
-        .arg("info")
-        .arg(&named)
-        .timeout(LIMIT)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_with(&[os("info"), named.as_os_str()], 0);
     assert!(text.contains("bench\\x1b]0;pwned\\x07"), "{text}");
     assert_eq!(unsafe_chars(&text), 0, "{text:?}");
 }
