@@ -239,6 +239,35 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A path kld would read is not a regular file (a FIFO, a device, a
+    /// socket, a directory), after symlinks: refused, never opened for a
+    /// blocking read.
+    #[error("{}: {what}, not a regular file: kld reads regular files only", path.display())]
+    NotRegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a FIFO (named pipe)", "a character device", …).
+        what: &'static str,
+    },
+    /// A file read whole is larger than the cap
+    /// ([`crate::fsutil::max_file_size`]).
+    #[error("{}: {size} bytes, over the limit of {limit} bytes for a file read whole (set KLD_MAX_FILE_SIZE to raise it)", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (or as much as was read past the limit).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Another process holds a store directory's write lock.
+    #[error("{}: store busy: another kld is writing this store (waited {waited_secs} s; KLD_STORE_WAIT sets how long to wait)", path.display())]
+    StoreBusy {
+        /// The store directory.
+        path: PathBuf,
+        /// How long this process waited for the lock, in seconds.
+        waited_secs: u64,
+    },
     /// The file has errors (the report holds them, located).
     #[error("{0}")]
     Invalid(Box<Report>),

@@ -158,6 +158,7 @@ pub mod serve;
 pub mod sparql;
 pub mod store;
 pub mod summary;
+pub mod terminal;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};

@@ -103,8 +103,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
                 },
             }
         } else {
-            std::fs::read(f)
-                .map_err(|e| Error::io(f, e))
+            karenina_ld::fsutil::read_regular(f)
                 .and_then(|b| rdf::plain_quads(f, &b, a.base.as_deref(), Processor::JsonLdCrate))
                 .map(|qs| {
                     if files.len() == 1 {

@@ -234,6 +234,19 @@ pub fn load(
 ) -> anyhow::Result<u8> {
     let mut store = CheckpointStore::open_dir(store_dir)
         .with_context(|| format!("opening store {}", store_dir.display()))?;
+    if !store.cleaned().is_empty() {
+        eprintln!(
+            "kld: {}: removed {} left by an interrupted load ({})",
+            store_dir.display(),
+            super::plural(store.cleaned().len(), "file"),
+            store
+                .cleaned()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let (files, io_failed) = files_of(inputs);
     let status = load_into(&mut store, &files, processor, true, results);
     Ok(if io_failed { status.max(USAGE) } else { status })
@@ -389,9 +402,7 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
             text
         }
         (None, Some(e), []) => e.clone(),
-        (None, None, [f]) => {
-            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
-        }
+        (None, None, [f]) => karenina_ld::fsutil::read_regular_to_string(f)?,
         (None, None, []) => bail!("give a query: --named NAME, -e SPARQL or a QUERY.rq file"),
         _ => bail!("give exactly one of --named, -e and a QUERY.rq file"),
     };

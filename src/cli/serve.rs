@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 pub struct ServeArgs {
     /// Checkpoints, results exports or directories to load (and to watch with --watch).
     pub inputs: Vec<PathBuf>,
-    /// Store directory to open (graphs replaced under --watch are written back).
+    /// Store directory to serve, opened read-only: changes under --watch are
+    /// served from memory and never written back to it.
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// Address to listen on: HOST:PORT, localhost:PORT or a port (non-loopback

@@ -116,7 +116,7 @@ pub fn prepare_with(
         let content = Content::Quads(quads);
         return Ok(Prepared { info, content });
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::fsutil::read_regular(path)?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
     let sha256 = sha256_hex(&bytes);
     let big = bytes.len() as u64 >= stream_threshold();

@@ -13,6 +13,7 @@ mod git;
 mod git_merge;
 mod git_recipes;
 mod hostile;
+mod hostile_files;
 mod hostile_serve;
 mod identity;
 mod interop;

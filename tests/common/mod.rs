@@ -181,3 +181,21 @@ pub fn report_differential(name: &str, cases: usize, disagreements: usize, detai
     std::fs::write(dir.join(format!("{name}.txt")), &line).unwrap();
     print!("{line}");
 }
+
+/// Runs the command `mk` makes `runs` times; the times in seconds, sorted
+/// (best first), and the last run's output. For benches, side by side with
+/// a peer.
+pub fn timed_runs(
+    runs: usize,
+    mk: &dyn Fn() -> std::process::Command,
+) -> (Vec<f64>, std::process::Output) {
+    let mut times = Vec::new();
+    let mut out = None;
+    for _ in 0..runs {
+        let t = std::time::Instant::now();
+        out = Some(mk().output().unwrap());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    (times, out.expect("at least one run"))
+}
