@@ -147,6 +147,7 @@ pub mod kind;
 pub mod model;
 pub mod preset;
 pub mod pyjson;
+pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
 #[cfg(feature = "remote")]

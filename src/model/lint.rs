@@ -212,7 +212,7 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
         TraitClass::Regex => {
             let pattern = prop_str(r, "pattern").unwrap_or("");
             if let Some(msg) = regex_error(pattern) {
-                warn(out, "KLD-W019", prop_path(r, path, "pattern"), format!("regex {pattern:?} does not compile ({msg}); Karenina compiles it with Python's `re` and fails on a question-level trait"));
+                warn(out, "KLD-W019", prop_path(r, path, "pattern"), format!("regex {pattern:?} does not compile in Python's `re` ({msg}); Karenina's RegexRubricTrait refuses it"));
             }
         }
         TraitClass::Callable => {
@@ -287,9 +287,7 @@ fn regex_error(pattern: &str) -> Option<String> {
     if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return r;
     }
-    let r = fancy_regex::Regex::new(pattern)
-        .err()
-        .map(|e| e.to_string());
+    let r = crate::pyre::check(pattern).err().map(|e| e.to_string());
     if let Ok(mut c) = cache.lock() {
         if c.len() < 4096 {
             c.insert(pattern.to_string(), r.clone());
