@@ -3,7 +3,7 @@
 //! Runs on a checkpoint that read without errors; each finding has a stable
 //! `KLD-W…` code and points at the JSON path it concerns.
 
-use super::qid::{check_id, question_id, IdCheck};
+use super::qid::{check_id, current_id, question_id, IdCheck};
 use super::types::*;
 use crate::error::Diagnostic;
 use crate::json::{Json, JsonPath};
@@ -50,7 +50,10 @@ pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
                     IdCheck::Stale => out.push(Diagnostic::warning(
                         "KLD-W021",
                         ip.key("@id"),
-                        format!("question ID {id:?} no longer matches the question text (Karenina would now compute {:?}); edits to the text left the old ID", question_id(&q.text)),
+                        format!(
+                            "question ID {id:?} was derived from an earlier text; Karenina keeps it on load and save, but for the current text it would write {:?}. Keep the ID (results recorded under it stay bound) or set `@id` to the new one (see docs/diagnostics.md, \"Question IDs\")",
+                            current_id(id, &q.text)
+                        ),
                     )),
                     IdCheck::Readable | IdCheck::Md5 | IdCheck::Other => {}
                 }

@@ -1,7 +1,7 @@
 //! Warning codes: Karenina loads the file but mishandles something.
 
 use super::*;
-use karenina_ld::model::qid::question_id;
+use karenina_ld::model::qid::{md5_hex, question_id};
 use karenina_ld::model::{analyze, ReadOptions};
 use std::path::Path;
 
@@ -293,6 +293,43 @@ fn question_and_dataset_warnings() {
         "KLD-W021",
         "/dataFeedElement/0/@id",
         "urn:uuid:question-",
+    );
+    // A bare 32-hex ID (Karenina's `Question.id`) is answered in that form.
+    let md5_stale = v.replacen(&question_id(TEXT), &md5_hex("What is 3 plus 3?"), 1);
+    let a = analyze(
+        Path::new("m.jsonld"),
+        md5_stale.as_bytes(),
+        ReadOptions::default(),
+    );
+    let d = a
+        .report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "KLD-W021")
+        .expect("W021");
+    assert!(
+        d.message
+            .contains(&format!("would write {:?}", md5_hex(TEXT))),
+        "{}",
+        d.message
+    );
+    assert!(!d.message.contains("urn:uuid:question-"), "{}", d.message);
+    let a = analyze(
+        Path::new("s.jsonld"),
+        stale.as_bytes(),
+        ReadOptions::default(),
+    );
+    let d = a
+        .report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "KLD-W021")
+        .expect("W021");
+    assert!(
+        d.message
+            .contains(&format!("would write {:?}", question_id(TEXT))),
+        "{}",
+        d.message
     );
     let no_id = v.replacen(&format!("\"@id\": \"{}\",", question_id(TEXT)), "", 1);
     expect(
