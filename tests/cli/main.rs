@@ -6,6 +6,7 @@ mod common;
 mod checkpoint;
 mod database;
 mod database_live;
+mod differential_karenina;
 mod first_hour;
 mod git;
 mod git_recipes;
