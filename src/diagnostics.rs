@@ -108,7 +108,7 @@ pub const CODES: &[Code] = &[
     e(
         "KLD-E022",
         C,
-        "question-specific trait that Karenina's trait model refuses (`Benchmark.load` fails)",
+        "question-specific trait or question property that Karenina's models refuse (`Benchmark.load` fails)",
     ),
     e("KLD-E101", P, "unknown field"),
     e("KLD-E102", P, "wrong type (after Pydantic's lax coercion)"),
@@ -151,7 +151,7 @@ pub const CODES: &[Code] = &[
     w("KLD-W024", C, "GUI `global_rubric_traits` (not read)"),
     w("KLD-W025", C, "JSON-string arrays (older format)"),
     w("KLD-W026", C, "repeated trait property"),
-    w("KLD-W027", C, "non-boolean `finished`"),
+    w("KLD-W027", C, "non-boolean `finished` that pydantic coerces"),
     w("KLD-W028", C, "legacy GUI global trait property"),
     w("KLD-W029", C, "context referencing a remote document (never fetched)"),
     w("KLD-W030", C, "upgraded from the `Dataset` format"),

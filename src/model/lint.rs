@@ -108,15 +108,18 @@ pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
             }
         }
         if let Some(ps) = &q.additional_property {
+            // Karenina's reader lets the last `finished` win.
+            let last_finished = ps.iter().rposition(|p| p.name == "finished");
             for (j, p) in ps.iter().enumerate() {
-                lint_question_property(p, &qp.key("additionalProperty").index(j), &mut out);
+                let path = qp.key("additionalProperty").index(j);
+                lint_question_property(p, &path, Some(j) == last_finished, &mut out);
             }
         }
     }
     out
 }
 
-fn lint_question_property(p: &Property, path: &JsonPath, out: &mut Vec<Diagnostic>) {
+fn lint_question_property(p: &Property, path: &JsonPath, is_last: bool, out: &mut Vec<Diagnostic>) {
     if p.name.starts_with("custom_") && p.name.matches("custom_").count() > 1 {
         out.push(Diagnostic::warning(
             "KLD-W023",
@@ -124,18 +127,24 @@ fn lint_question_property(p: &Property, path: &JsonPath, out: &mut Vec<Diagnosti
             format!("`{}`: Karenina strips every `custom_` (str.replace), so the custom metadata key becomes {:?}", p.name, p.name.replace("custom_", "")),
         ));
     }
-    if p.name == "finished" && !matches!(p.value, Some(Json::Bool(_))) {
-        out.push(Diagnostic::warning(
-            "KLD-W027",
-            path.key("value"),
-            format!(
-                "`finished` is {}, not a boolean: Karenina coerces it with Python truthiness",
-                p.value
-                    .as_ref()
-                    .map(crate::model::show)
-                    .unwrap_or_else(|| "missing".into())
-            ),
-        ));
+    if p.name == "finished" && is_last && !matches!(p.value, Some(Json::Bool(_))) {
+        // `QuestionRegistryEntry.finished: bool`, validated by `Benchmark.load`.
+        let shown = p
+            .value
+            .as_ref()
+            .map_or_else(|| "null".to_string(), crate::model::show);
+        match p.value.as_ref().map(super::lax::boolean) {
+            Some(Ok(b)) => out.push(Diagnostic::warning(
+                "KLD-W027",
+                path.key("value"),
+                format!("`finished` is {shown}, not a boolean: Karenina's pydantic model coerces it to {}", if b { "True" } else { "False" }),
+            )),
+            _ => out.push(Diagnostic::error(
+                "KLD-E022",
+                path.key("value"),
+                format!("`finished` is {shown}: Karenina's QuestionRegistryEntry needs a boolean (or \"true\"/\"yes\"/1…), so `Benchmark.load` fails"),
+            )),
+        }
     }
 }
 

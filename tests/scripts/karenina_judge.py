@@ -112,7 +112,19 @@ def ratings(cp):
 def mutate(cp, rng):
     """Applies one mutation; returns its description."""
     kind = rng.choice(["prop_value"] * 6 + ["prop_remove", "prop_add", "rating_field", "type", "regex",
-                                            "kind", "object_field", "dup_prop"])
+                                            "kind", "object_field", "dup_prop", "question_prop"])
+    if kind == "question_prop":
+        items = dicts(cp.get("dataFeedElement"))
+        q = rng.choice(items).get("item") if items else None
+        if isinstance(q, dict):
+            qprops = q.get("additionalProperty")
+            if not isinstance(qprops, list):
+                qprops = q["additionalProperty"] = []
+            name = rng.choice(["finished", "author", "sources", "few_shot_examples", "answer_notes",
+                               "workspace_path", "custom_x", "custom_custom_y", "other"])
+            value = copy.deepcopy(rng.choice(VALUES + ['{"name": "A"}', '[{"title": "t"}]']))
+            qprops.append({"@type": "PropertyValue", "name": name, "value": value})
+            return f"question property {name} = {json.dumps(value)}"
     candidates = ratings(cp)
     if not candidates:
         return "no rating left"

@@ -375,6 +375,13 @@ fn trait_models_judge_like_karenina() {
         "{:#?}",
         a.report.diagnostics
     );
+    // `finished` is a pydantic bool at load: "maybe" fails, "yes" is coerced.
+    expect(
+        &fill("", "", &pv("finished", "\"maybe\""), "", "", ""),
+        "KLD-E022",
+        "/dataFeedElement/0/item/additionalProperty/0/value",
+        "\"maybe\"",
+    );
     // A question trait repeating a global trait's name and type: merging fails later.
     let g = rating(
         "same",
