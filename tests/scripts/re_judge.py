@@ -77,6 +77,32 @@ def generated(seed, n):
     return out
 
 
+# Hand-picked corners of sre_parse: \N{} spellings and aliases, verbose mode,
+# flags, conditionals, look-behind widths and group references.
+CORNERS = [
+    r"\N{LATIN CAPITAL LETTER GHA}", r"\N{latin small letter a}", r"\N{LATIN SMALL LETTER A }",
+    r"\N{LATIN_SMALL_LETTER_A}", r"\N{LATIN SMALL LETTER  A}", r"\N{NULL}", r"\N{LINE FEED}", r"\N{LF}",
+    r"\N{BYZANTINE MUSICAL SYMBOL FHTORA SKLIRON CHROMA VASIS}", r"\N{CJK UNIFIED IDEOGRAPH-4E00}",
+    r"\N{HANGUL SYLLABLE GAG}", r"[\N{EM DASH}-\N{HORIZONTAL BAR}]", r"\N{EM DASH", r"\N{LATIN SMALL LETTER A WITH MACRON AND GRAVE}",
+    "(?x) a b # comment\n c", "(?x)[ ]", "(?x)a\\ b", "(?x)a{1, 2}", "(?x)a #", "(?x)\\", "(?x: a )b",
+    "(?-x:a b)", "(?x-i:a)", "(?xi)a", "(?u)é", r"(?a)\w", "(?L)a", "(?t)a", "(?t)a*", "(?t)(?:a)",
+    "(?i)(?<=a)b", "(?<=a|bc)", "(?<=(?:a|bc))", "(?<=a{2})x", "(?<=a{1,2})x", r"(?<=\b)x", "(?<=(?P<x>a))",
+    r"(a)(?<=\1)", r"(?<=(a)\1)", r"(a)(?<=(?(1)b|c))", r"(?<=(?(1)b|cc))(a)", "(?<!a*)", "(?<=a)(?<!b)",
+    "(?(1)a|b|c)", "(a)(?(1)b|c)", "(?(a)b)", "(?P<a>x)(?(a)y|z)", "(?P<a>x)(?P<a>y)", r"(?P<a>x)\g<a>",
+    "(?P<1a>x)", "(?P<a1>x)", "(?P<_>x)", "(?P<é>x)", "(?P<a-b>x)", "(?P=a)", "(?P<a>(?P=a))",
+    "(?(0)a)", "(?(-1)a)", "(?(+1)a)(b)", "(?( 1)a)(b)", "(?(1_0)a)", "(?(١)a)(b)", "(?(01)a)(b)",
+    "a{,3}?", "a{1,}+", "(?s:.)", "(?>a+)+", "(?>)", "a++", "a?+", "a{2}+", "(?:)*", "(?=a)*", "(?#x)*",
+    "x(?#unterminated", "[]", "[]]", "[^]]", "[a-\\d]", "[\\d-z]", "[z-a]", "[a-a]", r"[\x00-\x{7f}]",
+    r"\x7", r"\u12", r"\U0010FFFF", r"\U00110000", r"\0", r"\00", r"\000", r"\0000", r"\400", r"\377",
+    r"\8", r"(a)\10", r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10", r"\18", r"\123", r"[\8]", r"[\123]", r"[\400]",
+    "a|*", "|", "()", "(|)", "(?:|a)*", "^*", "$*", r"\A*", r"\Z+", r"\B?", "a{1}{2}", "a{1}?{2}",
+    "{1,2}", "x{2,1}", "x{99999999999}", "x{4294967294}", "x{4294967295}", "x{0,4294967294}",
+    "(" * 30 + ")" * 30, "(?:" * 30 + ")" * 30, "((a)|b)+", "(?i:(?-i:a))", "(?i-i:a)", "(?ii:a)", "(?i",
+    "(?-", "(?-:a)", "(?", "(?P", "(?P<", "(?P<a", "(?P<a>", "(?<", "(?<=", "(?'a'x)", "(?R)", "(?|a)",
+    "\\", "a\\", "\\\\", "é\\", "\n\t\r\f\v\a\b", r"\e", r"\c", r"\k", r"\g", r"\-\]\}\#\ ",
+]
+
+
 def judge(p):
     try:
         with warnings.catch_warnings():
@@ -93,7 +119,7 @@ def main():
     ap.add_argument("--generated", type=int, default=1500)
     a = ap.parse_args()
     seen = set()
-    for p in test_re_patterns() + generated(a.seed, a.generated):
+    for p in CORNERS + test_re_patterns() + generated(a.seed, a.generated):
         if p in seen:
             continue
         seen.add(p)
