@@ -330,27 +330,33 @@ fn callable(j: &mut Judge) {
     j.field("higher_is_better", true, lax::boolean);
     scores(j);
     let classes = j.classes(false);
-    if kind == "literal" {
-        let empty = match &classes {
-            None | Some(Json::Null) => true,
-            Some(Json::Object(o)) => o.is_empty(),
-            Some(Json::Array(a)) => a.is_empty(),
-            Some(Json::String(s)) => s.is_empty(),
-            Some(Json::Number(n)) => n.as_f64() == 0.0,
-            Some(Json::Bool(b)) => !b,
-        };
-        if empty {
-            j.fail(
-                Some("classes"),
-                "KLD-W018",
-                "a literal trait needs `classes`".into(),
-            );
-            return;
-        }
+    if kind == "literal" && !has_classes(j, &classes) {
+        return;
     }
     if let Some(c) = classes.filter(|c| !matches!(c, Json::Null)) {
         check_classes(j, Some(&c), false);
     }
+}
+
+/// The literal-kind rule of the callable and agentic models, `not classes`
+/// (Python truthiness): false, with the problem reported, when it fails.
+fn has_classes(j: &mut Judge, classes: &Option<Json>) -> bool {
+    let truthy = match classes {
+        None | Some(Json::Null) => false,
+        Some(Json::Object(o)) => !o.is_empty(),
+        Some(Json::Array(a)) => !a.is_empty(),
+        Some(Json::String(s)) => !s.is_empty(),
+        Some(Json::Number(n)) => n.as_f64() != 0.0,
+        Some(Json::Bool(b)) => *b,
+    };
+    if !truthy {
+        j.fail(
+            Some("classes"),
+            "KLD-W018",
+            "a literal trait needs `classes`".into(),
+        );
+    }
+    truthy
 }
 
 /// A metric list as the converter reads it: JSON-string → parsed, array →
@@ -501,20 +507,8 @@ fn agentic(j: &mut Judge) {
         );
     }
     let classes = j.classes(false);
-    if matches!(&kind, Some(Json::String(s)) if s == "literal") {
-        let empty = match &classes {
-            None | Some(Json::Null) => true,
-            Some(Json::Object(o)) => o.is_empty(),
-            _ => false,
-        };
-        if empty {
-            j.fail(
-                Some("classes"),
-                "KLD-W018",
-                "a literal agentic trait needs `classes`".into(),
-            );
-            return;
-        }
+    if matches!(&kind, Some(Json::String(s)) if s == "literal") && !has_classes(j, &classes) {
+        return;
     }
     if let Some(c) = classes.filter(|c| !matches!(c, Json::Null)) {
         if let Err(e) = lax::string_map(&c) {

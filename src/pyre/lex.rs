@@ -236,42 +236,25 @@ pub(super) enum Code {
     GroupRef(usize),
 }
 
+/// `\\x`, `\\u`, `\\U`: exactly `n` hex digits, else "incomplete escape".
+fn hex_escape(src: &mut Tokenizer, escape: &mut String, n: usize) -> R<u32> {
+    escape.push_str(&src.getwhile(n, HEXDIGITS)?);
+    let len = escape.chars().count();
+    if len != n + 2 {
+        return err(format!("incomplete escape {escape}"), src.tell() - len);
+    }
+    Ok(u32::from_str_radix(&escape[2..], 16).unwrap_or(u32::MAX))
+}
+
 pub(super) fn char_escape(src: &mut Tokenizer, c: char, escape: &mut String) -> R<Option<Code>> {
     let esc_len = |e: &String| e.chars().count();
     match c {
-        'x' => {
-            escape.push_str(&src.getwhile(2, HEXDIGITS)?);
-            if esc_len(escape) != 4 {
-                return err(
-                    format!("incomplete escape {escape}"),
-                    src.tell() - esc_len(escape),
-                );
-            }
-            Ok(Some(Code::Literal(
-                u32::from_str_radix(&escape[2..], 16).unwrap_or(0),
-            )))
-        }
-        'u' => {
-            escape.push_str(&src.getwhile(4, HEXDIGITS)?);
-            if esc_len(escape) != 6 {
-                return err(
-                    format!("incomplete escape {escape}"),
-                    src.tell() - esc_len(escape),
-                );
-            }
-            Ok(Some(Code::Literal(
-                u32::from_str_radix(&escape[2..], 16).unwrap_or(0),
-            )))
+        'x' | 'u' => {
+            let v = hex_escape(src, escape, if c == 'x' { 2 } else { 4 })?;
+            Ok(Some(Code::Literal(v)))
         }
         'U' => {
-            escape.push_str(&src.getwhile(8, HEXDIGITS)?);
-            if esc_len(escape) != 10 {
-                return err(
-                    format!("incomplete escape {escape}"),
-                    src.tell() - esc_len(escape),
-                );
-            }
-            let v = u32::from_str_radix(&escape[2..], 16).unwrap_or(u32::MAX);
+            let v = hex_escape(src, escape, 8)?;
             if v > 0x10FFFF {
                 // chr() raises ValueError, which becomes "bad escape".
                 return err(format!("bad escape {escape}"), src.tell() - esc_len(escape));

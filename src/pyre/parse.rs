@@ -118,31 +118,26 @@ pub(super) fn parse(
                             src.seek(here)?;
                             continue;
                         }
-                        let num = |s: &str| {
-                            s.bytes().fold(0u128, |v, b| {
+                        // int(digits); at MAXREPEAT Python raises OverflowError.
+                        let bound = |s: &str| -> R<u128> {
+                            let n = s.bytes().fold(0u128, |v, b| {
                                 v.saturating_mul(10).saturating_add((b - b'0') as u128)
-                            })
+                            });
+                            if n >= MAXREPEAT {
+                                return Err(PyReError {
+                                    msg: "the repetition number is too large (OverflowError)"
+                                        .into(),
+                                    pos: None,
+                                });
+                            }
+                            Ok(n)
                         };
                         let (mut min, mut max) = (0, MAXREPEAT);
                         if !lo.is_empty() {
-                            min = num(&lo);
-                            if min >= MAXREPEAT {
-                                return Err(PyReError {
-                                    msg: "the repetition number is too large (OverflowError)"
-                                        .into(),
-                                    pos: None,
-                                });
-                            }
+                            min = bound(&lo)?;
                         }
                         if !hi.is_empty() {
-                            max = num(&hi);
-                            if max >= MAXREPEAT {
-                                return Err(PyReError {
-                                    msg: "the repetition number is too large (OverflowError)"
-                                        .into(),
-                                    pos: None,
-                                });
-                            }
+                            max = bound(&hi)?;
                             if max < min {
                                 return err("min repeat greater than max repeat", here);
                             }

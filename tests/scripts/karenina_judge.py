@@ -109,6 +109,16 @@ def ratings(cp):
     return out
 
 
+def set_or_drop(obj, field, rng):
+    """Sets obj[field] to a random value or removes it; returns what was done."""
+    value = copy.deepcopy(rng.choice(VALUES + ["<missing>"]))
+    if value == "<missing>":
+        obj.pop(field, None)
+    else:
+        obj[field] = value
+    return value
+
+
 def mutate(cp, rng):
     """Applies one mutation; returns its description."""
     kind = rng.choice(["prop_value"] * 6 + ["prop_remove", "prop_add", "rating_field", "type", "regex",
@@ -154,11 +164,7 @@ def mutate(cp, rng):
     if kind == "rating_field":
         field = rng.choice(["name", "description", "bestRating", "worstRating", "ratingValue", "ratingExplanation",
                             "@id", "@type", "extra"])
-        value = copy.deepcopy(rng.choice(VALUES + ["<missing>"]))
-        if value == "<missing>":
-            r.pop(field, None)
-        else:
-            r[field] = value
+        value = set_or_drop(r, field, rng)
         return f"{scope} {r['name'] if isinstance(r.get('name'), str) else '?'}: {field} = {json.dumps(value)}"
     if kind == "type":
         t = rng.choice(TYPES)
@@ -192,11 +198,7 @@ def mutate(cp, rng):
     if not isinstance(obj, dict):
         obj = cp
     field = rng.choice(list(obj.keys()) + ["extraField"])
-    value = copy.deepcopy(rng.choice(VALUES + ["<missing>"]))
-    if value == "<missing>":
-        obj.pop(field, None)
-    else:
-        obj[field] = value
+    value = set_or_drop(obj, field, rng)
     return f"{target}: {field} = {json.dumps(value)}"
 
 
