@@ -148,6 +148,7 @@ pub mod merge;
 pub mod model;
 pub mod preset;
 pub mod pyjson;
+pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
 #[cfg(feature = "remote")]

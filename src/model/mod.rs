@@ -4,10 +4,12 @@
 //! [`analyze`] is the one entry point: bytes in, a checkpoint (when it loads) and
 //! every located diagnostic out. It does not touch JSON-LD or any store.
 
+mod lax;
 mod lint;
 pub mod markers;
 pub mod qid;
 mod read;
+mod traits;
 mod types;
 
 pub use types::*;
@@ -71,10 +73,13 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
             let mut cx = read::Cx::new();
             let cp = read::read_checkpoint(v, &mut cx);
             diags.append(&mut cx.diags);
-            cp.map(|mut cp| {
+            cp.and_then(|mut cp| {
                 normalize(&mut cp, opts, &mut diags);
-                diags.extend(lint::lint(&cp));
-                cp
+                let lints = lint::lint(&cp);
+                // A trait Karenina's models refuse at load (KLD-E022) stops the load here too.
+                let refused = lints.iter().any(Diagnostic::is_error);
+                diags.extend(lints);
+                (!refused).then_some(cp)
             })
         }
     };

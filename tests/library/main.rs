@@ -6,6 +6,7 @@ mod common;
 
 mod corpus;
 mod diagnostics;
+mod differential_re;
 mod docs;
 mod merge;
 mod preset;
