@@ -165,8 +165,8 @@ fn prop_path(r: &Rating, base: &JsonPath, name: &str) -> JsonPath {
     }
 }
 
-/// Where a trait is read, for the messages: `None` for a question-specific
-/// trait (converted by `Benchmark.load`), else the later step that reads it.
+/// Where Karenina converts a trait: `Load` for a question-specific trait
+/// (`Benchmark.load`), else the later step of verification that reads it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Step {
     Load,
