@@ -171,7 +171,8 @@ pub fn read_head(path: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(head)
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

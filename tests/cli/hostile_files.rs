@@ -211,6 +211,19 @@ fn index_and_files(store: &Path) -> (Vec<String>, Vec<String>) {
     (named, files)
 }
 
+/// `kld load --store STORE FILES` started (stderr piped).
+fn spawn_load(store: &Path, files: &[PathBuf]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
+        .arg("load")
+        .arg("--store")
+        .arg(store)
+        .args(files)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn twenty_rounds_of_two_concurrent_loads_lose_nothing() {
     let d = tempfile::tempdir().unwrap();
@@ -218,18 +231,7 @@ fn twenty_rounds_of_two_concurrent_loads_lose_nothing() {
     let b = copies(&d.path().join("b"), 4);
     for round in 0..20 {
         let store = d.path().join(format!("store{round}"));
-        let spawn = |files: &[PathBuf]| {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("kld"))
-                .arg("load")
-                .arg("--store")
-                .arg(&store)
-                .args(files)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        };
-        let (pa, pb) = (spawn(&a), spawn(&b));
+        let (pa, pb) = (spawn_load(&store, &a), spawn_load(&store, &b));
         for p in [pa, pb] {
             let out = p.wait_with_output().unwrap();
             assert!(
@@ -659,4 +661,50 @@ fn serve_help_says_store_changes_under_watch_are_not_written_back() {
         "{help}"
     );
     assert!(!flat.contains("are written back"), "{help}");
+}
+
+#[test]
+fn loads_killed_at_random_moments_leave_a_store_whose_index_and_graph_files_agree_after_the_next_load(
+) {
+    let d = tempfile::tempdir().unwrap();
+    let batch = copies(&d.path().join("in"), 30);
+    let one = copies(&d.path().join("one"), 1);
+    let store = d.path().join("store");
+    let load = |files: &[PathBuf]| spawn_load(&store, files);
+    let t = std::time::Instant::now();
+    assert!(load(&batch).wait().unwrap().success());
+    let span = t.elapsed().as_micros() as u64 + 1;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ span;
+    for round in 0..10 {
+        // (A round killed before the store existed leaves none.)
+        let _ = std::fs::remove_dir_all(&store);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut child = load(&batch);
+        std::thread::sleep(Duration::from_micros(x % span));
+        // SAFETY: kill on our own child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        child.wait().unwrap();
+        if !store.join("graphs").is_dir() {
+            continue;
+        }
+        // The next writer cleans up: every graph file is in the index.
+        let (code, stderr) = run(
+            &[
+                os("load"),
+                os("--store"),
+                store.as_os_str(),
+                one[0].as_os_str(),
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "round {round}: {stderr}");
+        let (named, files) = index_and_files(&store);
+        assert_eq!(named, files, "round {round}: {stderr}");
+        assert!(!std::fs::read_dir(&store)
+            .unwrap()
+            .chain(std::fs::read_dir(store.join("graphs")).unwrap())
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    }
 }

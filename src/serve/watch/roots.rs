@@ -34,13 +34,20 @@ impl Root {
     }
 }
 
-/// A directory's (device, inode), if it is one.
+/// A directory's (device, inode), if it is one (elsewhere than Unix, only
+/// whether it is there).
 fn identity(dir: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(dir)
-        .ok()
-        .filter(|m| m.is_dir())
-        .map(|m| (m.dev(), m.ino()))
+    let m = std::fs::metadata(dir).ok().filter(|m| m.is_dir())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        Some((0, 0))
+    }
 }
 
 /// Every [`ROOT_POLL`] until `stop`: a root that is gone (or was replaced:
