@@ -186,7 +186,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE).await?;
+        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout)).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;

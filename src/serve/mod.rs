@@ -11,6 +11,8 @@
 //! listing and the canonical file of a graph. [`http`] is the thin axum layer
 //! and [`watch`] re-reads files that change.
 
+mod conn;
+mod guard;
 pub mod http;
 mod interop;
 mod listen;
@@ -330,7 +332,21 @@ impl State {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
-        r.map_err(|e| error_answer(&e))
+        r.map_err(|e| match e {
+            // It had less than the configured limit to run: say the limit,
+            // and where the rest of the time went.
+            Error::Timeout { .. } if prepared.opts.timeout < self.settings.timeout => {
+                let limit = self.settings.timeout.as_secs_f64();
+                let waited = limit - prepared.opts.timeout.as_secs_f64();
+                Answer::text(
+                    503,
+                    format!(
+                        "SPARQL: query stopped at the server's {limit} s time limit, {waited:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)"
+                    ),
+                )
+            }
+            e => error_answer(&e),
+        })
     }
 
     /// Cancels every running query (a stopping server).

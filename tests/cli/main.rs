@@ -24,6 +24,7 @@ mod results_more;
 mod runs;
 mod serve;
 mod sidecars;
+mod siege_serve;
 mod trust;
 mod verdicts;
 

@@ -1,0 +1,442 @@
+//! `kld serve` under siege (issue 31): connections that send nothing or
+//! trickle, clients that never read, requests from other websites, odd
+//! `Host` bytes and hundreds of runaways at once. A real server on a
+//! loopback port, raw sockets where a well-behaved client cannot misbehave
+//! enough; every loop is bounded and every server stops with its guard.
+
+use crate::common::*;
+use crate::hostile_serve::rss_mb;
+use crate::serve::{client, python, serve, serve_logged};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn examples() -> Vec<PathBuf> {
+    vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")]
+}
+
+/// A query that runs until its time limit and answers 503.
+const RUNAWAY: &str = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+/// A query whose answer streams until its time limit.
+const ENDLESS: &str = "SELECT * { ?a ?b ?c . ?d ?e ?f }";
+
+fn encoded(q: &str) -> String {
+    url::form_urlencoded::byte_serialize(q.as_bytes()).collect()
+}
+
+/// Asserts the server answers `ASK {}` (within 5 s).
+fn asks(base: &str) {
+    let t = Instant::now();
+    let r = client()
+        .get(format!("{base}/sparql?query=ASK%7B%7D"))
+        .send()
+        .unwrap_or_else(|e| panic!("ASK after the siege: {e}"));
+    assert_eq!(r.status(), 200);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+/// Reads until the peer closes (or resets) the connection, for at most
+/// `limit`; returns what was read and whether it closed.
+fn read_to_close(s: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
+    let start = Instant::now();
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1 << 16];
+    while start.elapsed() < limit {
+        match s.read(&mut buf) {
+            Ok(0) => return (got, true),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return (got, true),
+        }
+    }
+    (got, false)
+}
+
+/// The status code of a raw HTTP response.
+fn status_of(response: &[u8]) -> Option<u16> {
+    let text = String::from_utf8_lossy(response);
+    text.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()
+}
+
+#[test]
+fn silent_connections_neither_lock_others_out_nor_stay_open() {
+    let s = serve(&examples(), &["--timeout", "3"]);
+    asks(&s.base);
+    let idle = rss_mb(s.pid());
+    // More silent connections than the limit (256).
+    let opened = Instant::now();
+    let mut silent: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).unwrap())
+        .collect();
+    // Once they have been silent for a second, others are served at once:
+    // the idlest silent ones make room.
+    std::thread::sleep(Duration::from_millis(1500));
+    asks(&s.base);
+    let r = client()
+        .post(format!("{}/sparql", s.base))
+        .form(&[("query", "ASK {}")])
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    // Every silent connection is closed within the header timeout (10 s).
+    for (i, c) in silent.iter_mut().enumerate() {
+        let left = Duration::from_secs(12).saturating_sub(opened.elapsed());
+        let (got, closed) = read_to_close(c, left);
+        assert!(
+            closed,
+            "silent connection {i} still open after {:?}",
+            opened.elapsed()
+        );
+        assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    }
+    assert!(opened.elapsed() < Duration::from_secs(12));
+    let rss = rss_mb(s.pid());
+    assert!(rss < idle + 50.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
+    asks(&s.base);
+}
+
+#[test]
+fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_once() {
+    let s = serve(&examples(), &["--timeout", "3"]);
+    // Content-Length far over the 2 MiB body limit: 413 without waiting.
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let t = Instant::now();
+    c.write_all(
+        b"POST /sparql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/sparql-query\r\nContent-Length: 999999999999\r\n\r\nASK",
+    )
+    .unwrap();
+    let (got, closed) = read_to_close(&mut c, Duration::from_secs(5));
+    assert_eq!(
+        status_of(&got),
+        Some(413),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    assert!(closed);
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // A body trickled at a byte a second: 408 at the request's limit (3 s;
+    // the body deadline is 10 s or the limit, if shorter), then closed.
+    let body = format!("query={}", encoded("ASK {}"));
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let t = Instant::now();
+    write!(
+        c,
+        "POST /sparql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n",
+        body.len() + 100
+    )
+    .unwrap();
+    let mut writer = c.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        for b in body.bytes().take(20) {
+            if writer.write_all(&[b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    });
+    let (got, closed) = read_to_close(&mut c, Duration::from_secs(10));
+    let took = t.elapsed();
+    assert_eq!(
+        status_of(&got),
+        Some(408),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    assert!(closed);
+    assert!(
+        took > Duration::from_millis(2500) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    trickle.join().unwrap();
+    asks(&s.base);
+}
+
+#[test]
+fn clients_that_never_read_lose_their_slots_at_the_deadline() {
+    let s = serve(&examples(), &["--timeout", "3", "--max-concurrent", "4"]);
+    asks(&s.base);
+    let idle = rss_mb(s.pid());
+    let start = Instant::now();
+    // Four answers that never end, on every slot, never read.
+    let mut stuck: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+            write!(
+                c,
+                "GET /sparql?query={} HTTP/1.1\r\nHost: localhost\r\nAccept: text/tab-separated-values\r\n\r\n",
+                encoded(ENDLESS)
+            )
+            .unwrap();
+            c
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // An ASK gets a slot once theirs are freed at their deadline (3 s).
+    asks(&s.base);
+    let asked = start.elapsed();
+    assert!(
+        asked < Duration::from_secs(5),
+        "ASK answered after {asked:?}"
+    );
+    // Each stuck connection is closed (its answer incomplete) by the
+    // deadline plus the 1 s margin.
+    for (i, c) in stuck.iter_mut().enumerate() {
+        let left = Duration::from_secs(8).saturating_sub(start.elapsed());
+        let (got, closed) = read_to_close(c, left);
+        assert!(closed, "connection {i} open after {:?}", start.elapsed());
+        assert_eq!(status_of(&got), Some(200));
+        assert!(!got.ends_with(b"0\r\n\r\n"), "the cut answer looks whole");
+    }
+    let rss = rss_mb(s.pid());
+    assert!(rss < idle + 200.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
+    asks(&s.base);
+}
+
+#[test]
+fn cross_site_requests_get_403_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let s = serve_logged(&examples(), &["--timeout", "3"], Some(&log));
+    let c = client();
+    let url = format!("{}/sparql?query={}", s.base, encoded(RUNAWAY));
+    for (name, value) in [
+        ("Sec-Fetch-Site", "cross-site"),
+        ("Sec-Fetch-Site", "same-site"),
+        ("Origin", "http://evil.example"),
+    ] {
+        let t = Instant::now();
+        let r = c.get(&url).header(name, value).send().unwrap();
+        assert_eq!(r.status(), 403, "{name}: {value}");
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        let t = Instant::now();
+        let r = c
+            .post(format!("{}/sparql", s.base))
+            .header(name, value)
+            .form(&[("query", RUNAWAY)])
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 403, "POST {name}: {value}");
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    }
+    // The page's own requests and plain clients run as before.
+    let own = format!("http://127.0.0.1:{}", s.port);
+    for (name, value) in [("Sec-Fetch-Site", "same-origin"), ("Origin", own.as_str())] {
+        let r = c
+            .post(format!("{}/sparql", s.base))
+            .header(name, value)
+            .form(&[("query", "ASK {}")])
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 200, "{name}: {value}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.matches(" /sparql 403 ").count(), 6, "{text}");
+    assert!(!text.contains(" 503 "), "a refused query ran: {text}");
+    asks(&s.base);
+}
+
+#[test]
+fn a_host_with_a_byte_that_is_not_ascii_is_refused() {
+    let s = serve(&examples(), &[]);
+    for host in [&b"localhost\xff"[..], b"\xff", b"127.0.0.1\x80"] {
+        let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.write_all(b"GET /checkpoints HTTP/1.1\r\nHost: ").unwrap();
+        c.write_all(host).unwrap();
+        c.write_all(b"\r\nConnection: close\r\n\r\n").unwrap();
+        let (got, _) = read_to_close(&mut c, Duration::from_secs(5));
+        assert_eq!(
+            status_of(&got),
+            Some(403),
+            "{}",
+            String::from_utf8_lossy(&got)
+        );
+    }
+    asks(&s.base);
+}
+
+#[test]
+fn five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds() {
+    let s = serve(&examples(), &["--timeout", "3", "--max-concurrent", "4"]);
+    asks(&s.base);
+    let idle = rss_mb(s.pid());
+    let port = s.port;
+    let body = format!("query={}", encoded(RUNAWAY));
+    let start = Instant::now();
+    let clients: Vec<_> = (0..500)
+        .map(|_| {
+            let body = body.clone();
+            std::thread::spawn(move || {
+                let t = Instant::now();
+                let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                write!(
+                    c,
+                    "POST /sparql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .unwrap();
+                let (got, _) = read_to_close(&mut c, Duration::from_secs(20));
+                (status_of(&got), t.elapsed())
+            })
+        })
+        .collect();
+    let mut slowest = Duration::ZERO;
+    for h in clients {
+        let (status, took) = h.join().unwrap();
+        assert_eq!(status, Some(503), "after {took:?}");
+        slowest = slowest.max(took);
+    }
+    assert!(
+        slowest < Duration::from_secs(5),
+        "the slowest of 500 runaways ended after {slowest:?} (limit 3 s)"
+    );
+    eprintln!(
+        "500 runaways: slowest {slowest:?}, all in {:?}",
+        start.elapsed()
+    );
+    let rss = rss_mb(s.pid());
+    assert!(rss < idle + 200.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
+    asks(&s.base);
+}
+
+#[test]
+fn a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let s = serve_logged(
+        &examples(),
+        &["--timeout", "3", "--max-concurrent", "1"],
+        Some(&log),
+    );
+    // A runaway whose client leaves after half a second.
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        c,
+        "GET /sparql?query={} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        encoded(RUNAWAY)
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(c);
+    let t = Instant::now();
+    let line = loop {
+        let text = std::fs::read_to_string(&log).unwrap();
+        if let Some(l) = text.lines().find(|l| l.starts_with("GET /sparql 499 ")) {
+            break l.to_string();
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "not logged: {text}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(line.contains("disconnected"), "{line}");
+    // One slot: a runaway holds it; another, a second later, waits 2 s for
+    // it and has 1 s left to run. Its 503 names the 3 s limit and the wait.
+    let first = {
+        let url = format!("{}/sparql", s.base);
+        std::thread::spawn(move || client().post(url).form(&[("query", RUNAWAY)]).send())
+    };
+    std::thread::sleep(Duration::from_secs(1));
+    let t = Instant::now();
+    let r = client()
+        .post(format!("{}/sparql", s.base))
+        .form(&[("query", RUNAWAY)])
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    let text = r.text().unwrap();
+    assert!(
+        text.contains("the server's 3 s time limit") && text.contains("waiting for a query slot"),
+        "{text}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_eq!(first.join().unwrap().unwrap().status(), 503);
+    asks(&s.base);
+}
+
+#[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
+fn a_page_of_another_origin_gets_403_for_its_script_and_form_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("serve.log");
+    let s = serve_logged(&examples(), &["--timeout", "3"], Some(&log));
+    let site = tempfile::tempdir().unwrap();
+    // A <script src> timing a runaway, and a form POSTing one into a frame.
+    let page = format!(
+        r#"<!doctype html><title>other site</title>
+<iframe name="sink"></iframe>
+<form id="f" method="post" action="{base}/sparql" target="sink">
+<input type="hidden" name="query" value="{q_attr}"></form>
+<script>
+window.outcome = null;
+const t0 = performance.now();
+const s = document.createElement("script");
+s.src = "{base}/sparql?query={q_url}";
+s.onerror = () => {{ window.outcome = {{script: "error", ms: performance.now() - t0}}; }};
+s.onload = () => {{ window.outcome = {{script: "load", ms: performance.now() - t0}}; }};
+document.body.appendChild(s);
+document.getElementById("f").submit();
+</script>"#,
+        base = s.base,
+        q_attr = RUNAWAY.replace('"', "&quot;"),
+        q_url = encoded(RUNAWAY),
+    );
+    std::fs::write(site.path().join("index.html"), page).unwrap();
+    let port = free_port();
+    let _site = ServerGuard(
+        std::process::Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+            ])
+            .current_dir(site.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(wait_for_port(port, Duration::from_secs(30)));
+    // Both another host name (cross-site) and another port of the same
+    // host (same-site) are other origins.
+    for origin in [
+        format!("http://localhost:{port}"),
+        format!("http://127.0.0.1:{port}"),
+    ] {
+        let before = std::fs::read_to_string(&log).unwrap().len();
+        let out = python(
+            "browser_other_origin.py",
+            &[&format!("{origin}/index.html")],
+        );
+        let seen: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        assert_eq!(seen["outcome"]["script"], "error", "{origin}: {seen}");
+        let ms = seen["outcome"]["ms"].as_f64().unwrap();
+        assert!(
+            ms < 1000.0,
+            "{origin}: the script's error came after {ms} ms"
+        );
+        // Wait for both requests' log lines.
+        let t = Instant::now();
+        let lines = loop {
+            let text = std::fs::read_to_string(&log).unwrap();
+            let new = text[before..].to_string();
+            if new.contains("GET /sparql 403 ") && new.contains("POST /sparql 403 ") {
+                break new;
+            }
+            assert!(t.elapsed() < Duration::from_secs(10), "{origin}: {new}");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(
+            !lines.contains(" 503 ") && !lines.contains("/sparql 200 "),
+            "{origin}: {lines}"
+        );
+    }
+    asks(&s.base);
+}
