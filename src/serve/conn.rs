@@ -40,8 +40,12 @@ struct ClockState {
     in_flight: BTreeMap<u64, Instant>,
     next: u64,
     /// Since when no request has been in flight (the connection's start at
-    /// first).
+    /// first, then the first time its task ran).
     idle_since: Instant,
+    /// Whether its task has run: until then, whatever the client sent is
+    /// unread, so it cannot be judged idle (a loaded server may take a
+    /// while to get to a burst of new connections).
+    started: bool,
 }
 
 impl Clock {
@@ -51,6 +55,7 @@ impl Clock {
                 in_flight: BTreeMap::new(),
                 next: 0,
                 idle_since: Instant::now(),
+                started: false,
             }),
             changed: Notify::new(),
             shed: AtomicBool::new(false),
@@ -101,10 +106,23 @@ impl Clock {
         self.changed.notified().await;
     }
 
-    /// No request in flight: since when (`None` while one is).
+    /// The connection's task runs for the first time: it reads what the
+    /// client has sent, so from now on no request in flight means idle.
+    pub(super) fn start(&self) {
+        let mut s = self.lock();
+        if !s.started {
+            s.started = true;
+            if s.in_flight.is_empty() {
+                s.idle_since = Instant::now();
+            }
+        }
+    }
+
+    /// No request in flight since when (`None` while one is, or before the
+    /// connection's task ran).
     fn idle_since(&self) -> Option<Instant> {
         let s = self.lock();
-        s.in_flight.is_empty().then_some(s.idle_since)
+        (s.started && s.in_flight.is_empty()).then_some(s.idle_since)
     }
 
     /// Marks the connection for closing (its watchdog closes it at once).
@@ -239,6 +257,7 @@ mod tests {
         let busy = Duration::from_millis(500);
         let a = Clock::new(idle, busy);
         let b = Clock::new(idle, busy);
+        b.start();
         assert!(!a.expired());
         let t = a.begin();
         // In flight: the request limit counts, not the idle limit.
@@ -261,5 +280,14 @@ mod tests {
         assert!(!a.expired(), "idle again, from now");
         table.remove(ka);
         assert!(table.make_room(1, Duration::ZERO));
+        // A connection whose task has not run yet (its request unread) is
+        // never judged idle.
+        let fresh = Table::default();
+        let c = Clock::new(idle, busy);
+        fresh.add(c.clone());
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!fresh.make_room(1, Duration::ZERO));
+        c.start();
+        assert!(fresh.make_room(1, Duration::ZERO));
     }
 }

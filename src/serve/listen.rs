@@ -172,6 +172,7 @@ pub async fn serve(
 /// Drives a connection until it ends or its clock expires (then drops it,
 /// which closes the socket and drops what it was sending).
 async fn watch_over(conn: impl Future, clock: &Clock) {
+    clock.start();
     tokio::pin!(conn);
     loop {
         let deadline = clock.deadline();

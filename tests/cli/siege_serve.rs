@@ -4,8 +4,7 @@
 //! loopback port, raw sockets where a well-behaved client cannot misbehave
 //! enough; every loop is bounded and every server stops with its guard.
 
-use crate::common::*;
-use crate::hostile_serve::rss_mb;
+use crate::hostile_serve::{other_site, rss_mb};
 use crate::serve::{client, python, serve, serve_logged};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -36,6 +35,22 @@ fn asks(base: &str) {
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
 
+/// A server on the examples, answering, and its RSS (MB) idle.
+fn started(extra: &[&str]) -> (crate::serve::Server, f64) {
+    let s = serve(&examples(), extra);
+    asks(&s.base);
+    let idle = rss_mb(s.pid());
+    (s, idle)
+}
+
+/// Asserts the server's RSS grew by less than `margin` MB over `idle`, and
+/// that it answers `ASK {}`.
+fn settles(s: &crate::serve::Server, idle: f64, margin: f64) {
+    let rss = rss_mb(s.pid());
+    assert!(rss < idle + margin, "RSS {rss:.0} MB, {idle:.0} MB idle");
+    asks(&s.base);
+}
+
 /// Reads until the peer closes (or resets) the connection, for at most
 /// `limit`; returns what was read and whether it closed.
 fn read_to_close(s: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
@@ -59,6 +74,18 @@ fn read_to_close(s: &mut TcpStream, limit: Duration) -> (Vec<u8>, bool) {
     (got, false)
 }
 
+/// Asserts the server answers `status` on `c` and closes it within `limit`.
+fn answered_and_closed(c: &mut TcpStream, status: u16, limit: Duration) {
+    let (got, closed) = read_to_close(c, limit);
+    assert_eq!(
+        status_of(&got),
+        Some(status),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    assert!(closed, "still open after {limit:?}");
+}
+
 /// The status code of a raw HTTP response.
 fn status_of(response: &[u8]) -> Option<u16> {
     let text = String::from_utf8_lossy(response);
@@ -67,9 +94,7 @@ fn status_of(response: &[u8]) -> Option<u16> {
 
 #[test]
 fn silent_connections_neither_lock_others_out_nor_stay_open() {
-    let s = serve(&examples(), &["--timeout", "3"]);
-    asks(&s.base);
-    let idle = rss_mb(s.pid());
+    let (s, idle) = started(&["--timeout", "3"]);
     // More silent connections than the limit (256).
     let opened = Instant::now();
     let mut silent: Vec<TcpStream> = (0..300)
@@ -85,9 +110,10 @@ fn silent_connections_neither_lock_others_out_nor_stay_open() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);
-    // Every silent connection is closed within the header timeout (10 s).
+    // Every silent connection is closed at the header timeout (10 s; 4 s
+    // more for a loaded machine).
     for (i, c) in silent.iter_mut().enumerate() {
-        let left = Duration::from_secs(12).saturating_sub(opened.elapsed());
+        let left = Duration::from_secs(14).saturating_sub(opened.elapsed());
         let (got, closed) = read_to_close(c, left);
         assert!(
             closed,
@@ -96,10 +122,8 @@ fn silent_connections_neither_lock_others_out_nor_stay_open() {
         );
         assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
     }
-    assert!(opened.elapsed() < Duration::from_secs(12));
-    let rss = rss_mb(s.pid());
-    assert!(rss < idle + 50.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
-    asks(&s.base);
+    assert!(opened.elapsed() < Duration::from_secs(14));
+    settles(&s, idle, 50.0);
 }
 
 #[test]
@@ -112,14 +136,7 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
         b"POST /sparql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/sparql-query\r\nContent-Length: 999999999999\r\n\r\nASK",
     )
     .unwrap();
-    let (got, closed) = read_to_close(&mut c, Duration::from_secs(5));
-    assert_eq!(
-        status_of(&got),
-        Some(413),
-        "{}",
-        String::from_utf8_lossy(&got)
-    );
-    assert!(closed);
+    answered_and_closed(&mut c, 413, Duration::from_secs(5));
     assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
     // A body trickled at a byte a second: 408 at the request's limit (3 s;
     // the body deadline is 10 s or the limit, if shorter), then closed.
@@ -141,15 +158,8 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
             std::thread::sleep(Duration::from_secs(1));
         }
     });
-    let (got, closed) = read_to_close(&mut c, Duration::from_secs(10));
+    answered_and_closed(&mut c, 408, Duration::from_secs(10));
     let took = t.elapsed();
-    assert_eq!(
-        status_of(&got),
-        Some(408),
-        "{}",
-        String::from_utf8_lossy(&got)
-    );
-    assert!(closed);
     assert!(
         took > Duration::from_millis(2500) && took < Duration::from_secs(5),
         "{took:?}"
@@ -160,9 +170,7 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
 
 #[test]
 fn clients_that_never_read_lose_their_slots_at_the_deadline() {
-    let s = serve(&examples(), &["--timeout", "3", "--max-concurrent", "4"]);
-    asks(&s.base);
-    let idle = rss_mb(s.pid());
+    let (s, idle) = started(&["--timeout", "3", "--max-concurrent", "4"]);
     let start = Instant::now();
     // Four answers that never end, on every slot, never read.
     let mut stuck: Vec<TcpStream> = (0..4)
@@ -194,9 +202,7 @@ fn clients_that_never_read_lose_their_slots_at_the_deadline() {
         assert_eq!(status_of(&got), Some(200));
         assert!(!got.ends_with(b"0\r\n\r\n"), "the cut answer looks whole");
     }
-    let rss = rss_mb(s.pid());
-    assert!(rss < idle + 200.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
-    asks(&s.base);
+    settles(&s, idle, 200.0);
 }
 
 #[test]
@@ -264,9 +270,7 @@ fn a_host_with_a_byte_that_is_not_ascii_is_refused() {
 
 #[test]
 fn five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds() {
-    let s = serve(&examples(), &["--timeout", "3", "--max-concurrent", "4"]);
-    asks(&s.base);
-    let idle = rss_mb(s.pid());
+    let (s, idle) = started(&["--timeout", "3", "--max-concurrent", "4"]);
     let port = s.port;
     let body = format!("query={}", encoded(RUNAWAY));
     let start = Instant::now();
@@ -287,12 +291,15 @@ fn five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds() {
             })
         })
         .collect();
-    let mut slowest = Duration::ZERO;
-    for h in clients {
-        let (status, took) = h.join().unwrap();
-        assert_eq!(status, Some(503), "after {took:?}");
-        slowest = slowest.max(took);
-    }
+    let ended: Vec<(Option<u16>, Duration)> =
+        clients.into_iter().map(|h| h.join().unwrap()).collect();
+    let slowest = ended.iter().map(|e| e.1).max().unwrap_or_default();
+    let other: Vec<_> = ended.iter().filter(|e| e.0 != Some(503)).collect();
+    assert!(
+        other.is_empty(),
+        "{} of 500 not 503: {other:?}",
+        other.len()
+    );
     assert!(
         slowest < Duration::from_secs(5),
         "the slowest of 500 runaways ended after {slowest:?} (limit 3 s)"
@@ -301,9 +308,7 @@ fn five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds() {
         "500 runaways: slowest {slowest:?}, all in {:?}",
         start.elapsed()
     );
-    let rss = rss_mb(s.pid());
-    assert!(rss < idle + 200.0, "RSS {rss:.0} MB, {idle:.0} MB idle");
-    asks(&s.base);
+    settles(&s, idle, 200.0);
 }
 
 #[test]
@@ -365,7 +370,6 @@ fn a_page_of_another_origin_gets_403_for_its_script_and_form_and_runs_nothing() 
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("serve.log");
     let s = serve_logged(&examples(), &["--timeout", "3"], Some(&log));
-    let site = tempfile::tempdir().unwrap();
     // A <script src> timing a runaway, and a form POSTing one into a frame.
     let page = format!(
         r#"<!doctype html><title>other site</title>
@@ -386,24 +390,7 @@ document.getElementById("f").submit();
         q_attr = RUNAWAY.replace('"', "&quot;"),
         q_url = encoded(RUNAWAY),
     );
-    std::fs::write(site.path().join("index.html"), page).unwrap();
-    let port = free_port();
-    let _site = ServerGuard(
-        std::process::Command::new("python3")
-            .args([
-                "-m",
-                "http.server",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-            ])
-            .current_dir(site.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    assert!(wait_for_port(port, Duration::from_secs(30)));
+    let (_site, port) = other_site(&page);
     // Both another host name (cross-site) and another port of the same
     // host (same-site) are other origins.
     for origin in [
