@@ -138,9 +138,17 @@ pub async fn serve(
             });
         } else if overflow.fetch_add(1, Ordering::SeqCst) < MAX_CONNECTIONS {
             let service = hyper::service::service_fn(|req: Request<Incoming>| async {
-                // Read the (bounded) body first: closing on unread bytes
-                // resets the connection, and the client would lose the 503.
-                let _ = axum::body::to_bytes(Body::new(req.into_body()), MAX_BODY_BYTES).await;
+                // Read the body first (bounded, kept nowhere): closing on
+                // unread bytes resets the connection, and the client would
+                // lose the 503.
+                let mut data = Body::new(req.into_body()).into_data_stream();
+                let mut read = 0;
+                while read <= MAX_BODY_BYTES {
+                    match futures_util::StreamExt::next(&mut data).await {
+                        Some(Ok(chunk)) => read += chunk.len(),
+                        _ => break,
+                    }
+                }
                 let mut resp = Response::new(Body::from(
                     "the server is busy: every connection has a request in flight; try again shortly\n",
                 ));
