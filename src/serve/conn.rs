@@ -159,17 +159,60 @@ impl Drop for Ticket {
     }
 }
 
-/// A response body that holds its request's [`Ticket`] until it is sent
-/// whole or dropped. A body that fails (an answer cut at its time or size
-/// limit) closes its connection at once: hyper would otherwise keep it
-/// until what it has buffered is written, which a client that does not read
-/// never lets happen.
-pub(super) struct Tracked {
-    pub(super) body: Body,
-    pub(super) ticket: Ticket,
+/// What a [`Watched`] body calls when it is cut: with the error it failed
+/// with, or `None` when it was dropped unfinished (the connection went).
+pub(super) type OnCut = Box<dyn FnOnce(Option<String>) + Send>;
+
+/// A response body that calls `on_cut` once if it fails or is dropped before
+/// its end, and drops it unused otherwise (what `on_cut` owns lives as long
+/// as the body).
+pub(super) struct Watched {
+    body: Body,
+    on_cut: Option<OnCut>,
+    ended: bool,
 }
 
-impl http_body::Body for Tracked {
+impl Watched {
+    pub(super) fn new(body: Body, on_cut: OnCut) -> Self {
+        Watched {
+            body,
+            on_cut: Some(on_cut),
+            ended: false,
+        }
+    }
+
+    /// The body of a request on a watched connection: it holds the
+    /// request's [`Ticket`] until it is sent whole or dropped, and a body
+    /// that fails (an answer cut at its time or size limit) closes its
+    /// connection at once: hyper would otherwise keep it until what it has
+    /// buffered is written, which a client that does not read never lets
+    /// happen.
+    pub(super) fn tracked(body: Body, ticket: Ticket) -> Self {
+        Watched::new(
+            body,
+            Box::new(move |failed| {
+                // Dropped unfinished: hyper is closing it already, or it
+                // answered a HEAD (its body is never sent).
+                if failed.is_some() {
+                    ticket.clock.shed();
+                }
+            }),
+        )
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        if self.ended || http_body::Body::is_end_stream(&self.body) {
+            return;
+        }
+        if let Some(f) = self.on_cut.take() {
+            f(None);
+        }
+    }
+}
+
+impl http_body::Body for Watched {
     type Data = Bytes;
     type Error = axum::Error;
 
@@ -178,8 +221,15 @@ impl http_body::Body for Tracked {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
         let frame = Pin::new(&mut self.body).poll_frame(cx);
-        if let Poll::Ready(Some(Err(_))) = &frame {
-            self.ticket.clock.shed();
+        match &frame {
+            Poll::Ready(Some(Err(e))) => {
+                if let Some(f) = self.on_cut.take() {
+                    f(Some(e.to_string()));
+                }
+            }
+            Poll::Ready(None) => self.ended = true,
+            _ if self.body.is_end_stream() => self.ended = true,
+            _ => {}
         }
         frame
     }

@@ -10,7 +10,7 @@
 //! not at once: benchmark names leaked prefix by prefix). Such requests are
 //! refused before anything runs; a DNS-rebinding name is refused by `Host`.
 
-use super::conn::Arrived;
+use super::conn::{Arrived, Watched};
 use super::listen::{host_allowed, HEADER_READ_TIMEOUT};
 use super::Answer;
 use axum::body::{Body, Bytes};
@@ -212,6 +212,7 @@ pub(super) async fn log_request(
     req: Request,
     next: Next,
 ) -> Response {
+    let head = req.method() == Method::HEAD;
     let mut line = LogLine {
         log,
         method: req.method().clone(),
@@ -238,7 +239,22 @@ pub(super) async fn log_request(
         (resp, String::new())
     };
     line.write(status.as_u16(), &why);
-    resp
+    if head {
+        // Its body is never sent.
+        return resp;
+    }
+    // An answer cut after its headers (time or size limit, a client that
+    // left or did not read) gets a second line saying so.
+    let mut cut = line;
+    resp.map(|body| {
+        Body::new(Watched::new(
+            body,
+            Box::new(move |why| {
+                let why = why.unwrap_or_else(|| "the client disconnected".into());
+                cut.write(status.as_u16(), &format!("answer cut off: {why}"));
+            }),
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! connections stayed forever (256 of them kept the server unreachable), and
 //! none covers an answer blocked on a client that does not read.
 
-use super::conn::{Clock, Table, Tracked};
+use super::conn::{Clock, Table, Watched};
 use super::guard::MAX_BODY_BYTES;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Request, Response, StatusCode};
@@ -61,7 +61,7 @@ pub fn host_allowed(host: &str, bound: SocketAddr, allowed: &[String]) -> bool {
 
 /// A connection idle (or silent) this long may be shed for a new one when
 /// the limit is reached; a newer one has had no time to send its request.
-pub const SHED_AFTER: Duration = Duration::from_secs(1);
+pub const SHED_AFTER: Duration = Duration::from_secs(3);
 
 /// How long past its request limit a connection with a request still in
 /// flight is kept: the request's own 503 or cut-off answer goes out first.
@@ -124,7 +124,7 @@ pub async fn serve(
                 let call = TowerToHyperService::new(router.clone()).call(req);
                 async move {
                     let resp = call.await?;
-                    Ok::<_, Infallible>(resp.map(|body| Body::new(Tracked { body, ticket })))
+                    Ok::<_, Infallible>(resp.map(|body| Body::new(Watched::tracked(body, ticket))))
                 }
             });
             let conn = builder
@@ -150,7 +150,7 @@ pub async fn serve(
                     }
                 }
                 let mut resp = Response::new(Body::from(
-                    "the server is busy: every connection has a request in flight; try again shortly\n",
+                    "the server is busy: it is at its connection limit, none idle long enough to close; try again shortly\n",
                 ));
                 *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
                 let h = resp.headers_mut();

@@ -335,15 +335,20 @@ impl State {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
         r.map_err(|e| match e {
-            // It had less than the configured limit to run: say the limit,
-            // and where the rest of the time went.
-            Error::Timeout { .. } if prepared.opts.timeout < self.settings.timeout => {
-                let limit = self.settings.timeout.as_secs_f64();
-                let waited = limit - prepared.opts.timeout.as_secs_f64();
+            // It ran for what was left of the request's time: say the
+            // configured limit, and where the rest went if it matters.
+            Error::Timeout { .. } => {
+                let limit = self.settings.timeout;
+                let waited = limit.saturating_sub(prepared.opts.timeout);
+                if waited < Duration::from_millis(100) {
+                    return error_answer(&Error::Timeout { limit });
+                }
                 Answer::text(
                     503,
                     format!(
-                        "SPARQL: query stopped at the server's {limit} s time limit, {waited:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)"
+                        "SPARQL: query stopped at the server's {} s time limit, {:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)",
+                        limit.as_secs_f64(),
+                        waited.as_secs_f64()
                     ),
                 )
             }

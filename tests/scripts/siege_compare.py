@@ -82,9 +82,9 @@ def closed_now(s):
 
 def case_silent():
     socks = [socket.create_connection(("127.0.0.1", PORT)) for _ in range(256)]
-    time.sleep(1.5)
+    time.sleep(3.5)
     a = ask(20)
-    time.sleep(max(0, 12 - 1.5))
+    time.sleep(max(0, 12 - 3.5))
     closed = sum(closed_now(s) for s in socks)
     for s in socks:
         s.close()
