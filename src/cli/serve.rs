@@ -36,8 +36,9 @@ pub struct ServeArgs {
     /// response; answered 503 if nothing was sent yet).
     #[arg(long, default_value_t = serve::DEFAULT_MAX_RESULT_BYTES)]
     pub max_result_bytes: u64,
-    /// Let pages from ORIGIN (e.g. http://localhost:8888) read answers from a
-    /// browser (CORS); repeatable; `*` lets every website read them.
+    /// Let pages from ORIGIN (e.g. http://localhost:8888) query the endpoint
+    /// and read answers from a browser (CORS; other websites' pages get 403);
+    /// repeatable; `*` lets every website.
     #[arg(long = "cors", value_name = "ORIGIN")]
     pub cors: Vec<String>,
     /// Answer requests whose Host is NAME (besides localhost, loopback IPs
@@ -187,7 +188,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE).await?;
+        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout)).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;

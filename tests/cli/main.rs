@@ -30,6 +30,7 @@ mod runs;
 mod seams;
 mod serve;
 mod sidecars;
+mod siege_serve;
 mod trust;
 mod verdicts;
 mod xml_out;
