@@ -30,8 +30,10 @@ use spargebra::algebra::{
 use spargebra::Query;
 
 /// Deepest nesting accepted: brackets in the text, and levels of the parsed
-/// algebra (groups, `UNION`/`OPTIONAL`/`MINUS` chains, operators in an
-/// expression, property path steps).
+/// algebra (groups, `UNION`/`OPTIONAL`/`MINUS` chains, operators and
+/// function arguments in an expression, property path steps, sequence paths
+/// and the triples of one basic graph pattern, which are joined one into the
+/// next).
 pub const MAX_DEPTH: usize = 1000;
 
 /// Queries with more operators (graph patterns, triple patterns and
@@ -173,7 +175,13 @@ pub fn shape(query: &Query) -> Shape {
         let d = d + 1;
         match node {
             Node::Pattern(p) => {
-                // A BGP's triples count too: the optimizer orders them.
+                // A BGP's triples count too: the optimizer orders them, and
+                // the evaluator joins them one into the next, a level each.
+                // A sequence path (`<a>/<a>/…`) is parsed into such a BGP,
+                // one triple per step, so its length is depth too.
+                if let GraphPattern::Bgp { patterns } = p {
+                    shape.depth = shape.depth.max(d.saturating_add(patterns.len()));
+                }
                 shape.operators += match p {
                     GraphPattern::Bgp { patterns } => patterns.len().max(1),
                     _ => 1,
@@ -350,6 +358,13 @@ mod tests {
         let path = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:p>*"; 30].join("/"));
         let s = shape(&parse(&path));
         assert!(s.depth >= 30 && s.operators >= 30, "{s:?}");
+        // A sequence path becomes a BGP of one triple per step, joined one
+        // into the next: 10,000 steps overflowed the evaluator's stack.
+        let seq = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:a>"; 1500].join("/"));
+        let refused = super::super::parse(&seq).unwrap_err();
+        assert!(matches!(refused, Error::TooComplex { .. }), "{refused}");
+        let ok = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:a>"; 900].join("/"));
+        super::super::parse(&ok).unwrap();
         let small = shape(&parse("SELECT ?s { ?s ?p ?o OPTIONAL { ?s ?q ?x } }"));
         assert!(small.depth <= 5 && small.operators <= 5, "{small:?}");
     }
