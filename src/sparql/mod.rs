@@ -398,4 +398,63 @@ mod tests {
         assert!(matches!(e, Error::Timeout { .. }), "{e}");
         assert!(t.elapsed() < Duration::from_secs(30));
     }
+
+    /// A closure over a connected graph reaches every pair: the vendored
+    /// evaluator collected them all before the first answer and went on
+    /// after its deadline (issue 31: 44 s, 6 GB). Now it streams and stops.
+    #[test]
+    fn property_path_closures_stream_and_stop_at_the_deadline() {
+        let store = Store::new().unwrap();
+        let p = oxigraph::model::NamedNodeRef::new_unchecked("urn:p");
+        let n = 3000;
+        let node = |i: usize| oxigraph::model::NamedNode::new(format!("urn:n{i}")).unwrap();
+        for i in 0..n {
+            for j in [(i + 1) % n, (i * 7 + 3) % n] {
+                store
+                    .insert(oxigraph::model::QuadRef::new(
+                        &node(i),
+                        p,
+                        &node(j),
+                        oxigraph::model::GraphNameRef::DefaultGraph,
+                    ))
+                    .unwrap();
+            }
+        }
+        let closure = "SELECT (COUNT(*) AS ?n) { ?s (^!<urn:x>|!<urn:x>)* ?o }";
+        let t = std::time::Instant::now();
+        let e = run(
+            &store,
+            closure,
+            Duration::from_millis(300),
+            ResultFormat::Tsv,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::Timeout { .. }), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        // Streamed: the first answers come long before the 9 million pairs.
+        let mut out = Vec::new();
+        let first = "SELECT * { ?s (^!<urn:x>|!<urn:x>)* ?o } LIMIT 3";
+        let rows = run(
+            &store,
+            first,
+            Duration::from_secs(20),
+            ResultFormat::Tsv,
+            &mut out,
+        );
+        assert_eq!(rows.unwrap(), 3, "{}", String::from_utf8_lossy(&out));
+        // And the answers are the closure's: from a node, every node.
+        let from = "SELECT (COUNT(*) AS ?n) { <urn:n0> <urn:p>* ?o }";
+        let mut out = Vec::new();
+        run(
+            &store,
+            from,
+            Duration::from_secs(20),
+            ResultFormat::Tsv,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(&format!("{n}")), "{text}");
+    }
 }
