@@ -143,6 +143,9 @@ pub struct Settings {
     /// Host names accepted besides `localhost`, the bound address and
     /// loopback IPs (a guard against DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// Memory one query, and all running queries together, may hold; a
+    /// query past either is stopped (503).
+    pub memory: crate::memory::Limits,
 }
 
 /// The default largest answer: 256 MiB.
@@ -156,6 +159,7 @@ impl Default for Settings {
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             cors: Vec::new(),
             allowed_hosts: Vec::new(),
+            memory: crate::memory::Limits::for_machine(),
         }
     }
 }
@@ -297,6 +301,7 @@ impl State {
             max_result_bytes: self.settings.max_result_bytes,
             control: query::Control::new(),
             table_width: None,
+            memory: self.settings.memory,
         };
         Ok(PreparedQuery {
             parsed,
@@ -539,6 +544,10 @@ pub fn error_answer(e: &Error) -> Answer {
             503,
             format!("{e} (the server's answer size limit; add LIMIT or narrow the query)"),
         ),
+        Error::MemoryLimit { .. } => Answer::text(
+            503,
+            format!("{e} (the server's memory limit; a narrower query or a LIMIT helps)"),
+        ),
         Error::Cancelled => Answer::text(503, e.to_string()),
         Error::Sparql(_)
         | Error::EmptyQuery
@@ -570,6 +579,13 @@ mod error_status_tests {
                 503,
             ),
             (Error::ResultTooLarge { limit: 10 }, 503),
+            (
+                Error::MemoryLimit {
+                    limit: 10,
+                    total: true,
+                },
+                503,
+            ),
             (Error::Cancelled, 503),
             (Error::sparql("bad"), 400),
             (Error::EmptyQuery, 400),

@@ -68,12 +68,21 @@ pub fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
+/// Most `BIND`s a query may hold. The parser checks each `BIND` against
+/// every variable bound before it in its group, a walk of the whole group so
+/// far, so its time grows with the square of their number (100,000 chained
+/// `BIND`s, a 1.9 MB request, took 58 s to be refused for their depth). A
+/// group of more than [`MAX_DEPTH`] is too deep anyway, so no query that
+/// could run is refused by this bound that another would not refuse.
+pub const MAX_BINDS: usize = MAX_DEPTH;
+
 /// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
-/// [`MAX_DEPTH`], without parsing it; returns the deepest nesting. Strings,
-/// IRIs and comments are skipped, so brackets inside them do not count.
+/// [`MAX_DEPTH`], or that holds more than [`MAX_BINDS`] `BIND`s, without
+/// parsing it; returns the deepest nesting. Strings, IRIs and comments are
+/// skipped, so brackets and words inside them do not count.
 pub fn check_text(sparql: &str) -> Result<usize> {
     let b = sparql.as_bytes();
-    let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
+    let (mut i, mut depth, mut max, mut binds) = (0usize, 0usize, 0usize, 0usize);
     while i < b.len() {
         match b[i] {
             b'#' | b'"' | b'\'' | b'<' => {
@@ -81,6 +90,24 @@ pub fn check_text(sparql: &str) -> Result<usize> {
                     i = end;
                     continue;
                 }
+            }
+            c if c.is_ascii_alphabetic() || b"?$_:".contains(&c) => {
+                // A word (a keyword, a variable, a prefixed name): only the
+                // keyword BIND counts.
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b"?$_:-.".contains(&b[i])) {
+                    i += 1;
+                }
+                if b[start..i].eq_ignore_ascii_case(b"bind") {
+                    binds += 1;
+                    if binds > MAX_BINDS {
+                        return Err(Error::TooComplex {
+                            what: "number of BINDs".into(),
+                            limit: MAX_BINDS,
+                        });
+                    }
+                }
+                continue;
             }
             b'{' | b'(' | b'[' => {
                 depth += 1;
@@ -338,6 +365,35 @@ mod tests {
             format!("SELECT * {{ ?s ?p \"a\\\"{hidden}\" }}"),
         ] {
             check_text(&q).unwrap_or_else(|e| panic!("{e}: {}", &q[..40]));
+        }
+        // BINDs are counted as keywords, not inside words, names or strings.
+        let bind = |n: usize, what: &str| {
+            format!(
+                "SELECT * {{ ?s ?p ?o {} }}",
+                (0..n)
+                    .map(|i| what.replace('N', &i.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
+        let e = check_text(&bind(MAX_BINDS + 1, "bind(?o AS ?vN)")).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooComplex {
+                    limit: MAX_BINDS,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        check_text(&bind(MAX_BINDS, "BIND(?o AS ?vN)")).unwrap();
+        for other in [
+            "?bind ?p \"BIND\" .",
+            "?s ?p ?o . # BIND\n",
+            "?s :bind ?o .",
+        ] {
+            check_text(&bind(MAX_BINDS + 1, other)).unwrap();
         }
         // `<` as a comparison does not swallow what follows.
         let cmp = format!("SELECT * {{ FILTER(1 < 2) {}}}", "{".repeat(1001));

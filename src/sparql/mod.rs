@@ -214,6 +214,10 @@ pub struct QueryOptions {
     /// The width a [`ResultFormat::Table`] fits in (a terminal's columns);
     /// `None` cuts values at 80 characters.
     pub table_width: Option<usize>,
+    /// Memory the query, and all running queries together, may hold
+    /// ([`Error::MemoryLimit`] past it; enforced where a
+    /// [`crate::memory::CountingAllocator`] is the global allocator).
+    pub memory: crate::memory::Limits,
 }
 
 impl Default for QueryOptions {
@@ -225,6 +229,7 @@ impl Default for QueryOptions {
             max_result_bytes: None,
             control: Control::new(),
             table_width: None,
+            memory: crate::memory::Limits::for_machine(),
         }
     }
 }
@@ -245,7 +250,8 @@ pub fn run(
     run_with(store, sparql, &opts, format, out)
 }
 
-/// [`run`] with a dataset of its own (see [`QueryOptions`]).
+/// [`run`] with a dataset of its own (see [`QueryOptions`]). The time limit
+/// counts from the start, parsing included.
 pub fn run_with(
     store: &Store,
     sparql: &str,
@@ -253,7 +259,8 @@ pub fn run_with(
     format: ResultFormat,
     out: &mut (dyn Write + Send),
 ) -> Result<usize> {
-    run_parsed(store, &parse(sparql)?, opts, format, out)
+    let deadline = Instant::now() + opts.timeout;
+    run_until(store, &parse(sparql)?, opts, deadline, format, out)
 }
 
 fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
@@ -271,6 +278,55 @@ pub fn run_parsed(
     store: &Store,
     parsed: &Parsed,
     opts: &QueryOptions,
+    format: ResultFormat,
+    out: &mut (dyn Write + Send),
+) -> Result<usize> {
+    run_until(
+        store,
+        parsed,
+        opts,
+        Instant::now() + opts.timeout,
+        format,
+        out,
+    )
+}
+
+/// A query that held more than this gives its freed memory back to the
+/// system when it ends ([`crate::memory::release`]); smaller ones leave it
+/// to the allocator, which reuses it.
+const RELEASE_AFTER: u64 = 64 << 20;
+
+/// [`run_parsed`] stopped at `deadline`, its memory counted against
+/// `opts.memory` ([`crate::memory`]; a query past a limit is stopped, as at
+/// its deadline, with [`Error::MemoryLimit`]).
+fn run_until(
+    store: &Store,
+    parsed: &Parsed,
+    opts: &QueryOptions,
+    deadline: Instant,
+    format: ResultFormat,
+    out: &mut (dyn Write + Send),
+) -> Result<usize> {
+    let control = &opts.control;
+    let stop = control.clone();
+    let account = crate::memory::Account::new(opts.memory, move |_| stop.stop_memory());
+    let result = {
+        let _open = account.enter();
+        evaluate(store, parsed, opts, deadline, format, out)
+    };
+    if account.peak() > RELEASE_AFTER {
+        crate::memory::release();
+    }
+    result.map_err(|e| control.classify(e, opts.timeout, opts.max_result_bytes, account.exceeded()))
+}
+
+/// Evaluates and writes (see [`run_until`]); everything it allocates is
+/// freed when it returns.
+fn evaluate(
+    store: &Store,
+    parsed: &Parsed,
+    opts: &QueryOptions,
+    deadline: Instant,
     format: ResultFormat,
     out: &mut (dyn Write + Send),
 ) -> Result<usize> {
@@ -302,8 +358,8 @@ pub fn run_parsed(
         // No FROM clause and none asked for: the union of all graphs.
         dataset.set_default_graph_as_union();
     }
-    let _deadline = control::watch(control, Instant::now() + opts.timeout);
-    let result = limits::with_stack(limits::stack_for(parsed.shape.depth), || {
+    let _deadline = control::watch(control, deadline);
+    limits::with_stack(limits::stack_for(parsed.shape.depth), || {
         let mut guarded = control::Guarded {
             inner: out,
             control,
@@ -319,8 +375,7 @@ pub fn run_parsed(
         );
         // Flushed inside the limits too (a buffered writer's last bytes).
         r.and_then(|n| guarded.flush().map(|()| n).map_err(Error::Output))
-    });
-    result.map_err(|e| control.classify(e, opts.timeout, opts.max_result_bytes))
+    })
 }
 
 #[cfg(test)]

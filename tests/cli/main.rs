@@ -10,6 +10,7 @@ mod first_hour;
 mod git;
 mod git_recipes;
 mod hostile;
+mod hostile_eval;
 mod hostile_serve;
 mod identity;
 mod interop;

@@ -1503,6 +1503,12 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let child = child?;
 
                 let position = encode_variable(encoded_variables, variable);
+                // karenina-ld patch: a chain of BINDs computes every value of
+                // one tuple in a row, with no operator boundary between them
+                // to check the token; a chain of doubling CONCATs went on for
+                // seconds and gigabytes after its cancellation. Each BIND
+                // checks the token before computing its value.
+                let token = self.dataset.cancellation_token.clone();
                 if let Some(expression) = self.internal_expression_evaluator(
                     expression,
                     encoded_variables,
@@ -1510,8 +1516,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 )? {
                     return Ok(Rc::new(move |from| {
                         let expression = Rc::clone(&expression);
+                        let token = token.clone();
                         Box::new(child(from).map(move |tuple| {
                             let mut tuple = tuple?;
+                            token.ensure_alive()?;
                             if let Some(value) = expression(&tuple) {
                                 tuple.set(position, value);
                             }
@@ -1526,8 +1534,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 Rc::new(move |from| {
                     let expression = Rc::clone(&expression);
                     let dataset = dataset.clone();
+                    let token = token.clone();
                     Box::new(child(from).map(move |tuple| {
                         let mut tuple = tuple?;
+                        token.ensure_alive()?;
                         if let Some(value) = expression(&tuple) {
                             tuple.set(position, dataset.internalize_expression_term(value)?);
                         }
