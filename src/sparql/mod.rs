@@ -371,6 +371,7 @@ fn evaluate(
             format,
             opts.max_result_bytes,
             opts.table_width,
+            &|| control.is_stopped(),
             &mut guarded,
         );
         // Flushed inside the limits too (a buffered writer's last bytes).

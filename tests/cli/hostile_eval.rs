@@ -4,22 +4,11 @@
 //! (generous bounds: these are debug builds) and the server's resident
 //! memory, then that the server still answers `ASK {}`.
 
+use crate::common::rss_mb;
 use crate::kld;
 use crate::serve::{client, serve, Server};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Resident memory of a process, in MB.
-fn rss_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap();
-    kb / 1024.0
-}
 
 /// Four generated checkpoints of 40 questions: small to load, large enough
 /// for a cartesian product to reach any small memory limit.

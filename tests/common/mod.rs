@@ -169,3 +169,14 @@ pub fn total_mb(files: &[PathBuf]) -> f64 {
         .sum::<u64>() as f64
         / 1e6
 }
+
+/// Resident memory of process `pid` in MB (`VmRSS`, Linux).
+pub fn rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
