@@ -524,6 +524,16 @@ pub enum Error {
         /// The time limit.
         limit: std::time::Duration,
     },
+    /// A query held more memory than its limit, or the running queries
+    /// together more than theirs (`total`); it was stopped and its memory
+    /// freed.
+    #[error("SPARQL: the query was stopped at {}", if *total { format!("the memory limit of all running queries together ({})", crate::memory::show_size(*limit)) } else { format!("its memory limit of {}", crate::memory::show_size(*limit)) })]
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+        /// Whether the limit passed is the one of all queries together.
+        total: bool,
+    },
     /// A query's answer grew past the byte limit.
     #[error("SPARQL: the answer was stopped at the limit of {limit} bytes")]
     ResultTooLarge {

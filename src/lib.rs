@@ -144,6 +144,7 @@ pub mod fsutil;
 pub mod interop;
 pub mod json;
 pub mod kind;
+pub mod memory;
 pub mod merge;
 pub mod model;
 pub mod preset;

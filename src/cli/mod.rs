@@ -425,6 +425,12 @@ pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
         karenina_ld::Error::ManyGraphs { .. } => Some("--union merges them"),
         karenina_ld::Error::Timeout { .. } => Some("raise it with --timeout"),
         karenina_ld::Error::ResultTooLarge { .. } => Some("add LIMIT, or raise --max-result-bytes"),
+        karenina_ld::Error::MemoryLimit { total: false, .. } => {
+            Some("narrow the query, or raise --query-memory")
+        }
+        karenina_ld::Error::MemoryLimit { total: true, .. } => {
+            Some("try again when fewer queries run, or raise --total-memory")
+        }
         karenina_ld::Error::WrongFormat { .. } => Some("choose one with --format"),
         _ => None,
     }

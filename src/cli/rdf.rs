@@ -371,6 +371,10 @@ pub struct QueryArgs {
     /// Stop the query after this many seconds.
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Stop the query when it holds more than SIZE of memory, e.g. 512M or
+    /// 2G [default: a sixteenth of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = karenina_ld::memory::parse_size)]
+    pub query_memory: Option<u64>,
     /// How checkpoints become quads.
     #[arg(long, value_enum, default_value = "direct")]
     pub processor: ProcessorArg,
@@ -441,6 +445,7 @@ pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
     });
     let opts = query::QueryOptions {
         timeout: Duration::from_secs_f64(a.timeout),
+        memory: super::serve::memory_limits(a.query_memory, None),
         table_width: (!to_file && std::io::stdout().is_terminal())
             .then(|| {
                 console::Term::stdout()

@@ -147,6 +147,9 @@ pub struct Settings {
     /// Host names accepted besides `localhost`, the bound address and
     /// loopback IPs (a guard against DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// Memory one query, and all running queries together, may hold; a
+    /// query past either is stopped (503).
+    pub memory: crate::memory::Limits,
 }
 
 /// The default largest answer: 256 MiB.
@@ -160,6 +163,7 @@ impl Default for Settings {
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             cors: Vec::new(),
             allowed_hosts: Vec::new(),
+            memory: crate::memory::Limits::for_machine(),
         }
     }
 }
@@ -301,6 +305,7 @@ impl State {
             max_result_bytes: self.settings.max_result_bytes,
             control: query::Control::new(),
             table_width: None,
+            memory: self.settings.memory,
         };
         Ok(PreparedQuery {
             parsed,

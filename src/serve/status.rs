@@ -27,6 +27,10 @@ pub fn error_answer(e: &Error) -> Answer {
             503,
             format!("{e} (the server's answer size limit; add LIMIT or narrow the query)"),
         ),
+        Error::MemoryLimit { .. } => Answer::text(
+            503,
+            format!("{e} (the server's memory limit; a narrower query or a LIMIT helps)"),
+        ),
         Error::Cancelled => Answer::text(503, e.to_string()),
         Error::Sparql(_)
         | Error::EmptyQuery
@@ -60,6 +64,13 @@ mod tests {
                 503,
             ),
             (Error::ResultTooLarge { limit: 10 }, 503),
+            (
+                Error::MemoryLimit {
+                    limit: 10,
+                    total: true,
+                },
+                503,
+            ),
             (
                 Error::NotRepresentable {
                     term: "\"a\\u{b}\"".into(),

@@ -14,6 +14,7 @@ mod git;
 mod git_merge;
 mod git_recipes;
 mod hostile;
+mod hostile_eval;
 mod hostile_files;
 mod hostile_serve;
 mod identity;

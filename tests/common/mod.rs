@@ -199,3 +199,14 @@ pub fn timed_runs(
     times.sort_by(f64::total_cmp);
     (times, out.expect("at least one run"))
 }
+
+/// Resident memory of process `pid` in MB (`VmRSS`, Linux).
+pub fn rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
