@@ -61,8 +61,9 @@ pub fn sniff(head: &[u8]) -> Kind {
 /// The kind of the file at `path` (its first 16 KiB).
 pub fn of_file(path: &Path) -> Result<Kind> {
     let mut head = Vec::with_capacity(16 << 10);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(16 << 10).read_to_end(&mut head))
+    crate::fsutil::open_input(path)?
+        .take(16 << 10)
+        .read_to_end(&mut head)
         .map_err(|e| Error::io(path, e))?;
     Ok(sniff(&head))
 }

@@ -266,7 +266,8 @@ fn python_now() -> String {
     }
 }
 
-pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
+pub fn canon(mut a: CanonArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     let many = a.inputs.len() > 1 || a.inputs.iter().any(|p| p.is_dir());
     if many && !a.check && !a.in_place && a.output.is_none() {
         bail!("several inputs: use --in-place, --check or -o DIR (stdout takes one file)");
@@ -287,9 +288,9 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
         date_modified: a.touch.then(python_now),
     };
     let outcomes = for_each_input(&a.inputs, |path| {
-        let bytes = match std::fs::read(path) {
+        let bytes = match fsutil::read_input(path) {
             Ok(b) => b,
-            Err(e) => return Outcome::io(Error::io(path, e), Some(path)),
+            Err(e) => return Outcome::io(e, Some(path)),
         };
         let (text, report) = match canonical::canonicalize(path, &bytes, read, &write) {
             Ok(x) => x,

@@ -44,10 +44,10 @@ fn read(p: &Path) -> Result<model::Checkpoint, u8> {
         eprintln!("kld: {m}");
         return Err(USAGE);
     }
-    let bytes = match std::fs::read(p) {
+    let bytes = match karenina_ld::fsutil::read_input(p) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("kld: {}: {e}", p.display());
+            eprintln!("kld: {e}");
             return Err(USAGE);
         }
     };
@@ -96,7 +96,7 @@ pub fn diff(a: DiffArgs) -> anyhow::Result<u8> {
 /// The hash of one file: lossless graph (default graph, so the file's
 /// location does not matter) or plain reading.
 fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
-    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    let bytes = karenina_ld::fsutil::read_input(p)?;
     let quads = if plain {
         rdf::plain_quads(p, &bytes, Some(PLAIN_BASE), Processor::Oxigraph)?
     } else {

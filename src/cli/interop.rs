@@ -112,7 +112,6 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
     let mut status = OK;
     // One run, one count: a run given twice (its JSON and CSV exports, a
     // copy) is written once, from the copy `kld query` keeps.
-    let mut results = results;
     if results.len() > 1 {
         let mut all: Vec<PathBuf> = results.iter().map(|p| (*p).clone()).collect();
         all.push(checkpoint.clone());

@@ -47,6 +47,12 @@ pub(crate) fn plural(n: usize, thing: &str) -> String {
     }
 }
 
+/// `-o FILE` as commands take it: `-o -` is standard output, as if `-o`
+/// were not given (ripgrep, jq and Oxigraph's CLI do the same).
+pub(crate) fn output_file(o: Option<PathBuf>) -> Option<PathBuf> {
+    o.filter(|o| !karenina_ld::fsutil::is_stdio(o))
+}
+
 /// Reports why one file of a batch failed (located diagnostics for invalid
 /// input); returns its exit status: 1 invalid input, 2 I/O.
 pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, what: &str) -> u8 {

@@ -281,7 +281,8 @@ fn write_extracted(cp: &karenina_ld::model::Checkpoint, a: &ExtractArgs) -> anyh
     Ok(OK)
 }
 
-pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
+pub fn extract(mut a: ExtractArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     if a.server.given() {
         if a.store.is_some() {
             bail!("give either --store or a server, not both");
@@ -369,7 +370,8 @@ pub struct QueryArgs {
     pub results: ResultsArgs,
 }
 
-pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
+pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     let (rq, inputs): (Vec<PathBuf>, Vec<PathBuf>) = a
         .inputs
         .into_iter()
@@ -490,22 +492,31 @@ fn default_format(graph_answer: bool) -> ResultFormat {
     }
 }
 
-/// Runs `answer` into buffered stdout; a failure is printed and is exit 1
-/// (a reader that went away, as `| head` does, ends the output quietly).
+/// Runs `answer` into a spool (memory, then a temporary file past 16 MiB)
+/// and copies it to stdout only when the answer is complete: a query that
+/// fails half way (a timeout, a result too large) writes nothing to stdout,
+/// as `-o FILE` leaves the file untouched. A failure is printed and is exit
+/// 1 (a reader that went away, as `| head` does, ends the output quietly).
 fn write_answer(
     status: u8,
     answer: impl FnOnce(&mut (dyn Write + Send)) -> karenina_ld::Result<usize>,
 ) -> anyhow::Result<u8> {
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    let r =
-        answer(&mut out).and_then(|n| out.flush().map(|()| n).map_err(karenina_ld::Error::Output));
+    use std::io::Seek;
+    let mut spool = tempfile::spooled_tempfile(16 << 20);
+    let r = answer(&mut spool).and_then(|n| {
+        spool.rewind().map_err(karenina_ld::Error::Output)?;
+        let mut out = std::io::stdout().lock();
+        std::io::copy(&mut spool, &mut out)
+            .and_then(|_| out.flush())
+            .map(|()| n)
+            .map_err(karenina_ld::Error::Output)
+    });
     match r {
         Ok(_) => Ok(status),
         Err(karenina_ld::Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             Ok(status)
         }
         Err(e) => {
-            drop(out);
             report_query_error(&e);
             Ok(INVALID.max(status))
         }

@@ -90,8 +90,9 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
 /// [`sniff`] on the first 4 KiB of a file.
 pub fn sniff_file(file: &Path) -> Result<Option<Layout>> {
     let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(file)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
+    crate::fsutil::open_input(file)?
+        .take(4096)
+        .read_to_end(&mut head)
         .map_err(|e| Error::io(file, e))?;
     Ok(sniff(&head))
 }
@@ -174,7 +175,7 @@ pub trait Visit {
 /// whole, except an old whole-document JSON layout), handing its header and
 /// rows to `visit`. Returns the SHA-256 of the file's bytes.
 pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
-    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let f = crate::fsutil::open_input(file)?;
     let mut hashing = Hashing {
         inner: f,
         hasher: Sha256::new(),
