@@ -33,6 +33,9 @@ pub struct HashArgs {
     /// Hash the plain JSON-LD reading (base IRI https://karenina-ld.invalid/) instead of the lossless graph.
     #[arg(long)]
     pub plain: bool,
+    /// Output format: `HASH  FILE` lines (as sha256sum), or one JSON document.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReportFormat,
 }
 
 /// The base IRI of the plain reading when hashing: fixed, so that a file's
@@ -114,11 +117,23 @@ pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
     let hashes: Vec<Result<String, Error>> =
         files.par_iter().map(|p| hash_file(p, a.plain)).collect();
     let mut out = std::io::stdout().lock();
+    let mut listed = Vec::new();
     for (p, h) in files.iter().zip(hashes) {
         match h {
+            Ok(h) if a.format == ReportFormat::Json => {
+                listed.push(serde_json::json!({ "file": p, "sha256": h }))
+            }
             Ok(h) => writeln!(out, "{h}  {}", p.display())?,
             Err(e) => status = status.max(super::report_failure(p, &e, "not hashed")),
         }
+    }
+    if a.format == ReportFormat::Json {
+        let doc = serde_json::json!({
+            "algorithm": "RDFC-1.0 SHA-256",
+            "reading": if a.plain { "plain" } else { "lossless" },
+            "files": listed,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     }
     Ok(status)
 }

@@ -239,6 +239,9 @@ pub enum Command {
         /// Results exports among the inputs.
         #[command(flatten)]
         results: rdf::ResultsArgs,
+        /// Output format: `GRAPH<TAB>FILE` lines, or one JSON document.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
     },
     /// Write a stored graph back as a canonical checkpoint.
     #[command(after_help = concat!("Examples:\n  kld extract --store store/ file:///home/me/bench.jsonld -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -251,6 +254,9 @@ pub enum Command {
     Queries {
         /// A query name.
         name: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
     #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -366,10 +372,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             inputs,
             processor,
             results,
-        } => rdf::load(&store, &inputs, processor.into(), &results),
+            format,
+        } => rdf::load(&store, &inputs, processor.into(), &results, format),
         Command::Extract(a) => rdf::extract(a),
         Command::Query(a) => rdf::query(a),
-        Command::Queries { name } => rdf::queries(name.as_deref()),
+        Command::Queries { name, format } => rdf::queries(name.as_deref(), format),
         Command::Export(a) => export::export(a),
         Command::Serve(a) => serve::serve(a),
         Command::Push(a) => remote::push(a),

@@ -1,7 +1,7 @@
 //! `load`, `extract`, `query`, `queries`, and the input discovery they and
 //! `export` share.
 
-use super::{ProcessorArg, ResultFormatArg, INVALID, OK, USAGE};
+use super::{ProcessorArg, ReportFormat, ResultFormatArg, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::export::ExportFormat;
@@ -105,6 +105,23 @@ pub(super) fn load_into(
     print_graphs: bool,
     results_args: &ResultsArgs,
 ) -> u8 {
+    let mut out = std::io::stdout().lock();
+    load_listed(store, files, processor, results_args, &mut |info, file| {
+        if print_graphs {
+            let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+        }
+    })
+}
+
+/// [`load_into`], handing each graph loaded and its file to `listed` as it
+/// comes in (`kld load` prints them as lines or collects them as JSON).
+pub(super) fn load_listed(
+    store: &mut CheckpointStore,
+    files: &[PathBuf],
+    processor: Processor,
+    results_args: &ResultsArgs,
+    listed: &mut dyn FnMut(&karenina_ld::store::GraphInfo, &Path),
+) -> u8 {
     store.set_results_options(karenina_ld::results::ResultsOptions {
         with_traces: results_args.with_traces,
     });
@@ -126,16 +143,13 @@ pub(super) fn load_into(
         b.finish_and_clear();
     }
     let mut status = OK;
-    let mut out = std::io::stdout().lock();
     let mut requested = Vec::new();
     let explicit = explicit_checkpoint(store, results_args.for_checkpoint.as_deref());
     let loaded = results.iter().any(|(_, r)| r.is_ok());
     for (file, r) in results {
         match r {
             Ok(info) => {
-                if print_graphs {
-                    let _ = writeln!(out, "{}\t{}", info.graph, file.display());
-                }
+                listed(&info, &file);
                 for n in &info.notes {
                     eprintln!("kld: {}: {n}", file.display());
                 }
@@ -231,11 +245,31 @@ pub fn load(
     inputs: &[PathBuf],
     processor: Processor,
     results: &ResultsArgs,
+    format: ReportFormat,
 ) -> anyhow::Result<u8> {
     let mut store = CheckpointStore::open_dir(store_dir)
         .with_context(|| format!("opening store {}", store_dir.display()))?;
     let (files, io_failed) = files_of(inputs);
-    let status = load_into(&mut store, &files, processor, true, results);
+    let status = match format {
+        ReportFormat::Text => load_into(&mut store, &files, processor, true, results),
+        ReportFormat::Json => {
+            let mut graphs = Vec::new();
+            let status = load_listed(&mut store, &files, processor, results, &mut |info, file| {
+                graphs.push(serde_json::json!({
+                    "graph": info.graph,
+                    "file": file,
+                    "kind": match info.kind {
+                        karenina_ld::store::GraphKind::Checkpoint => "checkpoint",
+                        karenina_ld::store::GraphKind::Results => "results",
+                    },
+                    "quads": info.quads,
+                }))
+            });
+            let doc = serde_json::json!({ "store": store_dir, "graphs": graphs });
+            outln!("{}", serde_json::to_string_pretty(&doc)?);
+            status
+        }
+    };
     Ok(if io_failed { status.max(USAGE) } else { status })
 }
 
@@ -532,7 +566,28 @@ fn did_you_mean(name: &str) -> String {
     }
 }
 
-pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
+pub fn queries(name: Option<&str>, format: ReportFormat) -> anyhow::Result<u8> {
+    let json = |q: &query::NamedQuery| {
+        serde_json::json!({
+            "name": q.name,
+            "description": q.description(),
+            "returns": q.returns(),
+            "text": q.text,
+        })
+    };
+    if format == ReportFormat::Json {
+        let doc = match name {
+            Some(n) => match query::find(n) {
+                Some(q) => json(q),
+                None => bail!("no query named {n:?}{}", did_you_mean(n)),
+            },
+            None => serde_json::json!({
+                "queries": query::CATALOGUE.iter().map(json).collect::<Vec<_>>()
+            }),
+        };
+        outln!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(OK);
+    }
     match name {
         Some(n) => match query::find(n) {
             Some(q) => out!("{}", q.text),
