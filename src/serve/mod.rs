@@ -11,6 +11,7 @@
 //! listing and the canonical file of a graph. [`http`] is the thin axum layer
 //! and [`watch`] re-reads files that change.
 
+mod describe;
 pub mod http;
 mod interop;
 mod listen;

@@ -302,3 +302,92 @@ fn push_prints_json_with_and_without_dry_run() {
     );
     assert_eq!(again["graphs"][0]["action"], "unchanged");
 }
+
+/// The triples of an RDF document, blank nodes as `_`, sorted.
+fn ground_triples(body: &[u8], format: oxigraph::io::RdfFormat) -> Vec<String> {
+    let mut t: Vec<String> = oxigraph::io::RdfParser::from_format(format)
+        .for_slice(body)
+        .map(|q| {
+            let q = q.expect("the description parses");
+            let term = |s: String| {
+                if s.starts_with("_:") {
+                    "_".to_string()
+                } else {
+                    s
+                }
+            };
+            format!(
+                "{} {} {}",
+                term(q.subject.to_string()),
+                q.predicate,
+                term(q.object.to_string())
+            )
+        })
+        .collect();
+    t.sort();
+    t
+}
+
+/// GET /sparql without a query answers the SPARQL 1.1 Service Description
+/// (Turtle by default, JSON-LD by negotiation; it was a 400), and CSV and
+/// TSV answers say `charset=utf-8`.
+#[test]
+fn the_endpoint_describes_itself_and_says_its_charsets() {
+    use oxigraph::io::RdfFormat;
+    let s = crate::serve::serve(&[example("probe.jsonld")], &[]);
+    let c = crate::serve::client();
+    let url = format!("{}/sparql", s.base);
+    let ttl = c.get(&url).send().unwrap();
+    assert_eq!(ttl.status(), 200);
+    assert_eq!(ttl.headers()["content-type"], "text/turtle");
+    let ttl = ground_triples(&ttl.bytes().unwrap(), RdfFormat::Turtle);
+    let sd = "http://www.w3.org/ns/sparql-service-description#";
+    for want in [
+        format!("_ <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{sd}Service>"),
+        format!("_ <{sd}endpoint> <{url}>"),
+        format!("_ <{sd}supportedLanguage> <{sd}SPARQL11Query>"),
+        format!("_ <{sd}feature> <{sd}UnionDefaultGraph>"),
+        format!("_ <{sd}resultFormat> <http://www.w3.org/ns/formats/SPARQL_Results_CSV>"),
+    ] {
+        assert!(ttl.contains(&want), "{want} not in {ttl:#?}");
+    }
+    let jsonld = c
+        .get(&url)
+        .header("Accept", "application/ld+json")
+        .send()
+        .unwrap();
+    assert_eq!(jsonld.status(), 200);
+    assert_eq!(jsonld.headers()["content-type"], "application/ld+json");
+    assert_eq!(
+        ground_triples(
+            &jsonld.bytes().unwrap(),
+            RdfFormat::JsonLd {
+                profile: Default::default()
+            }
+        ),
+        ttl,
+        "the JSON-LD and Turtle descriptions differ"
+    );
+    // Only a bare GET is described: a POST without a query is still refused.
+    let post = c
+        .post(&url)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("")
+        .send()
+        .unwrap();
+    assert_eq!(post.status(), 400);
+
+    let q = "SELECT ?q WHERE { ?q a <https://schema.org/Question> }";
+    for (format, media) in [
+        ("csv", "text/csv; charset=utf-8"),
+        ("tsv", "text/tab-separated-values; charset=utf-8"),
+    ] {
+        let r = c
+            .get(&url)
+            .query(&[("query", q), ("format", format)])
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.headers()["content-type"], media);
+    }
+}
