@@ -32,6 +32,12 @@ pub struct ServerArgs {
     /// basic or digest (default: digest for --server virtuoso, else basic).
     #[arg(long, value_parser = ["basic", "digest"], requires = "user")]
     pub auth: Option<String>,
+    /// Environment variable holding a bearer token, sent as `Authorization: Bearer` (QLever's write token; never printed).
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["user", "token_file"])]
+    pub token_env: Option<String>,
+    /// File holding a bearer token (surrounding whitespace ignored; never printed).
+    #[arg(long, value_name = "FILE", conflicts_with = "user")]
+    pub token_file: Option<PathBuf>,
 }
 
 impl ServerArgs {
@@ -53,8 +59,25 @@ impl ServerArgs {
                 bail!("name a server: --endpoint URL [--graph-store URL] or --server KIND BASE_URL")
             }
         };
+        let token = match (&self.token_env, &self.token_file) {
+            (Some(var), _) => Some(std::env::var(var).with_context(|| {
+                format!("--token-env {var}: the environment variable is not set")
+            })?),
+            (None, Some(f)) => Some(
+                std::fs::read_to_string(f)
+                    .with_context(|| format!("reading the token file {}", f.display()))?,
+            ),
+            (None, None) => None,
+        };
+        if token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            bail!("the bearer token is empty");
+        }
         let auth = match &self.user {
-            None => None,
+            None => token.map(|t| Auth {
+                kind: AuthKind::Bearer,
+                user: String::new(),
+                password: t.trim().to_string(),
+            }),
             Some(user) => {
                 let var = self.password_env.as_deref().unwrap_or("KLD_PASSWORD");
                 let password = std::env::var(var).with_context(|| {

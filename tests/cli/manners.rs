@@ -391,3 +391,103 @@ fn the_endpoint_describes_itself_and_says_its_charsets() {
         assert_eq!(r.headers()["content-type"], media);
     }
 }
+
+/// Accepts one HTTP request on a loopback port, answers it `status` with
+/// `body`, and hands back the request's bytes (what kld put on the wire).
+fn one_request(status: &'static str, body: &'static str) -> (u16, std::thread::JoinHandle<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut req = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = s.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            req.extend_from_slice(&buf[..n]);
+        }
+        let answer = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(answer.as_bytes()).unwrap();
+        String::from_utf8_lossy(&req).into_owned()
+    });
+    (port, t)
+}
+
+/// `--token-env VAR` / `--token-file F` send `Authorization: Bearer TOKEN`
+/// (QLever's write token); neither the token nor a token given in the URL
+/// (`?access-token=…`) is ever printed, on an HTTP error or when the server
+/// is unreachable.
+#[test]
+fn a_bearer_token_is_sent_and_never_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "tok-5ecret-from-env";
+    let url_secret = "url-5ecret-in-query";
+    let (port, req) = one_request("401 Unauthorized", "wrong access token");
+    let out = kld()
+        .args(["query", "--endpoint"])
+        .arg(format!(
+            "http://127.0.0.1:{port}/sparql?access-token={url_secret}"
+        ))
+        .args(["--token-env", "KLD_TEST_TOKEN", "-e", "ASK {}"])
+        .env("KLD_TEST_TOKEN", token)
+        .output()
+        .unwrap();
+    let req = req.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        req.lines()
+            .any(|l| l.eq_ignore_ascii_case(&format!("authorization: Bearer {token}"))),
+        "no bearer header in {req}"
+    );
+    assert!(
+        err.contains("HTTP 401") && err.contains("wrong access token"),
+        "{err}"
+    );
+    assert!(err.contains("access-token=***"), "{err}");
+    assert!(!err.contains(token) && !err.contains(url_secret), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(token));
+
+    // From a file (its trailing newline is not part of the token).
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let (port, req) = one_request("200 OK", "{\"head\":{},\"boolean\":true}");
+    kld()
+        .args(["query", "--endpoint"])
+        .arg(format!("http://127.0.0.1:{port}/sparql"))
+        .arg("--token-file")
+        .arg(&file)
+        .args(["-e", "ASK {}", "--format", "json"])
+        .assert()
+        .success();
+    let req = req.join().unwrap();
+    assert!(
+        req.lines()
+            .any(|l| l.eq_ignore_ascii_case(&format!("authorization: Bearer {token}"))),
+        "no bearer header in {req}"
+    );
+
+    // Unreachable: reqwest's message names the URL, the secret is masked.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let out = kld()
+        .args(["query", "--endpoint"])
+        .arg(format!(
+            "http://127.0.0.1:{port}/sparql?access-token={url_secret}"
+        ))
+        .args(["-e", "ASK {}"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unreachable"), "{err}");
+    assert!(!err.contains(url_secret), "{err}");
+}
