@@ -276,22 +276,27 @@ pub enum Command {
     /// git's external diff driver for checkpoints (`diff.karenina.command`):
     /// the semantic diff under git's file header, a line diff when a side does
     /// not parse; exit 0.
+    #[command(after_help = concat!("Examples:\n  git config diff.karenina.command 'kld git-diff'\n  echo '*.jsonld diff=karenina' >> .gitattributes\n  git diff HEAD~1 -- bench.jsonld\n\n", "Exit codes: 0 whatever the files hold (git stops at a driver's non-zero exit); 2 a file cannot be read."))]
     GitDiff(gitdriver::GitDiffArgs),
     /// git's textconv for checkpoints (`diff.karenina.textconv`): the
     /// canonical bytes, or the file as written when it does not parse; exit 0.
+    #[command(after_help = concat!("Examples:\n  git config diff.karenina.textconv 'kld git-textconv'\n  kld git-textconv bench.jsonld\n\n", "Exit codes: 0 whatever the file holds (the canonical bytes, or the file as written); 2 it cannot be read."))]
     GitTextconv(gitdriver::TextconvArgs),
     /// Karenina verification presets.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = concat!("Examples:\n  kld preset list\n  kld preset validate presets/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Preset(PresetCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
-        after_help = "Examples:\n  kld completions bash > ~/.local/share/bash-completion/completions/kld\n  kld completions zsh > ~/.zfunc/_kld"
+        after_help = "Examples:\n  kld completions bash > ~/.local/share/bash-completion/completions/kld\n  kld completions zsh > ~/.zfunc/_kld\n\nExit codes: 0 ok; 2 usage or I/O error."
     )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
     /// Print kld's man page (roff), e.g. `kld man > ~/.local/share/man/man1/kld.1`.
+    #[command(
+        after_help = "Examples:\n  kld man > ~/.local/share/man/man1/kld.1\n  kld man | man -l -\n\nExit codes: 0 ok; 2 usage or I/O error."
+    )]
     Man,
     /// Print the Karenina question ID of each text, one per line.
     #[command(after_help = concat!("Examples:\n  kld qid 'What is the capital of France?'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -315,12 +320,14 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum PresetCommand {
     /// List presets (name, file, description, updated_at), sorted by name.
+    #[command(after_help = concat!("Examples:\n  kld preset list\n  kld preset list --dir presets/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     List {
         /// Presets directory (default: $KARENINA_PRESETS_DIR, else ./presets).
         #[arg(long)]
         dir: Option<PathBuf>,
     },
     /// Show one preset with its config's defaults filled in.
+    #[command(after_help = concat!("Examples:\n  kld preset show gpt-fast\n  kld preset show presets/gpt-fast.json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Show {
         /// Preset name (file stem) or path.
         name: String,
@@ -329,6 +336,7 @@ pub enum PresetCommand {
         dir: Option<PathBuf>,
     },
     /// Validate preset files against Karenina's VerificationConfig.
+    #[command(after_help = concat!("Examples:\n  kld preset validate presets/\n  kld preset validate gpt-fast.json --format json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Validate {
         /// Preset files or directories (*.json).
         #[arg(required = true)]
@@ -338,8 +346,10 @@ pub enum PresetCommand {
         format: ReportFormat,
     },
     /// Save a config as a preset, in Karenina's save_preset byte format.
+    #[command(after_help = concat!("Examples:\n  kld preset save --name gpt-fast --config config.json\n  kld preset save --name gpt-fast --config config.json --dir presets/ --force\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Save(preset::SaveArgs),
     /// Field-by-field differences of two presets' configs (exit 1 when they differ).
+    #[command(after_help = concat!("Examples:\n  kld preset diff gpt-fast gpt-careful\n\n", "Exit codes: 0 the configs are the same; 1 they differ or a preset is invalid; 2 usage or I/O error."))]
     Diff {
         /// First preset (name or path).
         a: String,

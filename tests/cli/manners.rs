@@ -491,3 +491,78 @@ fn a_bearer_token_is_sent_and_never_printed() {
     assert!(err.contains("unreachable"), "{err}");
     assert!(!err.contains(url_secret), "{err}");
 }
+
+/// The subcommand names of a `--help` text's `Commands:` section (`help`
+/// left out).
+fn commands_of(help: &str) -> Vec<String> {
+    help.split("Commands:\n")
+        .nth(1)
+        .map(|rest| {
+            rest.lines()
+                .take_while(|l| l.starts_with("  "))
+                .filter_map(|l| l.split_whitespace().next())
+                .filter(|c| *c != "help")
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `kld <cmd> --help` for every command and subcommand that `kld --help`
+/// lists (walked, not a sample) shows an example of itself and the exit
+/// codes, as README.md says.
+#[test]
+fn every_command_help_has_an_example_and_the_exit_codes() {
+    let help = |path: &[String]| {
+        let out = kld().args(path).arg("--help").output().unwrap();
+        assert!(out.status.success(), "kld {path:?} --help");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = help(&[]);
+    let mut todo: Vec<Vec<String>> = commands_of(&top).into_iter().map(|c| vec![c]).collect();
+    assert!(todo.len() >= 18, "kld --help lists {todo:?}");
+    let mut seen = 0;
+    let mut missing = Vec::new();
+    while let Some(path) = todo.pop() {
+        let text = help(&path);
+        seen += 1;
+        let example = text
+            .split("Examples:\n")
+            .nth(1)
+            .and_then(|e| e.lines().next())
+            .map(str::trim)
+            .unwrap_or("");
+        let invoked = format!("kld {}", path.join(" "));
+        let shows_itself = example.starts_with(&invoked) || text.contains(&format!("'{invoked}'"));
+        if !shows_itself || !text.contains("Exit codes: 0") {
+            missing.push(invoked);
+        }
+        for sub in commands_of(&text) {
+            todo.push([path.clone(), vec![sub]].concat());
+        }
+    }
+    assert!(seen >= 23, "walked only {seen} commands (with preset's)");
+    assert!(
+        missing.is_empty(),
+        "no example or no exit codes in the help of {missing:?}"
+    );
+}
+
+/// An unclosed `(` gets a hint, as docs/usage.md says (the parser alone
+/// said "expected one of STRLANGDIR, hasLangDir").
+#[test]
+fn an_unclosed_bracket_is_hinted() {
+    kld()
+        .arg("query")
+        .arg(example("probe.jsonld"))
+        .args([
+            "-e",
+            "SELECT ?q WHERE { ?q a schema:Question FILTER(?q != 1 }",
+        ])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "hint: 1 `(` against 0 `)`: a bracket is not closed",
+        ));
+}
