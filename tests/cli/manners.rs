@@ -566,3 +566,74 @@ fn an_unclosed_bracket_is_hinted() {
             "hint: 1 `(` against 0 `)`: a bracket is not closed",
         ));
 }
+
+/// docs/serving.md's statuses and logging, as they are: a repeated `format`
+/// is answered (the first counts), a GET URL past about 64 KiB gets 414 and
+/// headers past 256 KiB 431, both with empty bodies and not logged.
+#[test]
+fn the_serving_manual_states_the_statuses_and_logging_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let s = crate::serve::serve_logged(&[example("probe.jsonld")], &[], Some(&log));
+    let c = crate::serve::client();
+    let url = format!("{}/sparql", s.base);
+    let r = c
+        .get(format!("{url}?query=ASK%7B%7D&format=json&format=xml"))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["content-type"],
+        "application/sparql-results+json"
+    );
+    // A GET query of 60 KB answers; of 70 KB, 414 (sent by hand: HTTP
+    // client libraries refuse URLs past 64 KiB themselves).
+    let raw_get = |n: usize| {
+        use std::io::{Read, Write};
+        let mut t = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        let target = format!("/sparql?query=ASK%7B%7D{}", "%20".repeat(n / 3));
+        write!(
+            t,
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        let _ = t.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let status: u16 = answer.split(' ').nth(1).unwrap().parse().unwrap();
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+        (status, body)
+    };
+    assert_eq!(raw_get(60_000).0, 200);
+    assert_eq!(raw_get(70_000), (414, String::new()));
+    let big = c
+        .get(format!("{url}?query=ASK%7B%7D"))
+        .header("X-Big", "a".repeat(300_000))
+        .send()
+        .unwrap();
+    assert_eq!(big.status(), 431);
+    assert_eq!(big.bytes().unwrap().len(), 0);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged.matches("GET /sparql 200").count(), 2, "{logged}");
+    assert!(
+        !logged.contains(" 414") && !logged.contains(" 431"),
+        "{logged}"
+    );
+}
+
+/// docs/serving.md: rdflib's SPARQLStore works as a `Graph`'s store over
+/// the endpoint, not as a `Dataset`'s.
+#[test]
+#[ignore = "interop tier, needs python3 with rdflib: cargo test -- --include-ignored"]
+fn rdflib_graph_works_over_the_endpoint_and_dataset_does_not() {
+    let s = crate::serve::serve(&[example("probe.jsonld")], &[]);
+    let out = crate::serve::python("rdflib_sparqlstore.py", &[&format!("{}/sparql", s.base)]);
+    assert!(out.contains("graph_rows 3\n"), "{out}");
+    assert!(out.contains("dataset_rows 0\n"), "{out}");
+    assert!(
+        out.contains("graphs raises TypeError: The SPARQL store is read only"),
+        "{out}"
+    );
+    assert!(out.contains("contexts raises TypeError"), "{out}");
+}
