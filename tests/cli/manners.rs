@@ -89,6 +89,9 @@ fn dash_is_stdin_and_dash_o_is_stdout() {
         ground(stdout_of_args(&["export", path, "-f", "nt"]))
     );
     assert_eq!(run_in(&["extract", path, "-o", "-"], b""), bytes);
+    assert_eq!(run_in(&["extract", "-", "-o", "-"], &bytes), bytes);
+    // diff: stdin against the file it was read from is no difference.
+    assert_eq!(run_in(&["diff", "-", path], &bytes), b"");
     // query: stdin as the checkpoint, -o - as the answer.
     let q = String::from_utf8(run_in(
         &[
