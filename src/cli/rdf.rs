@@ -537,7 +537,16 @@ fn write_answer(
 ) -> anyhow::Result<u8> {
     use std::io::Seek;
     let mut spool = tempfile::spooled_tempfile(16 << 20);
-    let r = answer(&mut spool).and_then(|n| {
+    // Buffered: past 16 MiB the spool is a file, and serializers write in
+    // small pieces.
+    let written = {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut spool);
+        answer(&mut buffered).and_then(|n| {
+            buffered.flush().map_err(karenina_ld::Error::Output)?;
+            Ok(n)
+        })
+    };
+    let r = written.and_then(|n| {
         spool.rewind().map_err(karenina_ld::Error::Output)?;
         let mut out = std::io::stdout().lock();
         std::io::copy(&mut spool, &mut out)
