@@ -12,24 +12,13 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn stdout_with_stdin(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = kld().args(args).write_stdin(stdin).output().unwrap();
-    assert!(
-        out.status.success(),
-        "kld {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+/// The stdout of a command that must succeed.
+fn ok_out(cmd: &mut assert_cmd::Command) -> Vec<u8> {
+    crate::stdout_of(cmd).into_bytes()
 }
 
 fn stdout_of_args(args: &[&str]) -> Vec<u8> {
-    let out = kld().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "kld {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    ok_out(kld().args(args))
 }
 
 /// `-` reads stdin and `-o -` writes stdout in every command that reads or
@@ -41,18 +30,7 @@ fn dash_is_stdin_and_dash_o_is_stdout() {
     let bytes = std::fs::read(&file).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let run_in = |args: &[&str], stdin: &[u8]| {
-        let out = kld()
-            .current_dir(dir.path())
-            .args(args)
-            .write_stdin(stdin)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "kld {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        ok_out(kld().current_dir(dir.path()).args(args).write_stdin(stdin))
     };
 
     // canon: stdin to stdout is the file's canonical bytes (it is canonical).
@@ -152,17 +130,14 @@ fn a_failing_query_writes_no_partial_output() {
         .stdout("")
         .stderr(predicate::str::contains("service"));
     // The same query without the failing part answers, header first.
-    let ok = stdout_with_stdin(
-        &[
-            "query",
-            file.to_str().unwrap(),
-            "-e",
-            "SELECT ?x WHERE { BIND(1 AS ?x) }",
-            "--format",
-            "tsv",
-        ],
-        b"",
-    );
+    let ok = stdout_of_args(&[
+        "query",
+        file.to_str().unwrap(),
+        "-e",
+        "SELECT ?x WHERE { BIND(1 AS ?x) }",
+        "--format",
+        "tsv",
+    ]);
     assert_eq!(String::from_utf8(ok).unwrap(), "?x\n1\n");
 }
 
