@@ -182,3 +182,28 @@ pub fn run_query(
         })?;
     query::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
 }
+
+#[cfg(test)]
+mod redact_tests {
+    use super::redact;
+
+    #[test]
+    fn secrets_in_urls_are_masked_and_the_rest_kept() {
+        assert_eq!(
+            redact("http://h:7019/?access-token=s3cret&graph=urn:g"),
+            "http://h:7019/?access-token=***&graph=urn%3Ag"
+        );
+        assert_eq!(
+            redact("http://dba:pw@h:8890/sparql"),
+            "http://dba:***@h:8890/sparql"
+        );
+        assert_eq!(redact("http://h/sparql?graph=x"), "http://h/sparql?graph=x");
+        for k in ["token", "api_key", "PASSWORD", "client_secret", "auth"] {
+            assert!(
+                !redact(&format!("http://h/?{k}=leak")).contains("leak"),
+                "{k}"
+            );
+        }
+        assert_eq!(redact("not a url"), "not a url");
+    }
+}
