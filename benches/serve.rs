@@ -8,7 +8,13 @@
 //!   empty and loaded over HTTP with `kld export -f nq` of the same files (the
 //!   export is made beforehand and not counted for Oxigraph);
 //! - for each catalogue query, 8 concurrent clients for 20 s on loopback:
-//!   p50 / p95 latency and queries per second on both servers.
+//!   p50 / p95 latency and queries per second on both servers;
+//! - the memory budget (issue 31): peak resident memory and time of the
+//!   queries that grew kld to gigabytes (ORDER BY and COUNT(DISTINCT) over a
+//!   cartesian product, chained CONCAT doubling, four concurrent CONSTRUCTs
+//!   answered as JSON-LD), one case at a time on each server, sampled every
+//!   10 ms; Oxigraph's server is stopped past 60 s or 8 GB and restarted on
+//!   its store. `KLD_BENCH_ONLY=memory` runs only these.
 //!
 //! Oxigraph's server runs with `--union-default-graph`, as kld's default graph
 //! is the union of all graphs, and gets kld's provenance triples after its load
@@ -172,7 +178,11 @@ fn main() {
         "query", "kld p50", "p95", "q/s", "oxi p50", "p95", "q/s", "ratio"
     )
     .unwrap();
-    for q in karenina_ld::query::CATALOGUE {
+    let only_memory = std::env::var("KLD_BENCH_ONLY").is_ok_and(|v| v == "memory");
+    for q in karenina_ld::query::CATALOGUE
+        .iter()
+        .filter(|_| !only_memory)
+    {
         let (k50, k95, kq) = load(&kld_ep, q.text, secs);
         let (o50, o95, oq) = load(&oxi_ep, q.text, secs);
         writeln!(
@@ -186,6 +196,179 @@ fn main() {
             o95,
             oq,
             o50 / k50
+        )
+        .unwrap();
+        out.flush().unwrap();
+    }
+    drop(out);
+    memory_cases(
+        _k.0.id(),
+        &kld_ep,
+        _o,
+        &work.path().join("oxi"),
+        oport,
+        &oxi_ep,
+    );
+}
+
+/// The queries of issue 31 that grew kld to gigabytes.
+fn memory_queries() -> Vec<(&'static str, String, &'static str, usize)> {
+    let concat: Vec<String> = (0..30)
+        .map(|i| format!("BIND(CONCAT(?v{i}, ?v{i}) AS ?v{})", i + 1))
+        .collect();
+    let concat = format!(
+        "SELECT (STRLEN(?v30) AS ?n) WHERE {{ ?s ?p ?o BIND(STR(?o) AS ?v0) {} }} LIMIT 1",
+        concat.join(" ")
+    );
+    let csv = "text/csv";
+    vec![
+        (
+            "ORDER BY",
+            "SELECT * WHERE {?a ?b ?c . ?d ?e ?f} ORDER BY ?c ?f".into(),
+            csv,
+            1,
+        ),
+        (
+            "COUNT(DISTINCT *)",
+            "SELECT (COUNT(DISTINCT *) AS ?n) WHERE {?a ?b ?c . ?d ?e ?f}".into(),
+            csv,
+            1,
+        ),
+        ("CONCAT doubling x30", concat, csv, 1),
+        (
+            "4 x CONSTRUCT as JSON-LD",
+            "CONSTRUCT {?s ?p ?o} WHERE {?s ?p ?o}".into(),
+            "application/ld+json",
+            4,
+        ),
+    ]
+}
+
+/// Runs `clients` copies of `query` at once: (statuses, answer bytes).
+fn run_case(endpoint: &str, query: &str, accept: &str, clients: usize) -> (Vec<String>, usize) {
+    std::thread::scope(|s| {
+        let hs: Vec<_> = (0..clients)
+            .map(|_| {
+                s.spawn(|| {
+                    let r = reqwest::blocking::Client::builder()
+                        .timeout(Duration::from_secs(75))
+                        .build()
+                        .unwrap()
+                        .post(endpoint)
+                        .header("Content-Type", "application/sparql-query")
+                        .header("Accept", accept)
+                        .body(query.to_string())
+                        .send();
+                    match r {
+                        Ok(r) => {
+                            let status = r.status().as_u16().to_string();
+                            let n = r.bytes().map_or(0, |b| b.len());
+                            (status, n)
+                        }
+                        Err(e) if e.is_timeout() => ("timeout".to_string(), 0),
+                        Err(_) => ("failed".to_string(), 0),
+                    }
+                })
+            })
+            .collect();
+        let all: Vec<(String, usize)> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+        let bytes = all.iter().map(|a| a.1).sum();
+        (all.into_iter().map(|a| a.0).collect(), bytes)
+    })
+}
+
+/// Runs `f` while sampling `pid`'s resident memory every 10 ms (and, with
+/// `cap`, killing it past `cap` MB or 60 s): (f's result, peak MB, seconds,
+/// killed).
+fn sampled<T>(pid: u32, cap: Option<f64>, f: impl FnOnce() -> T) -> (T, f64, f64, bool) {
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        let sampler = s.spawn(|| {
+            let (mut peak, mut killed) = (0.0f64, false);
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let rss = common::rss_mb(pid);
+                peak = peak.max(rss);
+                if let Some(cap) = cap {
+                    if !killed && (rss > cap || start.elapsed() > Duration::from_secs(60)) {
+                        // Stopped by PID: the process this bench started.
+                        let _ = Command::new("kill").arg(pid.to_string()).status();
+                        killed = true;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            (peak, killed)
+        });
+        let r = f();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let (peak, killed) = sampler.join().unwrap();
+        (r, peak, start.elapsed().as_secs_f64(), killed)
+    })
+}
+
+fn memory_cases(
+    kld_pid: u32,
+    kld_ep: &str,
+    oxigraph: common::ServerGuard,
+    oxi_dir: &std::path::Path,
+    oport: u16,
+    oxi_ep: &str,
+) {
+    let limits = karenina_ld::memory::Limits::for_machine();
+    let mb = |b: Option<u64>| b.unwrap_or(0) as f64 / (1 << 20) as f64;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "\nmemory budget (defaults for this machine): {:.0} MB a query, {:.0} MB all queries",
+        mb(limits.per_query),
+        mb(limits.total)
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "{:<26} {:>9} {:>9} {:>8} {:>9} {:<14}   {:>9} {:>8} {:<14}",
+        "case", "kld idle", "peak", "time", "after", "status", "oxi peak", "time", "status"
+    )
+    .unwrap();
+    let mut oxigraph = Some(oxigraph);
+    for (name, query, accept, clients) in memory_queries() {
+        let idle = common::rss_mb(kld_pid);
+        let ((status, _), peak, secs, _) =
+            sampled(kld_pid, None, || run_case(kld_ep, &query, accept, clients));
+        std::thread::sleep(Duration::from_secs(1));
+        let after = common::rss_mb(kld_pid);
+        let guard = oxigraph.take().unwrap_or_else(|| {
+            let g = common::oxigraph_server(oxi_dir, oport);
+            assert!(common::wait_for_port(oport, Duration::from_secs(120)));
+            g
+        });
+        let opid = guard.0.id();
+        let ((ostatus, _), opeak, osecs, killed) = sampled(opid, Some(8192.0), || {
+            run_case(oxi_ep, &query, accept, clients)
+        });
+        let ostatus = if killed {
+            "stopped by bench".to_string()
+        } else {
+            ostatus.join(",")
+        };
+        if !killed {
+            oxigraph = Some(guard);
+        } else {
+            drop(guard);
+        }
+        writeln!(
+            out,
+            "{:<26} {:>7.0}MB {:>7.0}MB {:>7.1}s {:>7.0}MB {:<14}   {:>7.0}MB {:>7.1}s {:<14}",
+            name,
+            idle,
+            peak,
+            secs,
+            after,
+            status.join(","),
+            opeak,
+            osecs,
+            ostatus
         )
         .unwrap();
         out.flush().unwrap();

@@ -182,6 +182,18 @@ impl Report {
     pub fn render(&self, d: &Diagnostic) -> String {
         render(&self.file, d)
     }
+
+    /// The first error, rendered, on one line (for one-line notes such as
+    /// "does not parse (…); showing a line diff").
+    pub fn first_error_line(&self) -> Option<String> {
+        self.errors().next().map(|d| {
+            self.render(d)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+    }
 }
 
 /// Renders one diagnostic as `file:line:col: error[CODE] at /path: message`.
@@ -226,6 +238,35 @@ pub enum Error {
         /// The OS error.
         #[source]
         source: std::io::Error,
+    },
+    /// A path kld would read is not a regular file (a FIFO, a device, a
+    /// socket, a directory), after symlinks: refused, never opened for a
+    /// blocking read.
+    #[error("{}: {what}, not a regular file: kld reads regular files only", path.display())]
+    NotRegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a FIFO (named pipe)", "a character device", …).
+        what: &'static str,
+    },
+    /// A file read whole is larger than the cap
+    /// ([`crate::fsutil::max_file_size`]).
+    #[error("{}: {size} bytes, over the limit of {limit} bytes for a file read whole (set KLD_MAX_FILE_SIZE to raise it)", path.display())]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size (or as much as was read past the limit).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Another process holds a store directory's write lock.
+    #[error("{}: store busy: another kld is writing this store (waited {waited_secs} s; KLD_STORE_WAIT sets how long to wait)", path.display())]
+    StoreBusy {
+        /// The store directory.
+        path: PathBuf,
+        /// How long this process waited for the lock, in seconds.
+        waited_secs: u64,
     },
     /// The file has errors (the report holds them, located).
     #[error("{0}")]
@@ -483,6 +524,16 @@ pub enum Error {
         /// The time limit.
         limit: std::time::Duration,
     },
+    /// A query held more memory than its limit, or the running queries
+    /// together more than theirs (`total`); it was stopped and its memory
+    /// freed.
+    #[error("SPARQL: the query was stopped at {}", if *total { format!("the memory limit of all running queries together ({})", crate::memory::show_size(*limit)) } else { format!("its memory limit of {}", crate::memory::show_size(*limit)) })]
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+        /// Whether the limit passed is the one of all queries together.
+        total: bool,
+    },
     /// A query's answer grew past the byte limit.
     #[error("SPARQL: the answer was stopped at the limit of {limit} bytes")]
     ResultTooLarge {
@@ -526,6 +577,16 @@ impl Error {
     #[cfg(feature = "remote")]
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Error::Unreachable { .. } | Error::NotSent)
+    }
+
+    /// Why a read failed, on one line: the first located error of an
+    /// invalid file, else the error itself.
+    pub fn first_reason(&self) -> String {
+        let text = match self {
+            Error::Invalid(r) => r.first_error_line().unwrap_or_else(|| self.to_string()),
+            other => other.to_string(),
+        };
+        text.lines().next().unwrap_or_default().to_string()
     }
 
     /// An I/O error about `path`.

@@ -5,16 +5,42 @@
 //! leaves a broken checkpoint. Every write here goes to a temporary file in the
 //! target's directory, is flushed to disk, and replaces the target by rename: the
 //! original is either untouched or fully replaced.
+//!
+//! A write replaces what the path leads to, keeping what the user set up: a
+//! symlink is written through (its target is replaced, the link stays), the
+//! replaced file's mode, owner and group are kept where the process may set
+//! them, and a file with other hard links is reported ([`Replaced`]): a
+//! rename gives the path a new inode, so the other names keep the old
+//! content. Temporary files are named `.kld-<pid>.<random>.tmp`; those of a
+//! process that no longer runs (killed mid-write) are removed by the next
+//! write in that directory ([`sweep_temporaries`]).
+
+mod regular;
+pub use regular::{
+    describe, is_regular, max_file_size, not_regular, open_regular, read_head, read_regular,
+    read_regular_capped, read_regular_to_string, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV,
+};
 
 use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Writes `data` to `path` atomically (temp file in the same directory, fsync,
-/// rename). An existing file keeps its permissions; a new one gets 0666 less
-/// the umask, as any program's new file.
+/// rename). An existing file keeps its permissions, owner and group (where
+/// the process may set them) and a symlink keeps pointing at the file
+/// written; a new one gets 0666 less the umask, as any program's new file.
 pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     write_atomic_with(path, |f| f.write_all(data))
+}
+
+/// [`write_atomic`], saying what the write replaced ([`Replaced`]).
+pub fn replace(path: &Path, data: &[u8]) -> Result<Replaced> {
+    let mut f = AtomicFile::create(path)?;
+    f.tmp
+        .as_file_mut()
+        .write_all(data)
+        .map_err(|e| Error::io(path, e))?;
+    f.commit()
 }
 
 /// Like [`write_atomic`], with the content written by `fill`. If `fill`, the
@@ -26,7 +52,115 @@ pub fn write_atomic_with(
 ) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     fill(f.tmp.as_file_mut()).map_err(|e| Error::io(path, e))?;
-    f.commit()
+    f.commit().map(|_| ())
+}
+
+/// What an atomic write replaced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replaced {
+    /// The file written: the path given, or the file its symlinks lead to.
+    pub file: PathBuf,
+    /// Other hard links of the replaced file: they keep its old content (a
+    /// rename gives the path a new inode). 0 when there were none.
+    pub split_links: u64,
+}
+
+/// The file `path` leads to through symlinks (the path itself when it is
+/// not a symlink; a dangling link's target, which the write creates).
+pub fn through_symlinks(path: &Path) -> Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p).map_err(|e| Error::io(&p, e))?;
+                p = match p.parent() {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// Removes the temporary files (`.kld-<pid>.<random>.tmp`) that processes no
+/// longer running left in `dir` (killed mid-write); a live process's are
+/// kept. Returns the files removed. Older names without a process id are
+/// removed when an hour old.
+pub fn sweep_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    for entry in rd.flatten() {
+        let name = entry.file_name();
+        let Some(stem) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".kld-"))
+            .and_then(|n| n.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let dead = match stem
+            .split_once('.')
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        {
+            Some(pid) => !process_alive(pid),
+            None => entry
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 3600),
+        };
+        if dead && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let p = entry.path();
+            if std::fs::remove_file(&p).is_ok() {
+                removed.push(p);
+            }
+        }
+    }
+    removed
+}
+
+/// [`sweep_temporaries`] once per directory per process: the first write
+/// into a directory sweeps it (a batch writing thousands of files there
+/// reads it once).
+pub fn sweep_temporaries_once(dir: &Path) -> Vec<PathBuf> {
+    static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<PathBuf>>> =
+        std::sync::Mutex::new(None);
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let first = SWEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get_or_insert_with(Default::default)
+        .insert(key);
+    if first {
+        sweep_temporaries(dir)
+    } else {
+        Vec::new()
+    }
+}
+
+/// True when process `pid` exists (on this machine).
+fn process_alive(pid: i32) -> bool {
+    if pid as u32 == std::process::id() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: signal 0 checks for the process; nothing is sent.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
 }
 
 /// A file written in pieces (it is a [`Write`]) that replaces its target
@@ -38,14 +172,18 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// A temporary file beside `path`.
+    /// A temporary file beside the file `path` leads to (through symlinks);
+    /// dead processes' temporary files there are removed first.
     pub fn create(path: &Path) -> Result<Self> {
-        let dir = match path.parent() {
+        let target = through_symlinks(path)?;
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        sweep_temporaries_once(dir);
+        let prefix = format!(".kld-{}.", std::process::id());
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".kld-").suffix(".tmp");
+        builder.prefix(&prefix).suffix(".tmp");
         // A new file gets the mode any program's new file gets (0666 less the
         // umask: 0644 usually), not tempfile's private 0600: the RDF kld
         // writes is for other tools and people to read.
@@ -55,21 +193,30 @@ impl AtomicFile {
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
         let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
-        Ok(AtomicFile {
-            tmp,
-            target: path.to_path_buf(),
-        })
+        Ok(AtomicFile { tmp, target })
     }
 
-    /// Flushes to disk and renames over the target (keeping its permissions).
-    pub fn commit(self) -> Result<()> {
+    /// Flushes to disk and renames over the target, keeping its mode, owner
+    /// and group (where the process may set them); says whether hard links
+    /// were split.
+    pub fn commit(self) -> Result<Replaced> {
         let path = &self.target;
         self.tmp
             .as_file()
             .sync_all()
             .map_err(|e| Error::io(path, e))?;
+        let mut replaced = Replaced {
+            file: path.clone(),
+            split_links: 0,
+        };
         if let Ok(meta) = std::fs::metadata(path) {
-            let _ = std::fs::set_permissions(self.tmp.path(), meta.permissions());
+            keep_owner(self.tmp.as_file(), &meta);
+            let _ = self.tmp.as_file().set_permissions(meta.permissions());
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                replaced.split_links = meta.nlink().saturating_sub(1);
+            }
         }
         let dir = self.tmp.path().parent().map(Path::to_path_buf);
         self.tmp
@@ -79,8 +226,30 @@ impl AtomicFile {
         if let Some(Ok(d)) = dir.map(std::fs::File::open) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(replaced)
     }
+}
+
+/// Gives `f` the owner and group of `meta` where the process may (root: any;
+/// others: a group they belong to); silently keeps its own otherwise.
+fn keep_owner(f: &std::fs::File, meta: &std::fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::AsRawFd;
+        let Ok(own) = f.metadata() else { return };
+        if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
+            return;
+        }
+        // SAFETY: fchown on a descriptor we own; no memory is passed.
+        if unsafe { libc::fchown(f.as_raw_fd(), meta.uid(), meta.gid()) } != 0 {
+            // Not the owner's user: keep at least the group if allowed.
+            // SAFETY: as above; u32::MAX (-1) leaves the owner unchanged.
+            unsafe { libc::fchown(f.as_raw_fd(), u32::MAX, meta.gid()) };
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (f, meta);
 }
 
 impl Write for AtomicFile {
@@ -125,7 +294,17 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     if is_stdio(path) {
         return stdin_bytes().map(<[u8]>::to_vec);
     }
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    read_regular(path)
+}
+
+/// The first `n` bytes of an input (all of a shorter one); `-` is standard
+/// input.
+pub fn input_head(path: &Path, n: u64) -> Result<Vec<u8>> {
+    if is_stdio(path) {
+        let b = stdin_bytes()?;
+        return Ok(b[..b.len().min(n as usize)].to_vec());
+    }
+    read_head(path, n)
 }
 
 /// An input file opened for streaming; `-` is standard input.
@@ -133,9 +312,7 @@ pub fn open_input(path: &Path) -> Result<Box<dyn std::io::Read + Send>> {
     if is_stdio(path) {
         return Ok(Box::new(stdin_bytes()?));
     }
-    std::fs::File::open(path)
-        .map(|f| Box::new(f) as Box<dyn std::io::Read + Send>)
-        .map_err(|e| Error::io(path, e))
+    open_regular(path).map(|f| Box::new(f) as Box<dyn std::io::Read + Send>)
 }
 
 /// An input's absolute path, as graph names and provenance record it;
@@ -187,7 +364,11 @@ fn collect(args: &[PathBuf], exts: &[&str], runs: bool) -> Vec<Result<PathBuf>> 
                 found.sort();
                 out.extend(found.into_iter().map(Ok));
             }
-            Ok(_) => out.push(Ok(a.clone())),
+            Ok(m) if m.is_file() => out.push(Ok(a.clone())),
+            Ok(m) => out.push(Err(Error::NotRegularFile {
+                path: a.clone(),
+                what: describe(&m.file_type()),
+            })),
         }
     }
     out
@@ -221,7 +402,12 @@ fn walk(
             Ok(_) => {
                 let n = name.to_string_lossy();
                 if exts.iter().any(|e| n.ends_with(e)) {
-                    found.push(p);
+                    // A FIFO, a device or a link to one is reported, never
+                    // opened (a symlink to a regular file is read).
+                    match not_regular(&p) {
+                        None => found.push(p),
+                        Some(e) => errs.push(Err(e)),
+                    }
                 }
             }
             Err(_) => {}
@@ -264,6 +450,71 @@ mod tests {
         );
         assert_eq!(std::fs::read(&p).unwrap(), b"original bytes");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_goes_through_a_symlink_keeps_the_mode_and_reports_hard_links() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("real.jsonld");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = d.path().join("link.jsonld");
+        std::os::unix::fs::symlink("real.jsonld", &link).unwrap();
+        let r = replace(&link, b"new").unwrap();
+        assert_eq!((r.file, r.split_links), (target.clone(), 0));
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        std::fs::hard_link(&target, d.path().join("other-name.jsonld")).unwrap();
+        let r = replace(&target, b"newer").unwrap();
+        assert_eq!(r.split_links, 1);
+        assert_eq!(
+            std::fs::read(d.path().join("other-name.jsonld")).unwrap(),
+            b"new"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_process_temporary_file_is_swept_and_a_live_one_kept() {
+        let d = tempfile::tempdir().unwrap();
+        // A pid that cannot be running (above the kernel's pid_max).
+        let dead = d.path().join(".kld-2147483600.abc.tmp");
+        let live = d
+            .path()
+            .join(format!(".kld-{}.abc.tmp", std::process::id()));
+        let other = d.path().join(".kld-notes.txt");
+        for f in [&dead, &live, &other] {
+            std::fs::write(f, b"x").unwrap();
+        }
+        write_atomic(&d.path().join("a.jsonld"), b"a").unwrap();
+        assert!(!dead.exists() && live.exists() && other.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_a_scanned_directory_or_as_an_argument_is_an_error_not_a_hang() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("pipe.jsonld");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        std::fs::write(d.path().join("a.jsonld"), b"").unwrap();
+        let got = collect_inputs(&[d.path().to_path_buf(), fifo.clone()], &[".jsonld"]);
+        let errs: Vec<String> = got
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs.iter().all(|e| e.contains("FIFO")), "{errs:?}");
+        assert_eq!(got.iter().filter(|r| r.is_ok()).count(), 1);
     }
 
     #[test]

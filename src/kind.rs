@@ -8,7 +8,6 @@
 //! is; every command scans directories and checks named files with this.
 
 use crate::error::{Error, Result};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A kind of file kld knows.
@@ -60,12 +59,7 @@ pub fn sniff(head: &[u8]) -> Kind {
 
 /// The kind of the file at `path` (its first 16 KiB).
 pub fn of_file(path: &Path) -> Result<Kind> {
-    let mut head = Vec::with_capacity(16 << 10);
-    crate::fsutil::open_input(path)?
-        .take(16 << 10)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(path, e))?;
-    Ok(sniff(&head))
+    Ok(sniff(&crate::fsutil::input_head(path, 16 << 10)?))
 }
 
 /// The Karenina files under FILE|DIR arguments: named files as given,

@@ -144,9 +144,12 @@ pub mod fsutil;
 pub mod interop;
 pub mod json;
 pub mod kind;
+pub mod memory;
+pub mod merge;
 pub mod model;
 pub mod preset;
 pub mod pyjson;
+pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
 #[cfg(feature = "remote")]
@@ -157,6 +160,7 @@ pub mod serve;
 pub mod sparql;
 pub mod store;
 pub mod summary;
+pub mod terminal;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};

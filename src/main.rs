@@ -4,13 +4,30 @@
 
 mod cli;
 
+/// mimalloc, counted: each query's allocations are charged to its memory
+/// budget (karenina_ld::memory).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: karenina_ld::memory::CountingAllocator<mimalloc::MiMalloc> =
+    karenina_ld::memory::CountingAllocator(mimalloc::MiMalloc);
+
+extern "C" {
+    /// mimalloc's own: frees this thread's cached and abandoned memory back
+    /// to the system (`force`: now, not after its purge delay).
+    fn mi_collect(force: bool);
+}
+
+/// Hands a large query's freed memory back to the system when it ends.
+fn release_memory() {
+    // SAFETY: mi_collect takes no pointers and may be called on any thread
+    // at any time (it is mimalloc's public API, linked in by the mimalloc crate).
+    unsafe { mi_collect(true) }
+}
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    karenina_ld::memory::set_release(release_memory);
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),

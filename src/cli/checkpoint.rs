@@ -6,6 +6,7 @@ use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::error::{Diagnostic, Report, Severity};
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, qid, ReadOptions};
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{fsutil, summary, Error};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -57,7 +58,7 @@ fn diag_lines(report: &Report, errors_too: bool) -> Vec<String> {
         .diagnostics
         .iter()
         .filter(|d| errors_too || d.severity == Severity::Warning)
-        .map(|d| report.render(d))
+        .map(|d| esc(&report.render(d)).into_owned())
         .collect()
 }
 
@@ -288,6 +289,13 @@ pub fn canon(mut a: CanonArgs) -> anyhow::Result<u8> {
         date_modified: a.touch.then(python_now),
     };
     let outcomes = for_each_input(&a.inputs, |path| {
+        if a.in_place {
+            // What a killed run left beside this file goes, written or not.
+            if let Ok(f) = fsutil::through_symlinks(path) {
+                let dir = f.parent().filter(|d| !d.as_os_str().is_empty());
+                fsutil::sweep_temporaries_once(dir.unwrap_or(Path::new(".")));
+            }
+        }
         let bytes = match fsutil::read_input(path) {
             Ok(b) => b,
             Err(e) => return Outcome::io(e, Some(path)),
@@ -339,32 +347,31 @@ pub fn canon(mut a: CanonArgs) -> anyhow::Result<u8> {
         match target {
             None => o.stdout = Some(text),
             Some(_) if a.in_place && text.as_bytes() == bytes.as_slice() => {}
-            Some(t) => {
-                if let Err(e) = fsutil::write_atomic(&t, text.as_bytes()) {
+            Some(t) => match fsutil::replace(&t, text.as_bytes()) {
+                Ok(r) if r.split_links > 0 => o.stderr.push(format!(
+                    "kld: {}: written as a new file: its {} keep the old content",
+                    r.file.display(),
+                    super::plural(r.split_links as usize, "other hard link")
+                )),
+                Ok(_) => {}
+                Err(e) => {
                     o.stderr.push(format!("kld: {e}"));
                     o.status = USAGE;
                     o.failed = true;
                 }
-            }
+            },
         }
         o
     })?;
     Ok(outcomes.iter().map(|o| o.status).max().unwrap_or(OK))
 }
 
+/// The line diff `canon --check` prints (bounded in time), control
+/// characters escaped.
 fn diff_text(path: &Path, old: &str, new: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
     let shown = path.display().to_string();
-    let mut s = diff
-        .unified_diff()
-        .context_radius(3)
-        .missing_newline_hint(true)
-        .header(&shown, &format!("{shown} (canonical)"))
-        .to_string();
-    if !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s
+    let d = karenina_ld::diff::unified(old, new, &shown, &format!("{shown} (canonical)"), 3);
+    esc(&d).into_owned()
 }
 
 pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
@@ -412,8 +419,8 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
     match format {
         ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s.to_json())?),
         ReportFormat::Text => {
-            outln!("name:       {}", s.name);
-            outln!("version:    {}", s.version.as_deref().unwrap_or("-"));
+            outln!("name:       {}", esc(&s.name));
+            outln!("version:    {}", esc(s.version.as_deref().unwrap_or("-")));
             outln!("questions:  {} ({} finished)", s.questions, s.finished);
             outln!(
                 "templates:  {} ({} default placeholder)",
@@ -430,7 +437,7 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
             }
             outln!("keywords:   {}", s.keywords.len());
             for (k, n) in &s.keywords {
-                outln!("  {k} ({n})");
+                outln!("  {} ({n})", esc(k));
             }
         }
     }

@@ -4,12 +4,15 @@
 //! a side that does not parse as a checkpoint falls back to its bytes as
 //! written (a line diff) with a one-line warning, and the exit status is
 //! the one git expects (0), never a failure that stops `git diff`.
+//! `kld git-merge` is git's merge driver (`merge=karenina`): the library's
+//! three-way merge of benchmarks, or git's text merge when a version is not
+//! a checkpoint or a preset.
 
-use super::{OK, USAGE};
+use super::{INVALID, OK, USAGE};
 use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::diff::{self, Style};
+use karenina_ld::merge;
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
-use karenina_ld::Error;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -65,7 +68,7 @@ impl Side {
         Ok(
             match model::read_checkpoint(Path::new(shown), &bytes, ReadOptions::default()) {
                 Ok(cp) => Side::Checkpoint(Box::new(cp), bytes),
-                Err(e) => Side::Unparsed(bytes, first_reason(&e)),
+                Err(e) => Side::Unparsed(bytes, e.first_reason()),
             },
         )
     }
@@ -85,19 +88,6 @@ impl Side {
             Side::Checkpoint(_, b) | Side::Unparsed(b, _) => b,
         }
     }
-}
-
-/// The first error of a failed read, on one line.
-fn first_reason(e: &Error) -> String {
-    let text = match e {
-        Error::Invalid(report) => report
-            .errors()
-            .next()
-            .map(|d| report.render(d))
-            .unwrap_or_else(|| e.to_string()),
-        other => other.to_string(),
-    };
-    text.lines().next().unwrap_or_default().to_string()
 }
 
 fn color(choice: &str) -> bool {
@@ -205,7 +195,7 @@ pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
             eprintln!(
                 "kld: {} does not parse as a checkpoint ({}); shown as written",
                 a.file.display(),
-                first_reason(&e)
+                e.first_reason()
             );
             bytes
         }
@@ -214,4 +204,76 @@ pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
     stdout.write_all(&text)?;
     stdout.flush()?;
     Ok(OK)
+}
+
+/// Arguments of `kld git-merge` (git's merge driver: `merge.<driver>.driver`).
+#[derive(clap::Args, Debug)]
+pub struct GitMergeArgs {
+    /// The common ancestor's version (`%O`; empty when the file is new on both sides).
+    pub base: PathBuf,
+    /// Our version (`%A`): the merged file is written here.
+    pub ours: PathBuf,
+    /// Their version (`%B`).
+    pub theirs: PathBuf,
+    /// The path in the repository (`%P`), for messages.
+    pub path: String,
+}
+
+/// A value for a one-line conflict report: JSON, cut at 80 characters.
+fn shown(v: &Option<karenina_ld::json::Json>) -> String {
+    match v {
+        None => "(removed)".to_string(),
+        Some(j) => {
+            let s = j.to_compact();
+            if s.chars().count() > 80 {
+                format!("{}…", s.chars().take(80).collect::<String>())
+            } else {
+                s
+            }
+        }
+    }
+}
+
+pub fn git_merge(a: GitMergeArgs) -> anyhow::Result<u8> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
+    let (base, ours, theirs) = match (read(&a.base), read(&a.ours), read(&a.theirs)) {
+        (Ok(x), Ok(y), Ok(z)) => (x, y, z),
+        (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
+            eprintln!("kld: {}: {e}", a.path);
+            return Ok(USAGE);
+        }
+    };
+    match merge::merge(Path::new(&a.path), &base, &ours, &theirs) {
+        Ok(m) => {
+            karenina_ld::fsutil::write_atomic(&a.ours, m.text.as_bytes())?;
+            for c in &m.conflicts {
+                let at = match &c.question {
+                    Some(q) => format!("question {q}, {}", c.field),
+                    None => c.field.clone(),
+                };
+                eprintln!(
+                    "kld: {}: conflict in {at}: ours {} / theirs {}",
+                    a.path,
+                    shown(&c.ours),
+                    shown(&c.theirs)
+                );
+            }
+            Ok(if m.conflicts.is_empty() { OK } else { INVALID })
+        }
+        Err(why) => {
+            // git's own text merge, as the diff driver falls back to a line diff.
+            eprintln!("kld: {}: {why}; merging as text", a.path);
+            let status = std::process::Command::new("git")
+                .args(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs"])
+                .arg(&a.ours)
+                .arg(&a.base)
+                .arg(&a.theirs)
+                .status()?;
+            Ok(match status.code() {
+                Some(0) => OK,
+                Some(n) if n > 0 => INVALID,
+                _ => USAGE,
+            })
+        }
+    }
 }

@@ -159,7 +159,7 @@ fn croissant(a: &ExportArgs) -> anyhow::Result<u8> {
     let (cp, out) = one_checkpoint(a, "croissant")?;
     let Some(cp) = cp else { return Ok(INVALID) };
     let file = &a.inputs[0];
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let bytes = karenina_ld::fsutil::read_regular(file)?;
     let content_url = match &a.interop.url {
         Some(u) => u.clone(),
         None => relative_url(file, out.as_deref())?,
@@ -233,7 +233,7 @@ fn one_checkpoint(
 
 /// Reads a checkpoint, printing its errors.
 pub(super) fn read(file: &Path) -> anyhow::Result<Option<model::Checkpoint>> {
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let bytes = karenina_ld::fsutil::read_regular(file)?;
     match model::read_checkpoint(file, &bytes, model::ReadOptions::default()) {
         Ok(cp) => Ok(Some(cp)),
         Err(karenina_ld::Error::Invalid(report)) => {

@@ -282,6 +282,12 @@ pub enum Command {
     /// canonical bytes, or the file as written when it does not parse; exit 0.
     #[command(after_help = concat!("Examples:\n  git config diff.karenina.textconv 'kld git-textconv'\n  kld git-textconv bench.jsonld\n\n", "Exit codes: 0 whatever the file holds (the canonical bytes, or the file as written); 2 it cannot be read."))]
     GitTextconv(gitdriver::TextconvArgs),
+    /// git's merge driver for checkpoints (`merge.karenina.driver`): a
+    /// three-way merge by question, trait and key into Karenina's bytes; exit
+    /// 1 with markers around each conflicting field; git's text merge when a
+    /// version is not a checkpoint or a preset.
+    #[command(after_help = concat!("Examples:\n  git config merge.karenina.driver 'kld git-merge %O %A %B %P'\n  echo '*.jsonld merge=karenina' >> .gitattributes\n\n", "Exit codes: 0 merged; 1 conflicts (marked in the file); 2 usage or I/O error."))]
+    GitMerge(gitdriver::GitMergeArgs),
     /// Karenina verification presets.
     #[command(subcommand, after_help = concat!("Examples:\n  kld preset list\n  kld preset validate presets/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Preset(PresetCommand),
@@ -394,6 +400,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Hash(a) => git::hash(a),
         Command::GitDiff(a) => gitdriver::git_diff(a),
         Command::GitTextconv(a) => gitdriver::git_textconv(a),
+        Command::GitMerge(a) => gitdriver::git_merge(a),
         Command::Preset(p) => match p {
             PresetCommand::List { dir } => preset::list(dir.as_deref()),
             PresetCommand::Show { name, dir } => preset::show(&name, dir.as_deref()),
@@ -442,6 +449,12 @@ pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
         karenina_ld::Error::ManyGraphs { .. } => Some("--union merges them"),
         karenina_ld::Error::Timeout { .. } => Some("raise it with --timeout"),
         karenina_ld::Error::ResultTooLarge { .. } => Some("add LIMIT, or raise --max-result-bytes"),
+        karenina_ld::Error::MemoryLimit { total: false, .. } => {
+            Some("narrow the query, or raise --query-memory")
+        }
+        karenina_ld::Error::MemoryLimit { total: true, .. } => {
+            Some("try again when fewer queries run, or raise --total-memory")
+        }
         karenina_ld::Error::WrongFormat { .. } => Some("choose one with --format"),
         _ => None,
     }

@@ -21,7 +21,7 @@ fn print_report(r: &Report) {
 }
 
 fn load(path: &Path) -> anyhow::Result<(Option<preset::Preset>, Report)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = karenina_ld::fsutil::read_regular(path)?;
     Ok(preset::read(path, &bytes, false))
 }
 
@@ -168,8 +168,7 @@ pub struct SaveArgs {
 }
 
 pub fn save(a: SaveArgs) -> anyhow::Result<u8> {
-    let bytes =
-        std::fs::read(&a.config).with_context(|| format!("reading {}", a.config.display()))?;
+    let bytes = karenina_ld::fsutil::read_regular(&a.config)?;
     let id = uuid::Uuid::new_v4().to_string();
     let saved = match preset::build(
         &a.config,

@@ -249,6 +249,19 @@ pub fn load(
 ) -> anyhow::Result<u8> {
     let mut store = CheckpointStore::open_dir(store_dir)
         .with_context(|| format!("opening store {}", store_dir.display()))?;
+    if !store.cleaned().is_empty() {
+        eprintln!(
+            "kld: {}: removed {} left by an interrupted load ({})",
+            store_dir.display(),
+            super::plural(store.cleaned().len(), "file"),
+            store
+                .cleaned()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let (files, io_failed) = files_of(inputs);
     let status = match format {
         ReportFormat::Text => load_into(&mut store, &files, processor, true, results),
@@ -393,6 +406,10 @@ pub struct QueryArgs {
     /// Stop the query after this many seconds.
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Stop the query when it holds more than SIZE of memory, e.g. 512M or
+    /// 2G [default: a sixteenth of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = karenina_ld::memory::parse_size)]
+    pub query_memory: Option<u64>,
     /// How checkpoints become quads.
     #[arg(long, value_enum, default_value = "direct")]
     pub processor: ProcessorArg,
@@ -425,9 +442,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
             text
         }
         (None, Some(e), []) => e.clone(),
-        (None, None, [f]) => {
-            std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?
-        }
+        (None, None, [f]) => karenina_ld::fsutil::read_regular_to_string(f)?,
         (None, None, []) => bail!("give a query: --named NAME, -e SPARQL or a QUERY.rq file"),
         _ => bail!("give exactly one of --named, -e and a QUERY.rq file"),
     };
@@ -466,6 +481,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     });
     let opts = query::QueryOptions {
         timeout: Duration::from_secs_f64(a.timeout),
+        memory: super::serve::memory_limits(a.query_memory, None),
         table_width: (!to_file && std::io::stdout().is_terminal())
             .then(|| {
                 console::Term::stdout()

@@ -138,8 +138,7 @@ fn action(
 
 fn store_sources(dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
     let index = dir.join("index.tsv");
-    let text =
-        std::fs::read_to_string(&index).with_context(|| format!("reading {}", index.display()))?;
+    let text = karenina_ld::fsutil::read_regular_to_string(&index)?;
     Ok(text
         .lines()
         .skip(1)

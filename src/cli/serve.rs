@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 pub struct ServeArgs {
     /// Checkpoints, results exports or directories to load (and to watch with --watch).
     pub inputs: Vec<PathBuf>,
-    /// Store directory to open (graphs replaced under --watch are written back).
+    /// Store directory to serve, opened read-only: changes under --watch are
+    /// served from memory and never written back to it.
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// Address to listen on: HOST:PORT, localhost:PORT or a port (non-loopback
@@ -35,8 +36,17 @@ pub struct ServeArgs {
     /// response; answered 503 if nothing was sent yet).
     #[arg(long, default_value_t = serve::DEFAULT_MAX_RESULT_BYTES)]
     pub max_result_bytes: u64,
-    /// Let pages from ORIGIN (e.g. http://localhost:8888) read answers from a
-    /// browser (CORS); repeatable; `*` lets every website read them.
+    /// Stop a query that holds more than SIZE of memory (answered 503), e.g.
+    /// 512M or 2G [default: a sixteenth of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = karenina_ld::memory::parse_size)]
+    pub query_memory: Option<u64>,
+    /// Stop the query that takes the running queries together past SIZE of
+    /// memory (answered 503) [default: a quarter of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = karenina_ld::memory::parse_size)]
+    pub total_memory: Option<u64>,
+    /// Let pages from ORIGIN (e.g. http://localhost:8888) query the endpoint
+    /// and read answers from a browser (CORS; other websites' pages get 403);
+    /// repeatable; `*` lets every website.
     #[arg(long = "cors", value_name = "ORIGIN")]
     pub cors: Vec<String>,
     /// Answer requests whose Host is NAME (besides localhost, loopback IPs
@@ -138,6 +148,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             max_result_bytes: Some(a.max_result_bytes),
             cors: a.cors.clone(),
             allowed_hosts: a.allow_host.clone(),
+            memory: memory_limits(a.query_memory, a.total_memory),
         },
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -186,11 +197,21 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE).await?;
+        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout)).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;
     Ok(super::OK)
+}
+
+/// The memory limits from `--query-memory` and `--total-memory`, each
+/// sized to the machine when not given.
+pub fn memory_limits(query: Option<u64>, total: Option<u64>) -> karenina_ld::memory::Limits {
+    let machine = karenina_ld::memory::Limits::for_machine();
+    karenina_ld::memory::Limits {
+        per_query: query.or(machine.per_query),
+        total: total.or(machine.total),
+    }
 }
 
 #[cfg(test)]

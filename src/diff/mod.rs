@@ -13,7 +13,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 mod render;
+mod text;
 pub use render::{word_diff, Style};
+pub use text::{unified, DIFF_DEADLINE};
 
 /// One field whose value changed (values as JSON).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -268,13 +270,7 @@ fn keywords(it: &Item) -> serde_json::Value {
 
 /// A unified diff of two template sources (`None` when equal).
 pub fn template_diff(a: &str, b: &str) -> Option<String> {
-    (a != b).then(|| {
-        similar::TextDiff::from_lines(a, b)
-            .unified_diff()
-            .context_radius(2)
-            .header("A", "B")
-            .to_string()
-    })
+    (a != b).then(|| unified(a, b, "A", "B", 2))
 }
 
 fn question_change(a: &Item, b: &Item, id: String) -> Option<QuestionChange> {
@@ -394,7 +390,13 @@ pub fn diff(a: &Checkpoint, b: &Checkpoint) -> Diff {
         .map(String::as_str)
         .filter(|s| pos_a.contains_key(s))
         .collect();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &common_a, &common_b) {
+    let deadline = Some(std::time::Instant::now() + DIFF_DEADLINE);
+    for op in similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        &common_a,
+        &common_b,
+        deadline,
+    ) {
         if let similar::DiffOp::Delete {
             old_index, old_len, ..
         } = op

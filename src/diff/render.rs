@@ -1,6 +1,11 @@
 //! The text of a [`Diff`] for people, and word diffs of changed values.
+//!
+//! Every piece of checkpoint text is escaped for the terminal
+//! ([`crate::terminal::escape_controls`]) before kld's colours are added, so
+//! a value holding ESC sequences shows them as text, colours or not.
 
 use super::{Diff, FieldChange, TraitChanges};
+use crate::terminal::escape_controls as esc;
 
 /// Colours for [`Diff::render`] (ANSI escapes on a terminal, none otherwise).
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +60,7 @@ fn render_change(old: &serde_json::Value, new: &serde_json::Value, st: Style) ->
     let (a, b) = (text_of(old), text_of(new));
     let one_line = |s: &str| s.chars().count() <= SHORT_VALUE && !s.contains('\n');
     if one_line(&a) && one_line(&b) {
-        format!("{} → {}", old, new)
+        esc(&format!("{} → {}", old, new)).into_owned()
     } else {
         word_diff(&a, &b, st)
     }
@@ -87,7 +92,7 @@ fn segments(ops: impl Iterator<Item = (similar::ChangeTag, String)>) -> Vec<(Seg
 
 fn diff_segments(a: &str, b: &str, chars: bool) -> Vec<(Seg, String)> {
     let mut config = similar::TextDiff::configure();
-    config.timeout(std::time::Duration::from_secs(2));
+    config.timeout(super::DIFF_DEADLINE);
     let d = if chars {
         config.diff_chars(a, b)
     } else {
@@ -198,6 +203,7 @@ pub fn word_diff(a: &str, b: &str, st: Style) -> String {
     let last = segs.len().saturating_sub(1);
     let mut out = String::new();
     for (i, (seg, text)) in segs.iter().enumerate() {
+        let text = &esc(text);
         match seg {
             Seg::Old => out.push_str(&st.paint("31", &format!("[-{text}-]"))),
             Seg::New => out.push_str(&st.paint("32", &format!("{{+{text}+}}"))),
@@ -223,7 +229,7 @@ fn render_fields(out: &mut String, indent: &str, fields: &[FieldChange], st: Sty
         let shown = render_change(&f.old, &f.new, st);
         // A multi-line value stays under its field.
         let shown = shown.replace('\n', &format!("\n{indent}  "));
-        out.push_str(&format!("{indent}{}: {shown}\n", f.field));
+        out.push_str(&format!("{indent}{}: {shown}\n", esc(&f.field)));
     }
 }
 
@@ -253,24 +259,37 @@ impl Diff {
         for q in &self.removed {
             out.push_str(&st.paint(
                 "31",
-                &format!("- question {}: {}\n", q.id, short(&q.text.clone().into())),
+                &format!(
+                    "- question {}: {}\n",
+                    esc(&q.id),
+                    esc(&short(&q.text.clone().into()))
+                ),
             ));
         }
         for q in &self.added {
             out.push_str(&st.paint(
                 "32",
-                &format!("+ question {}: {}\n", q.id, short(&q.text.clone().into())),
+                &format!(
+                    "+ question {}: {}\n",
+                    esc(&q.id),
+                    esc(&short(&q.text.clone().into()))
+                ),
             ));
         }
         for c in &self.changed {
             out.push_str(&st.paint(
                 "33",
-                &format!("~ question {}: {}\n", c.id, short(&c.text.clone().into())),
+                &format!(
+                    "~ question {}: {}\n",
+                    esc(&c.id),
+                    esc(&short(&c.text.clone().into()))
+                ),
             ));
             render_fields(&mut out, "    ", &c.fields, st);
             if let Some(t) = &c.template {
                 out.push_str("    template:\n");
                 for line in t.lines() {
+                    let line = &esc(line);
                     let colored = match line.as_bytes().first() {
                         Some(b'+') if !line.starts_with("+++") => st.paint("32", line),
                         Some(b'-') if !line.starts_with("---") => st.paint("31", line),
@@ -284,7 +303,9 @@ impl Diff {
         for m in &self.moved {
             out.push_str(&format!(
                 "↕ question {} moved: {} → {}\n",
-                m.id, m.from, m.to
+                esc(&m.id),
+                m.from,
+                m.to
             ));
         }
         out

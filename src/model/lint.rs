@@ -3,20 +3,37 @@
 //! Runs on a checkpoint that read without errors; each finding has a stable
 //! `KLD-W…` code and points at the JSON path it concerns.
 
-use super::qid::{check_id, question_id, IdCheck};
+use super::qid::{check_id, current_id, question_id, IdCheck};
+use super::traits::{self, Family, Problem};
 use super::types::*;
 use crate::error::Diagnostic;
 use crate::json::{Json, JsonPath};
-use base64::Engine;
 use std::collections::HashMap;
 
 /// All warnings for a checkpoint.
 pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let root = JsonPath::root();
+    let (mut global, mut dynamic) = (Vec::new(), Vec::new());
     if let Some(rs) = &cp.rating {
         for (i, r) in rs.iter().enumerate() {
-            lint_rating(r, &root.key("rating").index(i), false, &mut out);
+            match lint_rating(r, &root.key("rating").index(i), false, &mut out) {
+                Some((f, false)) => global.push((r, f)),
+                Some((f, true)) => dynamic.push((r, f)),
+                None => {}
+            }
+        }
+    }
+    for (traits, step) in [
+        (&global, Step::GlobalRubric),
+        (&dynamic, Step::DynamicRubric),
+    ] {
+        for p in traits::rubric_problems(traits, step == Step::DynamicRubric) {
+            out.push(Diagnostic::warning(
+                "KLD-W031",
+                root.key("rating"),
+                format!("{p}; {}", step.describe()),
+            ));
         }
     }
     if let Some(ps) = &cp.additional_property {
@@ -50,7 +67,10 @@ pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
                     IdCheck::Stale => out.push(Diagnostic::warning(
                         "KLD-W021",
                         ip.key("@id"),
-                        format!("question ID {id:?} no longer matches the question text (Karenina would now compute {:?}); edits to the text left the old ID", question_id(&q.text)),
+                        format!(
+                            "question ID {id:?} was derived from an earlier text; Karenina keeps it on load and save, but for the current text it would write {:?}. Keep the ID (results recorded under it stay bound) or set `@id` to the new one (see docs/diagnostics.md, \"Question IDs\")",
+                            current_id(id, &q.text)
+                        ),
                     )),
                     IdCheck::Readable | IdCheck::Md5 | IdCheck::Other => {}
                 }
@@ -74,20 +94,32 @@ pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
             ));
         }
         if let Some(rs) = &q.rating {
+            let mut own = Vec::new();
             for (j, r) in rs.iter().enumerate() {
-                lint_rating(r, &qp.key("rating").index(j), true, &mut out);
+                if let Some((f, _)) = lint_rating(r, &qp.key("rating").index(j), true, &mut out) {
+                    own.push((r, f));
+                }
+            }
+            let merged = traits::rubric_problems(&own, false)
+                .into_iter()
+                .chain(traits::merge_conflicts(&global, &own));
+            for p in merged {
+                out.push(Diagnostic::warning("KLD-W031", qp.key("rating"), format!("{p}; Karenina loads the file, but `get_merged_rubric_for_question` raises when verification reads this question's rubric")));
             }
         }
         if let Some(ps) = &q.additional_property {
+            // Karenina's reader lets the last `finished` win.
+            let last_finished = ps.iter().rposition(|p| p.name == "finished");
             for (j, p) in ps.iter().enumerate() {
-                lint_question_property(p, &qp.key("additionalProperty").index(j), &mut out);
+                let path = qp.key("additionalProperty").index(j);
+                lint_question_property(p, &path, Some(j) == last_finished, &mut out);
             }
         }
     }
     out
 }
 
-fn lint_question_property(p: &Property, path: &JsonPath, out: &mut Vec<Diagnostic>) {
+fn lint_question_property(p: &Property, path: &JsonPath, is_last: bool, out: &mut Vec<Diagnostic>) {
     if p.name.starts_with("custom_") && p.name.matches("custom_").count() > 1 {
         out.push(Diagnostic::warning(
             "KLD-W023",
@@ -95,58 +127,31 @@ fn lint_question_property(p: &Property, path: &JsonPath, out: &mut Vec<Diagnosti
             format!("`{}`: Karenina strips every `custom_` (str.replace), so the custom metadata key becomes {:?}", p.name, p.name.replace("custom_", "")),
         ));
     }
-    if p.name == "finished" && !matches!(p.value, Some(Json::Bool(_))) {
-        out.push(Diagnostic::warning(
-            "KLD-W027",
-            path.key("value"),
-            format!(
-                "`finished` is {}, not a boolean: Karenina coerces it with Python truthiness",
-                p.value
-                    .as_ref()
-                    .map(crate::model::show)
-                    .unwrap_or_else(|| "missing".into())
-            ),
-        ));
+    if p.name == "finished" && is_last && !matches!(p.value, Some(Json::Bool(_))) {
+        // `QuestionRegistryEntry.finished: bool`, validated by `Benchmark.load`.
+        let shown = p
+            .value
+            .as_ref()
+            .map_or_else(|| "null".to_string(), crate::model::show);
+        match p.value.as_ref().map(super::lax::boolean) {
+            Some(Ok(b)) => out.push(Diagnostic::warning(
+                "KLD-W027",
+                path.key("value"),
+                format!("`finished` is {shown}, not a boolean: Karenina's pydantic model coerces it to {}", if b { "True" } else { "False" }),
+            )),
+            _ => out.push(Diagnostic::error(
+                "KLD-E022",
+                path.key("value"),
+                format!("`finished` is {shown}: Karenina's QuestionRegistryEntry needs a boolean (or \"true\"/\"yes\"/1…), so `Benchmark.load` fails"),
+            )),
+        }
     }
-}
-
-fn prop_str<'a>(r: &'a Rating, name: &str) -> Option<&'a str> {
-    r.prop_value(name).and_then(Json::as_str)
 }
 
 fn prop_int(r: &Rating, name: &str) -> Option<f64> {
     r.prop_value(name)
         .and_then(Json::as_number)
         .map(|n| n.as_f64())
-}
-
-/// A list property Karenina accepts as an array or a JSON string of one.
-fn string_list(
-    r: &Rating,
-    name: &str,
-    path: &JsonPath,
-    out: &mut Vec<Diagnostic>,
-) -> Option<Vec<String>> {
-    let v = r.prop_value(name)?;
-    let parsed;
-    let arr = match v {
-        Json::Array(a) => a.as_slice(),
-        Json::String(s) => {
-            out.push(Diagnostic::warning(
-                "KLD-W025",
-                path.clone(),
-                format!("`{name}` is stored as a JSON string (2025-10/11 format); Karenina still reads it, `kld canon --upgrade` stores the array natively"),
-            ));
-            parsed = crate::json::parse(s.as_bytes()).ok()?;
-            parsed.as_array()?
-        }
-        _ => return None,
-    };
-    Some(
-        arr.iter()
-            .filter_map(|x| x.as_str().map(str::to_string))
-            .collect(),
-    )
 }
 
 fn prop_path(r: &Rating, base: &JsonPath, name: &str) -> JsonPath {
@@ -160,16 +165,67 @@ fn prop_path(r: &Rating, base: &JsonPath, name: &str) -> JsonPath {
     }
 }
 
-fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Diagnostic>) {
+/// Where Karenina converts a trait: `Load` for a question-specific trait
+/// (`Benchmark.load`), else the later step of verification that reads it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Load,
+    GlobalRubric,
+    DynamicRubric,
+}
+
+impl Step {
+    fn describe(self) -> &'static str {
+        match self {
+            Step::Load => "`Benchmark.load` fails on this question-specific trait",
+            Step::GlobalRubric => "Karenina loads the file, but `get_global_rubric` raises when verification reads the global rubric",
+            Step::DynamicRubric => "Karenina loads the file, but `get_global_dynamic_rubric` raises when verification reads the dynamic rubric",
+        }
+    }
+}
+
+/// Reports `problems` of one trait: errors (`KLD-E022`) when `Benchmark.load`
+/// converts it, else warnings naming the step that raises.
+fn report_problems(
+    r: &Rating,
+    path: &JsonPath,
+    step: Step,
+    problems: Vec<Problem>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for p in problems {
+        let at = match p.prop {
+            Some(name) => prop_path(r, path, name),
+            None => path.clone(),
+        };
+        let msg = format!("trait `{}`: {}; {}", r.name, p.msg, step.describe());
+        out.push(if step == Step::Load {
+            Diagnostic::error("KLD-E022", at, msg)
+        } else {
+            Diagnostic::warning(p.code, at, msg)
+        });
+    }
+}
+
+/// Lints one trait; returns the model Karenina converts it to, when it does
+/// (with whether it is a dynamic rubric member).
+fn lint_rating(
+    r: &Rating,
+    path: &JsonPath,
+    in_question: bool,
+    out: &mut Vec<Diagnostic>,
+) -> Option<(Family, bool)> {
     let t = r.kind;
     let warn = |out: &mut Vec<Diagnostic>, code, p: JsonPath, m: String| {
         out.push(Diagnostic::warning(code, p, m))
     };
     if in_question && t.scope == Scope::Global {
         warn(out, "KLD-W010", path.key("additionalType"), format!("global trait type {} inside a question: Karenina silently ignores it (kept in the file)", t.as_curie()));
+        return None;
     }
     if in_question && t.class == TraitClass::Dynamic {
         warn(out, "KLD-W011", path.key("additionalType"), "dynamic trait inside a question: Karenina only reads dynamic traits at dataset level and ignores this one".into());
+        return None;
     }
     // Duplicate property names: the last one wins (dynamic traits repeat `summary` by design).
     if let Some(ps) = &r.additional_property {
@@ -182,63 +238,53 @@ fn lint_rating(r: &Rating, path: &JsonPath, in_question: bool, out: &mut Vec<Dia
             }
         }
     }
-    let class = if t.class == TraitClass::Dynamic {
-        match prop_str(r, "dynamic_trait_type") {
+    let dynamic = t.class == TraitClass::Dynamic;
+    let family = if dynamic {
+        match r.prop("dynamic_trait_type").map(|p| p.value.as_ref()) {
             None => {
                 warn(out, "KLD-W015", path.clone(), "dynamic trait without `dynamic_trait_type`: Karenina reads it as an LLM trait (its dynamic-rubric reader defaults the type to `llm`)".into());
-                TraitClass::Rubric
+                Family::Llm
             }
-            Some("llm") => {
-                if r.prop_value("kind").is_some() {
-                    TraitClass::Llm
-                } else {
-                    TraitClass::Rubric
-                }
-            }
-            Some("regex") => TraitClass::Regex,
-            Some("callable") => TraitClass::Callable,
-            Some("metric") => TraitClass::Metric,
-            Some("agentic") => TraitClass::Agentic,
+            Some(Some(Json::String(s))) if s == "llm" => Family::Llm,
+            Some(Some(Json::String(s))) if s == "regex" => Family::Regex,
+            Some(Some(Json::String(s))) if s == "callable" => Family::Callable,
+            Some(Some(Json::String(s))) if s == "metric" => Family::Metric,
+            Some(Some(Json::String(s))) if s == "agentic" => Family::Agentic,
             Some(other) => {
-                warn(out, "KLD-W015", prop_path(r, path, "dynamic_trait_type"), format!("unknown `dynamic_trait_type` {other:?}: Karenina drops this trait with a warning"));
-                return;
+                let shown = other.map_or_else(|| "null".to_string(), crate::model::show);
+                warn(out, "KLD-W015", prop_path(r, path, "dynamic_trait_type"), format!("unknown `dynamic_trait_type` {shown}: Karenina drops this trait with a warning"));
+                return None;
             }
         }
     } else {
-        t.class
+        match t.class {
+            TraitClass::Regex => Family::Regex,
+            TraitClass::Callable => Family::Callable,
+            TraitClass::Metric => Family::Metric,
+            TraitClass::Agentic => Family::Agentic,
+            _ => Family::Llm,
+        }
     };
-    match class {
-        TraitClass::Rubric | TraitClass::Llm => lint_llm(r, path, out),
-        TraitClass::Regex => {
-            let pattern = prop_str(r, "pattern").unwrap_or("");
-            if let Some(msg) = regex_error(pattern) {
-                warn(out, "KLD-W019", prop_path(r, path, "pattern"), format!("regex {pattern:?} does not compile ({msg}); Karenina compiles it with Python's `re` and fails on a question-level trait"));
-            }
-        }
-        TraitClass::Callable => {
-            if let Some(Json::String(code)) = r.prop_value("callable_code") {
-                // Python's non-strict b64decode discards characters outside the alphabet.
-                let filtered: String = code
-                    .chars()
-                    .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
-                    .collect();
-                if base64::engine::general_purpose::STANDARD
-                    .decode(filtered.as_bytes())
-                    .is_err()
-                {
-                    warn(out, "KLD-W016", prop_path(r, path, "callable_code"), "`callable_code` is not valid base64: Karenina fails with binascii.Error when it loads this trait".into());
-                }
-            }
-            if let Some(k) = prop_str(r, "kind") {
-                if !matches!(k, "boolean" | "score" | "literal") {
-                    warn(out, "KLD-W018", prop_path(r, path, "kind"), format!("callable trait kind {k:?} is not boolean, score or literal; Karenina rejects it"));
+    let step = if in_question {
+        Step::Load
+    } else if dynamic {
+        Step::DynamicRubric
+    } else {
+        Step::GlobalRubric
+    };
+    report_problems(r, path, step, traits::problems(r, family, dynamic), out);
+    match family {
+        Family::Llm => lint_llm(r, path, out),
+        Family::Metric => {
+            for name in ["metrics", "tp_instructions", "tn_instructions"] {
+                if let Some(Json::String(_)) = r.prop_value(name) {
+                    warn(out, "KLD-W025", prop_path(r, path, name), format!("`{name}` is stored as a JSON string (2025-10/11 format); Karenina still reads it, `kld canon --upgrade` stores the array natively"));
                 }
             }
         }
-        TraitClass::Metric => lint_metric(r, path, out),
-        TraitClass::Agentic => lint_agentic(r, path, out),
-        TraitClass::Dynamic => {}
+        _ => {}
     }
+    Some((family, dynamic))
 }
 
 fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
@@ -269,123 +315,12 @@ fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
             }
         }
         Some(other) => out.push(Diagnostic::warning(
-            "KLD-W018",
+            "KLD-W032",
             prop_path(r, path, "kind"),
             format!(
-                "LLM trait kind {} is not boolean, score, literal or a template object",
+                "LLM trait kind {} is not boolean, score, literal or a template object: Karenina's reader takes it as a score trait",
                 crate::model::show(other)
             ),
         )),
-    }
-}
-
-/// Compiles `pattern` once per process and pattern (benchmarks reuse a few).
-fn regex_error(pattern: &str) -> Option<String> {
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
-        return r;
-    }
-    let r = fancy_regex::Regex::new(pattern)
-        .err()
-        .map(|e| e.to_string());
-    if let Ok(mut c) = cache.lock() {
-        if c.len() < 4096 {
-            c.insert(pattern.to_string(), r.clone());
-        }
-    }
-    r
-}
-
-const METRICS: [&str; 5] = ["precision", "recall", "f1", "specificity", "accuracy"];
-
-fn lint_metric(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
-    let mut problems = Vec::new();
-    let metrics =
-        string_list(r, "metrics", &prop_path(r, path, "metrics"), out).unwrap_or_default();
-    let tp = string_list(
-        r,
-        "tp_instructions",
-        &prop_path(r, path, "tp_instructions"),
-        out,
-    )
-    .unwrap_or_default();
-    let tn = string_list(
-        r,
-        "tn_instructions",
-        &prop_path(r, path, "tn_instructions"),
-        out,
-    )
-    .unwrap_or_default();
-    let mode = prop_str(r, "evaluation_mode").unwrap_or("tp_only");
-    if metrics.is_empty() {
-        problems.push("at least one metric is required".to_string());
-    }
-    for m in &metrics {
-        if !METRICS.contains(&m.as_str()) {
-            problems.push(format!(
-                "unknown metric {m:?} (allowed: {})",
-                METRICS.join(", ")
-            ));
-        }
-    }
-    if !matches!(mode, "tp_only" | "full_matrix") {
-        problems.push(format!(
-            "evaluation_mode {mode:?} is not tp_only or full_matrix"
-        ));
-    }
-    if tp.is_empty() {
-        problems.push("tp_instructions must not be empty".into());
-    }
-    if mode == "full_matrix" && tn.is_empty() {
-        problems.push("full_matrix needs tn_instructions".into());
-    }
-    if mode != "full_matrix" {
-        for m in metrics
-            .iter()
-            .filter(|m| matches!(m.as_str(), "specificity" | "accuracy"))
-        {
-            problems.push(format!("{m} needs evaluation_mode full_matrix"));
-        }
-    }
-    for p in problems {
-        out.push(Diagnostic::warning(
-            "KLD-W017",
-            path.clone(),
-            format!(
-                "metric trait `{}`: {p}; Karenina's model validation fails on it",
-                r.name
-            ),
-        ));
-    }
-}
-
-fn lint_agentic(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
-    let mut problems = Vec::new();
-    if r.description.as_deref().unwrap_or("").is_empty() {
-        problems.push("has no description (Karenina requires one and fails the load)".to_string());
-    }
-    if let Some(m) = prop_str(r, "context_mode") {
-        if !matches!(m, "workspace_only" | "trace_and_workspace" | "trace_only") {
-            problems.push(format!(
-                "context_mode {m:?} is not workspace_only, trace_and_workspace or trace_only"
-            ));
-        }
-    }
-    match r.prop_value("kind") {
-        None | Some(Json::Object(_)) => {}
-        Some(Json::String(k)) if matches!(k.as_str(), "boolean" | "score" | "literal") => {}
-        Some(other) => problems.push(format!(
-            "kind {} is not boolean, score, literal or a template object",
-            crate::model::show(other)
-        )),
-    }
-    for p in problems {
-        out.push(Diagnostic::warning(
-            "KLD-W018",
-            path.clone(),
-            format!("agentic trait `{}` {p}", r.name),
-        ));
     }
 }

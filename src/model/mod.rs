@@ -4,9 +4,12 @@
 //! [`analyze`] is the one entry point: bytes in, a checkpoint (when it loads) and
 //! every located diagnostic out. It does not touch JSON-LD or any store.
 
+mod lax;
 mod lint;
+pub mod markers;
 pub mod qid;
 mod read;
+mod traits;
 mod types;
 
 pub use types::*;
@@ -55,10 +58,12 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
     let mut diags = Vec::new();
     let checkpoint = match json::parse(bytes) {
         Err(f) => {
-            diags.push(Diagnostic::from_parse_failure(
-                f,
-                &String::from_utf8_lossy(bytes),
-            ));
+            let text = String::from_utf8_lossy(bytes);
+            // Conflict markers say more than the JSON error they cause.
+            match markers::diagnostics(&text) {
+                Some(found) => diags.extend(found),
+                None => diags.push(Diagnostic::from_parse_failure(f, &text)),
+            }
             None
         }
         Ok(mut v) => {
@@ -68,10 +73,13 @@ pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
             let mut cx = read::Cx::new();
             let cp = read::read_checkpoint(v, &mut cx);
             diags.append(&mut cx.diags);
-            cp.map(|mut cp| {
+            cp.and_then(|mut cp| {
                 normalize(&mut cp, opts, &mut diags);
-                diags.extend(lint::lint(&cp));
-                cp
+                let lints = lint::lint(&cp);
+                // A trait Karenina's models refuse at load (KLD-E022) stops the load here too.
+                let refused = lints.iter().any(Diagnostic::is_error);
+                diags.extend(lints);
+                (!refused).then_some(cp)
             })
         }
     };

@@ -48,6 +48,18 @@ pub fn question_ids<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String>
     out
 }
 
+/// The ID Karenina would give `text` now, in the form of `old`: the bare
+/// 32-hex MD5 (Karenina's `Question.id`, written when a `Question` object is
+/// added) when `old` is one, else the readable `urn:uuid:question-…` URN
+/// (written by `add_question` with a text).
+pub fn current_id(old: &str, text: &str) -> String {
+    if old.len() == 32 && old.bytes().all(|b| b.is_ascii_hexdigit()) {
+        md5_hex(text)
+    } else {
+        question_id(text)
+    }
+}
+
 /// How an item ID relates to its question text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdCheck {
@@ -198,5 +210,14 @@ mod tests {
             IdCheck::Stale
         );
         assert_eq!(check_id("q001", t), IdCheck::Other);
+        // A stale ID is answered in its own form.
+        assert_eq!(
+            current_id("00000000000000000000000000000000", t),
+            "20c3dace73540ab37a66637ea4b8518c"
+        );
+        assert_eq!(
+            current_id("urn:uuid:question-is-17-prime-deadbeef", t),
+            question_id(t)
+        );
     }
 }

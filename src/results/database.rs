@@ -32,9 +32,7 @@ pub fn sniff(head: &[u8]) -> bool {
 pub fn sniff_file(file: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 16];
-    std::fs::File::open(file)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
+    crate::fsutil::open_regular(file).is_ok_and(|mut f| f.read_exact(&mut head).is_ok())
         && sniff(&head)
 }
 
@@ -76,16 +74,63 @@ pub struct Run {
     pub missing_questions: u64,
 }
 
-fn db_err(file: &Path, e: impl std::fmt::Display) -> Error {
+fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
+    let mut reason = e.to_string();
+    let interrupted = (&e as &dyn std::any::Any)
+        .downcast_ref::<rusqlite::Error>()
+        .and_then(rusqlite::Error::sqlite_error_code)
+        == Some(rusqlite::ErrorCode::OperationInterrupted);
+    if interrupted {
+        reason = format!(
+            "reading stopped after the {} s limit ({DEADLINE_ENV} sets it): a view or query that does not end?",
+            deadline().as_secs_f64()
+        );
+    }
     Error::NotAResultsDatabase {
         path: file.to_path_buf(),
-        reason: e.to_string(),
+        reason,
     }
 }
 
-/// Opens the database read-only, without locking, and checks its tables.
+/// The environment variable that sets how long reading one database may
+/// take, in seconds.
+pub const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
+
+/// How long reading one database may take (from [`open`]): `KLD_SQLITE_DEADLINE`
+/// seconds, default 300. Past it every statement of the connection is
+/// interrupted (SQLite's progress handler) and the read ends with an error.
+pub fn deadline() -> std::time::Duration {
+    let secs = std::env::var(DEADLINE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(300.0);
+    std::time::Duration::from_secs_f64(secs)
+}
+
+/// Puts every statement of `c` under a deadline of `limit` from now.
+pub fn set_deadline(c: &Connection, limit: std::time::Duration) {
+    let end = std::time::Instant::now() + limit;
+    // (Called every 10,000 virtual-machine instructions: microseconds.)
+    c.progress_handler(10_000, Some(move || std::time::Instant::now() >= end));
+}
+
+/// The tables kld reads; each must be a table: a view could recurse
+/// without end (a recursive common table expression).
+const TABLES: [&str; 4] = [
+    "benchmarks",
+    "verification_runs",
+    "verification_results",
+    "questions",
+];
+
+/// Opens the database read-only, without locking, under the [`deadline`],
+/// and checks its tables (tables, not views).
 pub fn open(file: &Path) -> Result<Connection> {
+    use rusqlite::OptionalExtension;
     let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
+    // Only a regular file: SQLite would block opening a FIFO.
+    drop(crate::fsutil::open_regular(&canon)?);
     let uri = url::Url::from_file_path(&canon)
         .map_err(|()| db_err(file, "no file URL"))?
         .to_string()
@@ -97,16 +142,27 @@ pub fn open(file: &Path) -> Result<Connection> {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| db_err(file, e))?;
-    for t in ["benchmarks", "verification_runs", "verification_results"] {
-        let n: i64 = c
+    set_deadline(&c, deadline());
+    for t in TABLES {
+        let kind: Option<String> = c
             .query_row(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                "SELECT type FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
                 [t],
                 |r| r.get(0),
             )
+            .optional()
             .map_err(|e| db_err(file, e))?;
-        if n == 0 {
-            return Err(db_err(file, format!("no table `{t}`")));
+        match kind.as_deref() {
+            Some("table") => {}
+            Some(_) => {
+                return Err(db_err(
+                    file,
+                    format!("`{t}` is a view, not a table (kld reads Karenina's tables only)"),
+                ))
+            }
+            // (Older databases may lack `questions`: no result is then "missing".)
+            None if t == "questions" => {}
+            None => return Err(db_err(file, format!("no table `{t}`"))),
         }
     }
     Ok(c)
@@ -453,4 +509,49 @@ pub fn map_run(
         sink(Quad::new(node.clone(), k(p), o, graph.clone()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    /// A database holding Karenina's three tables and `questions` as given.
+    fn db_with_questions(dir: &Path, questions: &str) -> std::path::PathBuf {
+        let f = dir.join("k.db");
+        let c = Connection::open(&f).unwrap();
+        c.execute_batch(&format!(
+            "CREATE TABLE benchmarks (id INTEGER PRIMARY KEY, name TEXT, checkpoint_path TEXT);
+             CREATE TABLE verification_runs (id TEXT PRIMARY KEY);
+             CREATE TABLE verification_results (id INTEGER PRIMARY KEY, run_id TEXT);
+             {questions}"
+        ))
+        .unwrap();
+        f
+    }
+
+    #[test]
+    fn a_recursive_view_is_refused_and_a_query_that_does_not_end_is_stopped() {
+        let d = tempfile::tempdir().unwrap();
+        let f = db_with_questions(
+            d.path(),
+            "CREATE VIEW questions AS WITH RECURSIVE n(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM n) SELECT id FROM n;",
+        );
+        let e = open(&f).unwrap_err().to_string();
+        assert!(
+            e.contains("`questions` is a view") && e.contains("KLD-E202"),
+            "{e}"
+        );
+        // The deadline itself, on a query that never ends.
+        let c = Connection::open(&f).unwrap();
+        set_deadline(&c, std::time::Duration::from_millis(300));
+        let t = std::time::Instant::now();
+        let r: rusqlite::Result<i64> =
+            c.query_row("SELECT COUNT(*) FROM questions", [], |r| r.get(0));
+        let e = db_err(&f, r.unwrap_err()).to_string();
+        assert!(t.elapsed() < std::time::Duration::from_secs(30));
+        assert!(
+            e.contains("reading stopped after") && e.contains(DEADLINE_ENV),
+            "{e}"
+        );
+    }
 }

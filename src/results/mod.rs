@@ -89,12 +89,7 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
 
 /// [`sniff`] on the first 4 KiB of a file.
 pub fn sniff_file(file: &Path) -> Result<Option<Layout>> {
-    let mut head = Vec::with_capacity(4096);
-    crate::fsutil::open_input(file)?
-        .take(4096)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(file, e))?;
-    Ok(sniff(&head))
+    Ok(sniff(&crate::fsutil::input_head(file, 4096)?))
 }
 
 /// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by

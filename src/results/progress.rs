@@ -66,7 +66,7 @@ pub fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
 /// Reads a `.state` sidecar: a located error for one Karenina's resume
 /// would refuse (not JSON, a field of the wrong type, another format).
 pub fn read_state(file: &Path) -> Result<ProgressState> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+    let text = crate::fsutil::read_regular_to_string(file)?;
     let s: ProgressState = serde_json::from_str(&text).map_err(|e| {
         located(
             file,
@@ -128,7 +128,7 @@ impl ProgressState {
 /// appends each result with its newline), which Karenina's reader skips.
 pub fn ends_partial(file: &Path) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    let mut f = crate::fsutil::open_regular(file)?;
     let len = f.metadata().map_err(|e| Error::io(file, e))?.len();
     if len == 0 {
         return Ok(false);
@@ -144,7 +144,7 @@ pub fn ends_partial(file: &Path) -> Result<bool> {
 /// a partial last line ([`ends_partial`]) is skipped, as Karenina skips it.
 /// Returns the SHA-256 of its bytes.
 pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let bytes = crate::fsutil::read_regular(file)?;
     let whole = match bytes.iter().rposition(|b| *b == b'\n') {
         Some(i) => &bytes[..=i],
         None => &bytes[..0],
@@ -252,17 +252,19 @@ pub fn map(
 /// An unfinished run's digest as [`map`] returns it, without mapping.
 pub fn digest(state_file: &Path) -> Result<String> {
     let jsonl = sidecars(&output_of(state_file)).1;
-    let jsonl_sha = match std::fs::read(&jsonl) {
+    let jsonl_sha = match crate::fsutil::read_regular(&jsonl) {
         Ok(b) => format!("{:x}", Sha256::digest(&b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Error::io(&jsonl, e)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            String::new()
+        }
+        Err(e) => return Err(e),
     };
     combine(state_file, &jsonl_sha)
 }
 
 /// SHA-256 of the state's bytes and its JSONL's digest.
 fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
-    let bytes = std::fs::read(state_file).map_err(|e| Error::io(state_file, e))?;
+    let bytes = crate::fsutil::read_regular(state_file)?;
     let mut h = Sha256::new();
     h.update(&bytes);
     h.update(jsonl_sha.as_bytes());

@@ -20,7 +20,7 @@
 //! `runFailureMessage`.
 
 use super::{located, ResultsOptions, Visit};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde::Deserialize;
@@ -238,7 +238,7 @@ fn json_pointer(p: &serde_path_to_error::Path) -> String {
 /// root (the folder's parent).
 pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let text = crate::fsutil::read_regular_to_string(&path)?;
     let manifest: RunManifest = {
         let de = &mut serde_json::Deserializer::from_str(&text);
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -278,8 +278,15 @@ pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
         Ok(dir.join(p))
     };
     let results_file = inside(&manifest.results_path, "results_path")?;
-    let results = results_file.is_file().then(|| results_file.clone());
     let (state_file, jsonl) = super::progress::sidecars(&results_file);
+    // A results file or sidecar that is there but not a regular file (a
+    // FIFO, a device) is an error, not "no results".
+    for f in [&results_file, &state_file, &jsonl] {
+        if let Some(e) = crate::fsutil::not_regular(f) {
+            return Err(e);
+        }
+    }
+    let results = results_file.is_file().then(|| results_file.clone());
     let sidecar = (results.is_none() && jsonl.is_file()).then_some(jsonl);
     let state = match results.is_none() && state_file.is_file() {
         true => Some((
@@ -407,12 +414,12 @@ pub fn map(
     // The folder's digest: its manifest's bytes and its results' digest, so
     // a new status is a change too.
     let p = run.dir.join(MANIFEST);
-    let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+    let bytes = crate::fsutil::read_regular(&p)?;
     let mut h = Sha256::new();
     h.update(&bytes);
     h.update(results_sha.as_bytes());
     if let Some((f, _)) = &run.state {
-        h.update(std::fs::read(f).map_err(|e| Error::io(f, e))?);
+        h.update(crate::fsutil::read_regular(f)?);
     }
     let sha = format!("{:x}", h.finalize());
     if !m.header_seen {

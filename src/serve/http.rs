@@ -1,13 +1,12 @@
 //! The HTTP layer of `kld serve` (axum on hyper and tokio): routes to
-//! [`State`]'s methods, a concurrency bound, streamed answers, the Host and
-//! CORS policy, one log line per request, and a server loop with header-read
-//! and idle timeouts and a connection limit. No protocol logic lives here.
+//! [`State`]'s methods, a concurrency bound, streamed answers under the
+//! request's deadline, and the layers of [`super::guard`] (Host, cross-site
+//! refusal, CORS, body bounds, the log) in front. No protocol logic lives
+//! here.
 //!
-//! Why the policy: the endpoint has no authentication and runs on a laptop
-//! where a browser visits other websites. Any page can make the browser send
-//! requests to `127.0.0.1`; CORS stays off unless asked for so such a page
-//! cannot read the answers, and a `Host` that is not this machine (a
-//! DNS-rebinding name) is refused so it cannot make them same-origin.
+//! Why CORS stays off unless asked for: any page can make the browser send
+//! requests to `127.0.0.1`; without `Access-Control-Allow-Origin` it cannot
+//! read the answers (and [`super::guard`] refuses to run what it sends).
 
 use super::{catalogue, refuse_update, Answer, SparqlRequest, State};
 use crate::query;
@@ -17,16 +16,20 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
+use axum::{Extension, Router};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, Semaphore};
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
-pub use super::listen::{host_allowed, serve, HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
+pub use super::conn::Arrived;
+pub use super::guard::{cross_site, MAX_BODY_BYTES};
+pub use super::listen::{
+    host_allowed, serve, HEADER_READ_TIMEOUT, MAX_CONNECTIONS, REQUEST_MARGIN,
+};
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
@@ -35,8 +38,6 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 /// Receives one log line per request (`None`: quiet).
 pub type Log = Option<Arc<dyn Fn(String) + Send + Sync>>;
 
-/// Largest request body (a POSTed query or form).
-pub const MAX_BODY_BYTES: usize = 2 << 20;
 /// An answer is sent in chunks of this size; a query that fails before its
 /// first chunk gets a proper error status.
 const CHUNK: usize = 64 << 10;
@@ -63,11 +64,31 @@ enum Msg {
     Failed(Answer),
 }
 
+/// Sends the response a message from the query thread, waiting at most
+/// until `deadline` for room (a client that does not read fills the
+/// channel): the query's slot is never held past the request's deadline.
+fn send_until(tx: &mpsc::Sender<Msg>, msg: Msg, deadline: Instant) -> std::io::Result<()> {
+    let send = tokio::time::timeout_at(deadline.into(), tx.send(msg));
+    match tokio::runtime::Handle::current().block_on(send) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "client gone",
+        )),
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the client did not read the answer before the time limit",
+        )),
+    }
+}
+
 /// Writes an answer into the response as chunks; fails once the response
-/// is gone (the client left), which stops the query.
+/// is gone (the client left) or the deadline passes with the client not
+/// reading, which stops the query.
 struct ChannelWriter {
     tx: mpsc::Sender<Msg>,
     buf: Vec<u8>,
+    deadline: Instant,
 }
 
 impl ChannelWriter {
@@ -76,9 +97,7 @@ impl ChannelWriter {
             return Ok(());
         }
         let chunk = Bytes::from(std::mem::take(&mut self.buf));
-        self.tx
-            .blocking_send(Msg::Chunk(chunk))
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "client gone"))
+        send_until(&self.tx, Msg::Chunk(chunk), self.deadline)
     }
 }
 
@@ -110,7 +129,13 @@ impl App {
     /// Runs a query on the blocking pool once a slot is free; too many
     /// waiting queries get 503 at once rather than piling up. The answer is
     /// streamed; HEAD gets the headers a GET would, without running it.
-    async fn query(&self, req: SparqlRequest, accept: Option<String>, head: bool) -> Response {
+    async fn query(
+        &self,
+        req: SparqlRequest,
+        accept: Option<String>,
+        head: bool,
+        arrived: Option<Arrived>,
+    ) -> Response {
         let limit = self.state.settings.max_concurrent.max(1);
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= limit * (QUEUE_PER_SLOT + 1) {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -119,15 +144,13 @@ impl App {
                 "too many queries at once; try again shortly",
             ));
         }
-        // `--timeout` bounds the whole request, waiting for a slot included:
-        // a query that waited its time away gets none to run (so a queue of
-        // runaways drains at their deadline instead of each running again).
-        let deadline = Instant::now() + self.state.settings.timeout;
-        let wait = tokio::time::timeout(
-            self.state.settings.timeout,
-            self.permits.clone().acquire_owned(),
-        )
-        .await;
+        // `--timeout` bounds the whole request from its arrival, reading its
+        // body and waiting for a slot included: a query that waited its time
+        // away gets none to run (so a queue of runaways drains at their
+        // deadline instead of each running again).
+        let deadline = arrived.map_or_else(Instant::now, |a| a.0) + self.state.settings.timeout;
+        let wait =
+            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         let permit = match wait {
             Ok(Ok(p)) => p,
@@ -153,12 +176,13 @@ impl App {
             };
             prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
             let ready = Msg::Ready(prepared.negotiated.media_type, prepared.control());
-            if tx.blocking_send(ready).is_err() || head {
+            if send_until(&tx, ready, deadline).is_err() || head {
                 return;
             }
             let mut w = ChannelWriter {
                 tx: tx.clone(),
                 buf: Vec::with_capacity(CHUNK),
+                deadline,
             };
             let msg = match state.run_prepared(&prepared, &mut w) {
                 Ok(_) => match w.send() {
@@ -167,11 +191,21 @@ impl App {
                 },
                 Err(a) => Msg::Failed(a),
             };
-            let _ = tx.blocking_send(msg);
+            let _ = send_until(&tx, msg, deadline);
         });
-        let (media, guard) = match rx.recv().await {
-            Some(Msg::Ready(media, control)) => (media, CancelOnDrop(control)),
-            Some(Msg::Failed(a)) => return respond(a),
+        // The deadline holds for the headers whatever the query thread does
+        // (a parse that outlasts it included): past it (and a moment for the
+        // query's own 503, which says more), 503.
+        let headers_by = deadline + Duration::from_millis(250);
+        let late = || {
+            respond(super::error_answer(&crate::Error::Timeout {
+                limit: self.state.settings.timeout,
+            }))
+        };
+        let (media, guard) = match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
+            Ok(Some(Msg::Ready(media, control))) => (media, CancelOnDrop(control)),
+            Ok(Some(Msg::Failed(a))) => return respond(a),
+            Err(_) => return late(),
             _ => return respond(Answer::text(500, "the query task ended without an answer")),
         };
         if head {
@@ -186,11 +220,12 @@ impl App {
         // complete by then is sent whole (with its length), and a failure by
         // then still gets its own status.
         let mut held: Vec<Bytes> = Vec::new();
-        match rx.recv().await {
-            Some(Msg::Failed(a)) => return respond(a),
-            Some(Msg::Done) => return whole(media, held),
-            Some(Msg::Chunk(b)) => held.push(b),
-            Some(Msg::Ready(..)) | None => {
+        match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
+            Ok(Some(Msg::Failed(a))) => return respond(a),
+            Ok(Some(Msg::Done)) => return whole(media, held),
+            Ok(Some(Msg::Chunk(b))) => held.push(b),
+            Err(_) => return late(),
+            Ok(Some(Msg::Ready(..)) | None) => {
                 return respond(Answer::text(500, "the query ended without an answer"))
             }
         }
@@ -211,7 +246,13 @@ impl App {
                 }
                 match rx.recv().await {
                     Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done | Msg::Ready(..)) | None => None,
+                    Some(Msg::Done | Msg::Ready(..)) => None,
+                    // The query thread ended without `Done` (it gave up on a
+                    // client that did not read): cut, never a short whole.
+                    None => Some((
+                        Err(std::io::Error::other("the answer was cut off")),
+                        (rx, guard, true),
+                    )),
                     Some(Msg::Failed(a)) => {
                         let reason = String::from_utf8_lossy(&a.body).trim().to_string();
                         Some((Err(std::io::Error::other(reason)), (rx, guard, true)))
@@ -267,6 +308,10 @@ fn base(headers: &HeaderMap, path: &str) -> Option<String> {
     Some(format!("http://{host}{path}"))
 }
 
+fn arrived(ext: Option<Extension<Arrived>>) -> Option<Arrived> {
+    ext.map(|Extension(a)| a)
+}
+
 fn request(pairs: Vec<(String, String)>) -> Result<SparqlRequest, Box<Response>> {
     SparqlRequest::from_pairs(pairs).map_err(|e| Box::new(respond(super::error_answer(&e))))
 }
@@ -277,6 +322,7 @@ async fn sparql_get(
     RawQuery(q): RawQuery,
     headers: HeaderMap,
     uri: axum::http::Uri,
+    ext: Option<Extension<Arrived>>,
 ) -> Response {
     // No query and no update: the SPARQL 1.1 Service Description (written
     // off the runtime: JSON-LD compaction blocks).
@@ -301,7 +347,7 @@ async fn sparql_get(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), method == Method::HEAD)
+    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
         .await
 }
 
@@ -310,6 +356,7 @@ async fn sparql_post(
     RawQuery(q): RawQuery,
     headers: HeaderMap,
     uri: axum::http::Uri,
+    ext: Option<Extension<Arrived>>,
     body: Bytes,
 ) -> Response {
     let ctype = headers
@@ -355,7 +402,7 @@ async fn sparql_post(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), false).await
+    app.query(req, accept(&headers), false, arrived(ext)).await
 }
 
 async fn named_query(
@@ -364,6 +411,7 @@ async fn named_query(
     UrlPath(name): UrlPath<String>,
     RawQuery(q): RawQuery,
     headers: HeaderMap,
+    ext: Option<Extension<Arrived>>,
 ) -> Response {
     let Some(nq) = query::find(&name) else {
         return respond(Answer::text(
@@ -387,7 +435,7 @@ async fn named_query(
         Err(resp) => return *resp,
     };
     req.query = Some(nq.text.to_string());
-    app.query(req, accept(&headers), method == Method::HEAD)
+    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
         .await
 }
 
@@ -448,7 +496,9 @@ fn asset(ctype: &'static str, text: &'static str) -> Response {
     })
 }
 
-/// The routes of `kld serve` over `state`, for a server bound to `bound`.
+/// The routes of `kld serve` over `state`, for a server bound to `bound`:
+/// the page, and behind the cross-site refusal ([`cross_site`]) everything
+/// else; in front of all, the `Host` check, the body bounds and the log.
 pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) -> Router {
     let settings = state.settings.clone();
     let app = App {
@@ -457,6 +507,29 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         state,
         watching,
     };
+    let cors = Arc::new(settings.cors.clone());
+    let limit = settings.timeout;
+    let work = Router::new()
+        .route("/sparql", get(sparql_get).post(sparql_post))
+        .route("/query", get(sparql_get).post(sparql_post))
+        .route("/store", get(store_get))
+        .route("/checkpoints", get(checkpoints))
+        .route("/checkpoint", get(checkpoint))
+        .route("/export", get(super::interop::export))
+        .route(
+            "/queries",
+            get(|| async { respond(Answer::json(&catalogue())) }),
+        )
+        .route("/queries/{name}", get(named_query))
+        .route("/errors", get(errors))
+        // The cross-site refusal comes first: nothing of such a request is
+        // read or run.
+        .route_layer(axum::middleware::from_fn(move |req, next| {
+            super::guard::bounded_body(limit, req, next)
+        }))
+        .route_layer(axum::middleware::from_fn(move |req, next| {
+            super::guard::refuse_cross_site(cors.clone(), req, next)
+        }));
     let mut router = Router::new()
         .route(
             "/",
@@ -470,18 +543,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             "/style.css",
             get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
         )
-        .route("/sparql", get(sparql_get).post(sparql_post))
-        .route("/query", get(sparql_get).post(sparql_post))
-        .route("/store", get(store_get))
-        .route("/checkpoints", get(checkpoints))
-        .route("/checkpoint", get(checkpoint))
-        .route("/export", get(super::interop::export))
-        .route(
-            "/queries",
-            get(|| async { respond(Answer::json(&catalogue())) }),
-        )
-        .route("/queries/{name}", get(named_query))
-        .route("/errors", get(errors))
+        .merge(work)
         .fallback(|| async { respond(Answer::text(404, "no such route; see / for the page")) })
         .with_state(app)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES));
@@ -506,61 +568,19 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
     let allowed = Arc::new(settings.allowed_hosts);
     router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| {
-            let allowed = allowed.clone();
+            let refusal = super::guard::host_refusal(&req, bound, &allowed);
             async move {
-                let host = req
-                    .headers()
-                    .get(header::HOST)
-                    .and_then(|h| h.to_str().ok())
-                    .map(str::to_string)
-                    .or_else(|| req.uri().authority().map(|a| a.to_string()));
-                match host {
-                    Some(h) if !host_allowed(&h, bound, &allowed) => respond(Answer::text(
-                        403,
-                        format!("Host {h:?} is not this server: it answers requests for localhost and its own address only (its operator can allow more names)"),
-                    )),
-                    _ => next.run(req).await,
+                match refusal {
+                    Some(why) => respond(Answer::text(403, why)),
+                    None => next.run(req).await,
                 }
             }
         },
     ));
     match log {
         None => router,
-        Some(log) => router.layer(axum::middleware::from_fn(
-            move |req: Request, next: Next| {
-                let log = log.clone();
-                async move {
-                    let (method, path) = (req.method().clone(), req.uri().path().to_string());
-                    let start = Instant::now();
-                    let resp = next.run(req).await;
-                    let status = resp.status();
-                    // A refusal says why in its (short, plain-text) body:
-                    // the log says it too.
-                    let (resp, why) = if status.is_client_error() || status.is_server_error() {
-                        let (parts, body) = resp.into_parts();
-                        let bytes = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
-                        let why = String::from_utf8_lossy(&bytes)
-                            .lines()
-                            .next()
-                            .unwrap_or("")
-                            .to_string();
-                        (Response::from_parts(parts, Body::from(bytes)), why)
-                    } else {
-                        (resp, String::new())
-                    };
-                    log(format!(
-                        "{method} {path} {} {}ms{}",
-                        status.as_u16(),
-                        start.elapsed().as_millis(),
-                        if why.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" {why}")
-                        }
-                    ));
-                    resp
-                }
-            },
-        )),
+        Some(log) => router.layer(axum::middleware::from_fn(move |req, next| {
+            super::guard::log_request(log.clone(), req, next)
+        })),
     }
 }

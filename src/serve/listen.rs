@@ -1,21 +1,34 @@
-//! The server loop under `kld serve`'s routes (hyper on tokio): header-read
-//! and idle timeouts, a connection limit, a graceful stop; and the `Host`
-//! check that keeps DNS-rebinding names out.
+//! The server loop under `kld serve`'s routes (hyper on tokio): a watchdog
+//! per connection (idle and header-read time, request time), a connection
+//! limit idle sockets cannot exhaust, a graceful stop; and the `Host` check
+//! that keeps DNS-rebinding names out.
 //!
 //! Why not `axum::serve`: it sets no timer, so a client sending one byte a
 //! second held a connection open forever (20 such clients stayed for 60 s).
+//! Why not hyper's timers alone: they start with the first byte, so silent
+//! connections stayed forever (256 of them kept the server unreachable), and
+//! none covers an answer blocked on a client that does not read.
 
+use super::conn::{Clock, Table, Watched};
+use super::guard::MAX_BODY_BYTES;
+use axum::body::Body;
+use axum::http::{header, HeaderValue, Request, Response, StatusCode};
 use axum::Router;
+use hyper::body::Incoming;
+use hyper::service::Service as _;
+use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
-/// A client must send a request's headers within this time, and an idle
-/// keep-alive connection is closed after it.
+/// A connection must send a request's headers within this time of opening
+/// (or of its last answer), or it is closed; a request's body must arrive
+/// within it too.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more wait in the listen queue.
+/// Connections served at once; past it the idlest is shed for a new one.
 pub const MAX_CONNECTIONS: usize = 256;
 
 /// True when a request's `Host` names this machine: `localhost` (or a name
@@ -46,16 +59,29 @@ pub fn host_allowed(host: &str, bound: SocketAddr, allowed: &[String]) -> bool {
     }
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves: at most
-/// [`MAX_CONNECTIONS`] connections at once, each closed when its client
-/// takes more than [`HEADER_READ_TIMEOUT`] to send a request's headers or
-/// stays idle that long. After `shutdown`, in-flight requests get `grace` to
-/// finish.
+/// A connection idle (or silent) this long may be shed for a new one when
+/// the limit is reached; a newer one has had no time to send its request.
+pub const SHED_AFTER: Duration = Duration::from_secs(3);
+
+/// How long past its request limit a connection with a request still in
+/// flight is kept: the request's own 503 or cut-off answer goes out first.
+pub const REQUEST_MARGIN: Duration = Duration::from_secs(1);
+
+/// Serves `router` on `listener` until `shutdown` resolves. A connection is
+/// closed when it has no request in flight for [`HEADER_READ_TIMEOUT`]
+/// (from its start: a client that never sends a byte included), or a
+/// request in flight for `request_limit` + [`REQUEST_MARGIN`] (an answer
+/// blocked on a client that does not read). At [`MAX_CONNECTIONS`], the
+/// connection idle the longest (at least [`SHED_AFTER`]) is shed for a new
+/// one; when none is, a new one is answered 503 and closed (at most
+/// [`MAX_CONNECTIONS`] more of those at once, past that they are closed
+/// unanswered). After `shutdown`, in-flight requests get `grace` to finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
+    request_limit: Duration,
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
@@ -71,16 +97,10 @@ pub async fn serve(
         .keep_alive_timeout(HEADER_READ_TIMEOUT)
         .max_concurrent_streams(64);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let table = Arc::new(Table::default());
+    let overflow = Arc::new(AtomicUsize::new(0));
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            p = connections.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-            _ = &mut shutdown => break,
-        };
         let (stream, _peer) = tokio::select! {
             a = listener.accept() => match a {
                 Ok(a) => a,
@@ -93,19 +113,91 @@ pub async fn serve(
             _ = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
-        let conn = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            let _ = conn.await;
-            drop(permit);
-        });
+        let clock = Clock::new(HEADER_READ_TIMEOUT, request_limit + REQUEST_MARGIN);
+        let io = TokioIo::new(stream);
+        if table.make_room(MAX_CONNECTIONS, SHED_AFTER) {
+            let key = table.add(clock.clone());
+            let (router, c) = (router.clone(), clock.clone());
+            let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+                let ticket = c.begin();
+                req.extensions_mut().insert(ticket.arrived());
+                let call = TowerToHyperService::new(router.clone()).call(req);
+                async move {
+                    let resp = call.await?;
+                    Ok::<_, Infallible>(resp.map(|body| Body::new(Watched::tracked(body, ticket))))
+                }
+            });
+            let conn = builder
+                .serve_connection_with_upgrades(io, service)
+                .into_owned();
+            let conn = graceful.watch(conn);
+            let table = table.clone();
+            tokio::spawn(async move {
+                watch_over(conn, &clock).await;
+                table.remove(key);
+            });
+        } else if overflow.fetch_add(1, Ordering::SeqCst) < MAX_CONNECTIONS {
+            let service = hyper::service::service_fn(|req: Request<Incoming>| async {
+                // Read the body first (bounded, kept nowhere): closing on
+                // unread bytes resets the connection, and the client would
+                // lose the 503.
+                let mut data = Body::new(req.into_body()).into_data_stream();
+                let mut read = 0;
+                while read <= MAX_BODY_BYTES {
+                    match futures_util::StreamExt::next(&mut data).await {
+                        Some(Ok(chunk)) => read += chunk.len(),
+                        _ => break,
+                    }
+                }
+                let mut resp = Response::new(Body::from(
+                    "the server is busy: it is at its connection limit, none idle long enough to close; try again shortly\n",
+                ));
+                *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+                let h = resp.headers_mut();
+                h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+                h.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=utf-8"),
+                );
+                Ok::<_, Infallible>(resp)
+            });
+            let conn = builder.serve_connection(io, service).into_owned();
+            let overflow = overflow.clone();
+            tokio::spawn(async move {
+                watch_over(conn, &clock).await;
+                overflow.fetch_sub(1, Ordering::SeqCst);
+            });
+        } else {
+            overflow.fetch_sub(1, Ordering::SeqCst);
+            drop(io);
+        }
     }
     drop(listener);
     let _ = tokio::time::timeout(grace, graceful.shutdown()).await;
     Ok(())
+}
+
+/// Drives a connection until it ends or its clock expires (then drops it,
+/// which closes the socket and drops what it was sending).
+async fn watch_over(conn: impl Future, clock: &Clock) {
+    clock.start();
+    tokio::pin!(conn);
+    loop {
+        let deadline = clock.deadline();
+        tokio::select! {
+            _ = &mut conn => return,
+            _ = tokio::time::sleep_until(deadline.into()) => {
+                if clock.expired() {
+                    return;
+                }
+            }
+            _ = clock.changed() => {
+                if clock.expired() {
+                    return;
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,14 +11,18 @@
 //! listing and the canonical file of a graph. [`http`] is the thin axum layer
 //! and [`watch`] re-reads files that change.
 
+mod conn;
 mod describe;
+mod guard;
 pub mod http;
 mod interop;
 mod listen;
 mod negotiate;
+mod status;
 pub mod watch;
 
 pub use negotiate::{negotiate, negotiate_rdf, supported, Negotiated};
+pub use status::{error_answer, refuse_update};
 
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::Error;
@@ -144,6 +148,9 @@ pub struct Settings {
     /// Host names accepted besides `localhost`, the bound address and
     /// loopback IPs (a guard against DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// Memory one query, and all running queries together, may hold; a
+    /// query past either is stopped (503).
+    pub memory: crate::memory::Limits,
 }
 
 /// The default largest answer: 256 MiB.
@@ -157,6 +164,7 @@ impl Default for Settings {
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             cors: Vec::new(),
             allowed_hosts: Vec::new(),
+            memory: crate::memory::Limits::for_machine(),
         }
     }
 }
@@ -298,6 +306,7 @@ impl State {
             max_result_bytes: self.settings.max_result_bytes,
             control: query::Control::new(),
             table_width: None,
+            memory: self.settings.memory,
         };
         Ok(PreparedQuery {
             parsed,
@@ -331,7 +340,26 @@ impl State {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
-        r.map_err(|e| error_answer(&e))
+        r.map_err(|e| match e {
+            // It ran for what was left of the request's time: say the
+            // configured limit, and where the rest went if it matters.
+            Error::Timeout { .. } => {
+                let limit = self.settings.timeout;
+                let waited = limit.saturating_sub(prepared.opts.timeout);
+                if waited < Duration::from_millis(100) {
+                    return error_answer(&Error::Timeout { limit });
+                }
+                Answer::text(
+                    503,
+                    format!(
+                        "SPARQL: query stopped at the server's {} s time limit, {:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)",
+                        limit.as_secs_f64(),
+                        waited.as_secs_f64()
+                    ),
+                )
+            }
+            e => error_answer(&e),
+        })
     }
 
     /// Cancels every running query (a stopping server).
@@ -529,109 +557,4 @@ pub fn catalogue() -> serde_json::Value {
             })
             .collect(),
     )
-}
-
-/// The answer to an update request.
-pub fn refuse_update() -> Answer {
-    Answer::text(
-        403,
-        "SPARQL UPDATE is refused: kld serve is read-only (edit the checkpoint files instead)",
-    )
-}
-
-/// Maps a library error to an HTTP answer: what the client got wrong 400
-/// (syntax, a query past the complexity bound), updates 403, stopped
-/// queries 503 (time limit, answer too large, server stopping), everything
-/// else 500.
-pub fn error_answer(e: &Error) -> Answer {
-    match e {
-        Error::UpdateRefused => refuse_update(),
-        Error::Timeout { .. } => Answer::text(
-            503,
-            format!("{e} (the server's limit; a narrower query or a LIMIT helps)"),
-        ),
-        Error::ResultTooLarge { .. } => Answer::text(
-            503,
-            format!("{e} (the server's answer size limit; add LIMIT or narrow the query)"),
-        ),
-        Error::Cancelled => Answer::text(503, e.to_string()),
-        Error::Sparql(_)
-        | Error::EmptyQuery
-        | Error::SparqlSyntax { .. }
-        | Error::Usage(_)
-        | Error::Iri { .. }
-        | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
-        Error::NoSuchGraph(_) | Error::NoSuchRun { .. } => Answer::text(404, e.to_string()),
-        // The answer exists; the format asked for cannot carry it.
-        Error::NotRepresentable { .. } => Answer::text(406, e.to_string()),
-        _ => Answer::text(500, e.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod error_status_tests {
-    use super::*;
-    use std::time::Duration;
-
-    /// Every typed error a request can end in gets the status its doc
-    /// promises; matched on the variant, never on the message.
-    #[test]
-    fn each_typed_error_maps_to_its_status() {
-        let iri_err = oxigraph::model::NamedNode::new("not an iri").unwrap_err();
-        let cases: Vec<(Error, u16)> = vec![
-            (Error::UpdateRefused, 403),
-            (
-                Error::Timeout {
-                    limit: Duration::from_secs(3),
-                },
-                503,
-            ),
-            (Error::ResultTooLarge { limit: 10 }, 503),
-            (
-                Error::NotRepresentable {
-                    term: "\"a\\u{b}\"".into(),
-                    ch: '\u{b}',
-                    format: "RDF/XML",
-                    formats: crate::export::ANY_TERM_RDF,
-                },
-                406,
-            ),
-            (Error::Cancelled, 503),
-            (Error::sparql("bad"), 400),
-            (Error::EmptyQuery, 400),
-            (
-                Error::SparqlSyntax {
-                    line: 1,
-                    column: 2,
-                    message: "m".into(),
-                    excerpt: String::new(),
-                    hint: None,
-                },
-                400,
-            ),
-            (Error::Usage("u".into()), 400),
-            (Error::iri("not an iri", iri_err), 400),
-            (
-                Error::TooComplex {
-                    what: "nesting depth".into(),
-                    limit: 1000,
-                },
-                400,
-            ),
-            (Error::NoSuchGraph("file:///x".into()), 404),
-            (
-                Error::NoSuchRun {
-                    database: "k.db".into(),
-                    run: "r".into(),
-                },
-                404,
-            ),
-            (Error::QueryPanicked("p".into()), 500),
-            (Error::Internal("i".into()), 500),
-        ];
-        for (e, status) in cases {
-            let a = error_answer(&e);
-            assert_eq!(a.status, status, "{e:?}");
-        }
-    }
 }

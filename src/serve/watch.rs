@@ -18,23 +18,52 @@
 //! directory, filtered by name, so atomic saves (write a temporary file,
 //! rename it over) keep being seen: watching the file itself follows the
 //! replaced inode and misses every save after the first.
+//!
+//! Deletions are followed whole: a deleted directory (`rm -rf sub/`) takes
+//! every graph read from under it, and a file replaced by a directory loses
+//! its graph. A watched root that is deleted stops the operating system's
+//! watch, so the roots are also checked every [`ROOT_POLL`]: a deleted root's
+//! graphs are removed and the deletion shown in `/errors`; when it comes back
+//! (the same path, any inode) it is watched and read again. A path that is
+//! not a regular file (a FIFO, a symlink to `/dev/zero`) is never opened for
+//! a blocking read ([`crate::fsutil::open_regular`]): it is skipped and
+//! shown in `/errors`.
 
 use super::State;
 use crate::error::Error;
 use crate::rdf::Processor;
 use crate::store;
 use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
-use notify_debouncer_full::notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// A running watcher; dropping it stops watching.
+mod roots;
+use roots::{check_roots, Root};
+
+type Debounced = Debouncer<notify_debouncer_full::notify::RecommendedWatcher, RecommendedCache>;
+
+/// A running watcher; dropping it stops watching (and its root checks).
 pub struct Watcher {
-    _debouncer: Debouncer<notify_debouncer_full::notify::RecommendedWatcher, RecommendedCache>,
+    _debouncer: Arc<Mutex<Debounced>>,
+    stop: Arc<AtomicBool>,
+    roots: Option<std::thread::JoinHandle<()>>,
 }
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.roots.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// How often the watched roots are checked for deletion and return.
+pub const ROOT_POLL: Duration = Duration::from_millis(250);
 
 /// Receives one log line per change (the CLI prints them).
 pub type Log = Arc<dyn Fn(String) + Send + Sync>;
@@ -78,7 +107,7 @@ pub fn spawn(
                 })
                 // A file of a run folder (manifest, results, sidecar) reloads the folder.
                 .map(|p| run_folder_of(&p).unwrap_or(p))
-                .filter(|p| watched(&handler_state, p))
+                .filter(|p| watched_path(&handler_state, p))
                 .collect();
             for p in paths {
                 handle(&handler_state, &p, processor, &handler_log);
@@ -96,17 +125,68 @@ pub fn spawn(
         .filter_map(|f| f.parent().map(Path::to_path_buf))
         .filter(|p| !dirs.iter().any(|d| p.starts_with(d)))
         .collect();
-    for (dir, mode) in dirs
+    let watches: Vec<Root> = dirs
         .iter()
-        .map(|d| (d, RecursiveMode::Recursive))
-        .chain(parents.iter().map(|p| (p, RecursiveMode::NonRecursive)))
-    {
+        .map(|d| Root::new(d.clone(), None))
+        .chain(parents.iter().map(|p| {
+            let in_it = files.iter().filter(|f| f.parent() == Some(p)).cloned();
+            Root::new(p.clone(), Some(in_it.collect()))
+        }))
+        .collect();
+    for r in &watches {
         debouncer
-            .watch(dir, mode)
-            .map_err(|e| Error::Usage(format!("cannot watch {}: {e}", dir.display())))?;
+            .watch(&r.dir, r.mode())
+            .map_err(|e| Error::Usage(format!("cannot watch {}: {e}", r.dir.display())))?;
     }
+    let debouncer = Arc::new(Mutex::new(debouncer));
+    let stop = Arc::new(AtomicBool::new(false));
+    let poller = {
+        let (debouncer, stop) = (debouncer.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("kld-watch-roots".into())
+            .spawn(move || check_roots(watches, &debouncer, &stop, &state, processor, &log))
+            .map_err(|e| Error::Usage(format!("cannot watch files: {e}")))?
+    };
     Ok(Watcher {
         _debouncer: debouncer,
+        stop,
+        roots: Some(poller),
+    })
+}
+
+/// Removes every graph read from `path` or from under it (a directory),
+/// and the errors recorded for them; returns how many graphs went.
+fn remove_under(state: &State, path: &Path) -> usize {
+    let under = |source: &str| {
+        let s = Path::new(source);
+        // (A database run's source, `DB#run=<id>`, is under DB's directory.)
+        s == path || s.starts_with(path)
+    };
+    for e in state.errors() {
+        if under(&e.file) && Path::new(&e.file) != path {
+            state.set_error(&e.file, None);
+        }
+    }
+    state.with_store_mut(|s| {
+        let graphs: Vec<String> = s
+            .graphs()
+            .filter(|g| under(&g.source))
+            .map(|g| g.graph.clone())
+            .collect();
+        graphs
+            .iter()
+            .filter(|g| s.remove(g).unwrap_or(false))
+            .count()
+    })
+}
+
+/// True when graphs were read from `path` or from under it.
+fn has_graphs_under(state: &State, path: &Path) -> bool {
+    state.with_store(|s| {
+        s.graphs().any(|g| {
+            let src = Path::new(&g.source);
+            src == path || src.starts_with(path)
+        })
     })
 }
 
@@ -167,6 +247,24 @@ fn is_database(state: &State, p: &Path) -> bool {
         || !database_runs(state, p).is_empty()
 }
 
+/// [`watched`], and any path graphs were read from or from under (a deleted
+/// file or directory, a file replaced by a directory), and a path of a
+/// watched kind that is not a regular file (reported, never read).
+fn watched_path(state: &State, p: &Path) -> bool {
+    if has_graphs_under(state, p) {
+        return true;
+    }
+    let ext = p.extension().and_then(|e| e.to_str());
+    let kind_of_input = matches!(
+        ext,
+        Some("jsonld" | "json" | "csv" | "db" | "sqlite" | "sqlite3" | "state")
+    );
+    if kind_of_input && !p.is_dir() && crate::fsutil::not_regular(p).is_some() {
+        return true;
+    }
+    watched(state, p)
+}
+
 /// Checkpoints (`.jsonld`), run folders, and results exports (`.json`, `.csv` that read as
 /// one, or that are loaded).
 fn watched(state: &State, p: &Path) -> bool {
@@ -189,25 +287,37 @@ fn watched(state: &State, p: &Path) -> bool {
 /// Re-reads one changed path: replace, keep-with-error, or remove its graph.
 pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     let shown = path.display().to_string();
+    let run_folder = path.is_dir() && crate::results::run_folder::is_run_folder(path);
+    if !run_folder && crate::fsutil::not_regular(path).is_some_and(|_| !path.is_dir()) {
+        // A FIFO, a device, a link to one: never read; its old graph goes.
+        let e = crate::fsutil::not_regular(path).map(|e| e.to_string());
+        if remove_under(state, path) > 0 {
+            rebind(state, log);
+        }
+        let again = state
+            .errors()
+            .iter()
+            .any(|x| x.file == shown && Some(&x.message) == e.as_ref());
+        if !again {
+            log(format!(
+                "watch: {shown} skipped: {}",
+                e.as_deref().unwrap_or("")
+            ));
+        }
+        state.set_error(&shown, e);
+        return;
+    }
     if is_database(state, path) {
         return handle_database(state, path, processor, log);
     }
-    if !path.exists() {
-        let removed = state.with_store_mut(|s| {
-            let graph = s
-                .graphs()
-                .find(|g| Path::new(&g.source) == path)
-                .map(|g| g.graph.clone());
-            graph.map(|g| s.remove(&g))
-        });
+    if !path.exists() || (path.is_dir() && !run_folder) {
+        // Deleted (a file, a run folder, a whole directory), or a file
+        // replaced by a directory: every graph read from it or under it goes.
         state.set_error(&shown, None);
-        match removed {
-            Some(Ok(true)) => {
-                log(format!("watch: {shown} deleted: graph removed"));
-                rebind(state, log);
-            }
-            Some(Err(e)) => log(format!("watch: {shown}: {e}")),
-            _ => {}
+        let removed = remove_under(state, path);
+        if removed > 0 {
+            log(format!("watch: {shown} deleted: {removed} graphs removed"));
+            rebind(state, log);
         }
         return;
     }
@@ -369,7 +479,7 @@ fn rebind(state: &State, log: &Log) {
 /// The SHA-256 of a file's bytes, read streaming (`None` if unreadable).
 fn file_sha256(path: &Path) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = crate::fsutil::open_regular(path).ok()?;
     let mut h = Sha256::new();
     std::io::copy(&mut f, &mut h).ok()?;
     Some(format!("{:x}", h.finalize()))

@@ -3,7 +3,8 @@
 //!
 //! Oxigraph's evaluator takes one cancellation token; the reason a query was
 //! cancelled lives beside it, so the caller gets a typed error
-//! ([`Error::Timeout`], [`Error::ResultTooLarge`], [`Error::Cancelled`])
+//! ([`Error::Timeout`], [`Error::ResultTooLarge`], [`Error::MemoryLimit`],
+//! [`Error::Cancelled`])
 //! rather than a message to read. Deadlines are enforced by one shared thread
 //! rather than a watchdog thread per query (which cost a thread spawn and join
 //! on every request of `kld serve`).
@@ -19,6 +20,7 @@ const RUNNING: u8 = 0;
 const DEADLINE: u8 = 1;
 const TOO_LARGE: u8 = 2;
 const CANCELLED: u8 = 3;
+const MEMORY: u8 = 4;
 
 /// A handle on one query's cancellation, shareable across threads: the
 /// caller keeps a clone to cancel the query from outside (a client that went
@@ -61,6 +63,12 @@ impl Control {
         self.stop(TOO_LARGE);
     }
 
+    /// Stops the query for its memory (called inside the allocator: atomics
+    /// only, no allocation).
+    pub(super) fn stop_memory(&self) {
+        self.stop(MEMORY);
+    }
+
     fn stop(&self, reason: u8) {
         // The first reason wins: a query cut at its byte limit stays "too
         // large" even if its deadline passes while it unwinds.
@@ -72,11 +80,26 @@ impl Control {
 
     /// The error to report for `e`, a failure of the query this controls: a
     /// stopped query's error says why it stopped.
-    pub(super) fn classify(&self, e: Error, timeout: Duration, max_bytes: Option<u64>) -> Error {
+    pub(super) fn classify(
+        &self,
+        e: Error,
+        timeout: Duration,
+        max_bytes: Option<u64>,
+        memory: Option<crate::memory::Exceeded>,
+    ) -> Error {
+        use crate::memory::Exceeded;
         match self.reason.load(Ordering::SeqCst) {
             DEADLINE => Error::Timeout { limit: timeout },
             TOO_LARGE => Error::ResultTooLarge {
                 limit: max_bytes.unwrap_or(0),
+            },
+            MEMORY => match memory {
+                Some(Exceeded::Total(limit)) => Error::MemoryLimit { limit, total: true },
+                Some(Exceeded::Query(limit)) => Error::MemoryLimit {
+                    limit,
+                    total: false,
+                },
+                None => e,
             },
             CANCELLED => Error::Cancelled,
             _ => e,
@@ -203,16 +226,30 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         c.cancel();
-        let e = c.classify(Error::Cancelled, Duration::from_secs(2), None);
+        let e = c.classify(Error::Cancelled, Duration::from_secs(2), None, None);
         assert!(matches!(e, Error::Timeout { limit } if limit == Duration::from_secs(2)));
         let c = Control::new();
         c.stop_too_large();
         c.cancel();
-        let e = c.classify(Error::Cancelled, Duration::from_secs(2), Some(10));
+        let e = c.classify(Error::Cancelled, Duration::from_secs(2), Some(10), None);
         assert!(matches!(e, Error::ResultTooLarge { limit: 10 }));
         assert!(matches!(
-            Control::new().classify(Error::UpdateRefused, Duration::ZERO, None),
+            Control::new().classify(Error::UpdateRefused, Duration::ZERO, None, None),
             Error::UpdateRefused
         ));
+        let c = Control::new();
+        c.stop_memory();
+        let memory = Some(crate::memory::Exceeded::Total(7));
+        let e = c.classify(Error::Cancelled, Duration::from_secs(2), None, memory);
+        assert!(
+            matches!(
+                e,
+                Error::MemoryLimit {
+                    limit: 7,
+                    total: true
+                }
+            ),
+            "{e}"
+        );
     }
 }

@@ -30,8 +30,10 @@ use spargebra::algebra::{
 use spargebra::Query;
 
 /// Deepest nesting accepted: brackets in the text, and levels of the parsed
-/// algebra (groups, `UNION`/`OPTIONAL`/`MINUS` chains, operators in an
-/// expression, property path steps).
+/// algebra (groups, `UNION`/`OPTIONAL`/`MINUS` chains, operators and
+/// function arguments in an expression, property path steps, sequence paths
+/// and the triples of one basic graph pattern, which are joined one into the
+/// next).
 pub const MAX_DEPTH: usize = 1000;
 
 /// Queries with more operators (graph patterns, triple patterns and
@@ -66,12 +68,21 @@ pub fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
+/// Most `BIND`s a query may hold. The parser checks each `BIND` against
+/// every variable bound before it in its group, a walk of the whole group so
+/// far, so its time grows with the square of their number (100,000 chained
+/// `BIND`s, a 1.9 MB request, took 58 s to be refused for their depth). A
+/// group of more than [`MAX_DEPTH`] is too deep anyway, so no query that
+/// could run is refused by this bound that another would not refuse.
+pub const MAX_BINDS: usize = MAX_DEPTH;
+
 /// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
-/// [`MAX_DEPTH`], without parsing it; returns the deepest nesting. Strings,
-/// IRIs and comments are skipped, so brackets inside them do not count.
+/// [`MAX_DEPTH`], or that holds more than [`MAX_BINDS`] `BIND`s, without
+/// parsing it; returns the deepest nesting. Strings, IRIs and comments are
+/// skipped, so brackets and words inside them do not count.
 pub fn check_text(sparql: &str) -> Result<usize> {
     let b = sparql.as_bytes();
-    let (mut i, mut depth, mut max) = (0usize, 0usize, 0usize);
+    let (mut i, mut depth, mut max, mut binds) = (0usize, 0usize, 0usize, 0usize);
     while i < b.len() {
         match b[i] {
             b'#' | b'"' | b'\'' | b'<' => {
@@ -79,6 +90,24 @@ pub fn check_text(sparql: &str) -> Result<usize> {
                     i = end;
                     continue;
                 }
+            }
+            c if c.is_ascii_alphabetic() || b"?$_:".contains(&c) => {
+                // A word (a keyword, a variable, a prefixed name): only the
+                // keyword BIND counts.
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b"?$_:-.".contains(&b[i])) {
+                    i += 1;
+                }
+                if b[start..i].eq_ignore_ascii_case(b"bind") {
+                    binds += 1;
+                    if binds > MAX_BINDS {
+                        return Err(Error::TooComplex {
+                            what: "number of BINDs".into(),
+                            limit: MAX_BINDS,
+                        });
+                    }
+                }
+                continue;
             }
             b'{' | b'(' | b'[' => {
                 depth += 1;
@@ -173,7 +202,13 @@ pub fn shape(query: &Query) -> Shape {
         let d = d + 1;
         match node {
             Node::Pattern(p) => {
-                // A BGP's triples count too: the optimizer orders them.
+                // A BGP's triples count too: the optimizer orders them, and
+                // the evaluator joins them one into the next, a level each.
+                // A sequence path (`<a>/<a>/…`) is parsed into such a BGP,
+                // one triple per step, so its length is depth too.
+                if let GraphPattern::Bgp { patterns } = p {
+                    shape.depth = shape.depth.max(d.saturating_add(patterns.len()));
+                }
                 shape.operators += match p {
                     GraphPattern::Bgp { patterns } => patterns.len().max(1),
                     _ => 1,
@@ -331,6 +366,35 @@ mod tests {
         ] {
             check_text(&q).unwrap_or_else(|e| panic!("{e}: {}", &q[..40]));
         }
+        // BINDs are counted as keywords, not inside words, names or strings.
+        let bind = |n: usize, what: &str| {
+            format!(
+                "SELECT * {{ ?s ?p ?o {} }}",
+                (0..n)
+                    .map(|i| what.replace('N', &i.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
+        let e = check_text(&bind(MAX_BINDS + 1, "bind(?o AS ?vN)")).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooComplex {
+                    limit: MAX_BINDS,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        check_text(&bind(MAX_BINDS, "BIND(?o AS ?vN)")).unwrap();
+        for other in [
+            "?bind ?p \"BIND\" .",
+            "?s ?p ?o . # BIND\n",
+            "?s :bind ?o .",
+        ] {
+            check_text(&bind(MAX_BINDS + 1, other)).unwrap();
+        }
         // `<` as a comparison does not swallow what follows.
         let cmp = format!("SELECT * {{ FILTER(1 < 2) {}}}", "{".repeat(1001));
         assert!(check_text(&cmp).is_err());
@@ -350,6 +414,13 @@ mod tests {
         let path = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:p>*"; 30].join("/"));
         let s = shape(&parse(&path));
         assert!(s.depth >= 30 && s.operators >= 30, "{s:?}");
+        // A sequence path becomes a BGP of one triple per step, joined one
+        // into the next: 10,000 steps overflowed the evaluator's stack.
+        let seq = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:a>"; 1500].join("/"));
+        let refused = super::super::parse(&seq).unwrap_err();
+        assert!(matches!(refused, Error::TooComplex { .. }), "{refused}");
+        let ok = format!("SELECT * {{ ?s {} ?o }}", vec!["<urn:a>"; 900].join("/"));
+        super::super::parse(&ok).unwrap();
         let small = shape(&parse("SELECT ?s { ?s ?p ?o OPTIONAL { ?s ?q ?x } }"));
         assert!(small.depth <= 5 && small.operators <= 5, "{small:?}");
     }

@@ -214,6 +214,10 @@ pub struct QueryOptions {
     /// The width a [`ResultFormat::Table`] fits in (a terminal's columns);
     /// `None` cuts values at 80 characters.
     pub table_width: Option<usize>,
+    /// Memory the query, and all running queries together, may hold
+    /// ([`Error::MemoryLimit`] past it; enforced where a
+    /// [`crate::memory::CountingAllocator`] is the global allocator).
+    pub memory: crate::memory::Limits,
 }
 
 impl Default for QueryOptions {
@@ -225,6 +229,7 @@ impl Default for QueryOptions {
             max_result_bytes: None,
             control: Control::new(),
             table_width: None,
+            memory: crate::memory::Limits::for_machine(),
         }
     }
 }
@@ -245,7 +250,8 @@ pub fn run(
     run_with(store, sparql, &opts, format, out)
 }
 
-/// [`run`] with a dataset of its own (see [`QueryOptions`]).
+/// [`run`] with a dataset of its own (see [`QueryOptions`]). The time limit
+/// counts from the start, parsing included.
 pub fn run_with(
     store: &Store,
     sparql: &str,
@@ -253,7 +259,8 @@ pub fn run_with(
     format: ResultFormat,
     out: &mut (dyn Write + Send),
 ) -> Result<usize> {
-    run_parsed(store, &parse(sparql)?, opts, format, out)
+    let deadline = Instant::now() + opts.timeout;
+    run_until(store, &parse(sparql)?, opts, deadline, format, out)
 }
 
 fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
@@ -274,53 +281,89 @@ pub fn run_parsed(
     format: ResultFormat,
     out: &mut (dyn Write + Send),
 ) -> Result<usize> {
+    run_until(
+        store,
+        parsed,
+        opts,
+        Instant::now() + opts.timeout,
+        format,
+        out,
+    )
+}
+
+/// A query that held more than this gives its freed memory back to the
+/// system when it ends ([`crate::memory::release`]); smaller ones leave it
+/// to the allocator, which reuses it.
+const RELEASE_AFTER: u64 = 64 << 20;
+
+/// [`run_parsed`] stopped at `deadline`, its memory counted against
+/// `opts.memory` ([`crate::memory`]; a query past a limit is stopped, as at
+/// its deadline, with [`Error::MemoryLimit`]).
+fn run_until(
+    store: &Store,
+    parsed: &Parsed,
+    opts: &QueryOptions,
+    deadline: Instant,
+    format: ResultFormat,
+    out: &mut (dyn Write + Send),
+) -> Result<usize> {
     let control = &opts.control;
-    let mut evaluator = SparqlEvaluator::new().with_cancellation_token(control.token());
-    if parsed.shape.operators > limits::MAX_OPTIMIZED_OPERATORS {
-        evaluator = evaluator.without_optimizations();
+    let stop = control.clone();
+    let account = crate::memory::Account::new(opts.memory, move |_| stop.stop_memory());
+    // Everything the query allocates is freed when this closure returns.
+    let result = (|| {
+        let _open = account.enter();
+        let mut evaluator = SparqlEvaluator::new().with_cancellation_token(control.token());
+        if parsed.shape.operators > limits::MAX_OPTIMIZED_OPERATORS {
+            evaluator = evaluator.without_optimizations();
+        }
+        let mut prepared = evaluator.for_query(parsed.query.clone());
+        let dataset = prepared.dataset_mut();
+        if !opts.named_graphs.is_empty() {
+            let named = opts
+                .named_graphs
+                .iter()
+                .map(|g| graph_iri(g).map(Into::into))
+                .collect::<Result<Vec<_>>>()?;
+            dataset.set_available_named_graphs(named);
+        }
+        if !opts.default_graphs.is_empty() {
+            let default = opts
+                .default_graphs
+                .iter()
+                .map(|g| graph_iri(g).map(Into::into))
+                .collect::<Result<Vec<_>>>()?;
+            dataset.set_default_graph(default);
+        } else if dataset.default_graph_graphs()
+            == Some(&[oxigraph::model::GraphName::DefaultGraph][..])
+        {
+            // No FROM clause and none asked for: the union of all graphs.
+            dataset.set_default_graph_as_union();
+        }
+        let _deadline = control::watch(control, deadline);
+        limits::with_stack(limits::stack_for(parsed.shape.depth), || {
+            let mut guarded = control::Guarded {
+                inner: out,
+                control,
+                written: 0,
+                max: opts.max_result_bytes,
+            };
+            let r = write::write_results(
+                prepared.on_store(store).execute(),
+                format,
+                opts.max_result_bytes,
+                opts.table_width,
+                &|| control.is_stopped(),
+                &mut guarded,
+            );
+            // Flushed inside the limits too (a buffered writer's last bytes).
+            r.and_then(|n| guarded.flush().map(|()| n).map_err(Error::Output))
+        })
+    })();
+    if account.peak() > RELEASE_AFTER {
+        crate::memory::release();
     }
-    let mut prepared = evaluator.for_query(parsed.query.clone());
-    let dataset = prepared.dataset_mut();
-    if !opts.named_graphs.is_empty() {
-        let named = opts
-            .named_graphs
-            .iter()
-            .map(|g| graph_iri(g).map(Into::into))
-            .collect::<Result<Vec<_>>>()?;
-        dataset.set_available_named_graphs(named);
-    }
-    if !opts.default_graphs.is_empty() {
-        let default = opts
-            .default_graphs
-            .iter()
-            .map(|g| graph_iri(g).map(Into::into))
-            .collect::<Result<Vec<_>>>()?;
-        dataset.set_default_graph(default);
-    } else if dataset.default_graph_graphs()
-        == Some(&[oxigraph::model::GraphName::DefaultGraph][..])
-    {
-        // No FROM clause and none asked for: the union of all graphs.
-        dataset.set_default_graph_as_union();
-    }
-    let _deadline = control::watch(control, Instant::now() + opts.timeout);
-    let result = limits::with_stack(limits::stack_for(parsed.shape.depth), || {
-        let mut guarded = control::Guarded {
-            inner: out,
-            control,
-            written: 0,
-            max: opts.max_result_bytes,
-        };
-        let r = write::write_results(
-            prepared.on_store(store).execute(),
-            format,
-            opts.max_result_bytes,
-            opts.table_width,
-            &mut guarded,
-        );
-        // Flushed inside the limits too (a buffered writer's last bytes).
-        r.and_then(|n| guarded.flush().map(|()| n).map_err(Error::Output))
-    });
-    result.map_err(|e| control.classify(e, opts.timeout, opts.max_result_bytes))
+    result.map_err(|e| control.classify(e, opts.timeout, opts.max_result_bytes, account.exceeded()))
 }
 
 #[cfg(test)]
@@ -375,27 +418,73 @@ mod tests {
         assert!(matches!(e, Error::UpdateRefused), "{e}");
         assert_eq!(store.len().unwrap(), 0);
         // A cross product that would take far longer than the limit.
+        let s = oxigraph::model::NamedNode::new("urn:s").unwrap();
         for i in 0..300 {
-            store
-                .insert(oxigraph::model::QuadRef::new(
-                    oxigraph::model::NamedNodeRef::new_unchecked("urn:s"),
-                    oxigraph::model::NamedNodeRef::new_unchecked("urn:p"),
-                    &oxigraph::model::Literal::from(i),
-                    oxigraph::model::GraphNameRef::DefaultGraph,
-                ))
-                .unwrap();
+            add(&store, &s, oxigraph::model::Literal::from(i));
         }
-        let slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?x . ?b ?p ?y . ?c ?p ?z . ?d ?p ?w }";
-        let t = std::time::Instant::now();
-        let e = run(
+        stops_at_the_deadline(
             &store,
-            slow,
-            Duration::from_millis(300),
+            "SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?x . ?b ?p ?y . ?c ?p ?z . ?d ?p ?w }",
+        );
+    }
+
+    /// Adds `<s> <urn:p> o` to the default graph.
+    fn add(store: &Store, s: &oxigraph::model::NamedNode, o: impl Into<oxigraph::model::Term>) {
+        let p = oxigraph::model::NamedNode::new("urn:p").unwrap();
+        let quad =
+            oxigraph::model::Quad::new(s.clone(), p, o, oxigraph::model::GraphName::DefaultGraph);
+        store.insert(&quad).unwrap();
+    }
+
+    /// `query` ends with a timeout soon after a 300 ms limit.
+    fn stops_at_the_deadline(store: &Store, query: &str) {
+        let t = std::time::Instant::now();
+        let limit = Duration::from_millis(300);
+        let e = run(store, query, limit, ResultFormat::Tsv, &mut Vec::new()).unwrap_err();
+        assert!(matches!(e, Error::Timeout { .. }), "{e}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
+    /// A closure over a connected graph reaches every pair: the vendored
+    /// evaluator collected them all before the first answer and went on
+    /// after its deadline (issue 31: 44 s, 6 GB). Now it streams and stops.
+    #[test]
+    fn property_path_closures_stream_and_stop_at_the_deadline() {
+        let store = Store::new().unwrap();
+        let n = 3000;
+        let node = |i: usize| oxigraph::model::NamedNode::new(format!("urn:n{i}")).unwrap();
+        for i in 0..n {
+            for j in [(i + 1) % n, (i * 7 + 3) % n] {
+                add(&store, &node(i), node(j));
+            }
+        }
+        stops_at_the_deadline(
+            &store,
+            "SELECT (COUNT(*) AS ?n) { ?s (^!<urn:x>|!<urn:x>)* ?o }",
+        );
+        // Streamed: the first answers come long before the 9 million pairs.
+        let mut out = Vec::new();
+        let first = "SELECT * { ?s (^!<urn:x>|!<urn:x>)* ?o } LIMIT 3";
+        let rows = run(
+            &store,
+            first,
+            Duration::from_secs(20),
+            ResultFormat::Tsv,
+            &mut out,
+        );
+        assert_eq!(rows.unwrap(), 3, "{}", String::from_utf8_lossy(&out));
+        // And the answers are the closure's: from a node, every node.
+        let from = "SELECT (COUNT(*) AS ?n) { <urn:n0> <urn:p>* ?o }";
+        let mut out = Vec::new();
+        run(
+            &store,
+            from,
+            Duration::from_secs(20),
             ResultFormat::Tsv,
             &mut out,
         )
-        .unwrap_err();
-        assert!(matches!(e, Error::Timeout { .. }), "{e}");
-        assert!(t.elapsed() < Duration::from_secs(30));
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(&format!("{n}")), "{text}");
     }
 }

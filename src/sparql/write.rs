@@ -29,17 +29,19 @@ pub fn write_results_of(
     format: ResultFormat,
     out: &mut dyn Write,
 ) -> Result<usize> {
-    write_results(Ok(results), format, None, None, out)
+    write_results(Ok(results), format, None, None, &|| false, out)
 }
 
 /// Writes `results` in `format`; `max_bytes` bounds what JSON-LD (the one
 /// format compacted whole) may collect before writing; `width` is the
-/// table's (a terminal's columns).
+/// table's (a terminal's columns); `stopped` ends a JSON-LD compaction when
+/// the query was stopped meanwhile.
 pub(super) fn write_results(
     results: std::result::Result<QueryResults<'_>, QueryEvaluationError>,
     format: ResultFormat,
     max_bytes: Option<u64>,
     width: Option<usize>,
+    stopped: &dyn Fn() -> bool,
     out: &mut dyn Write,
 ) -> Result<usize> {
     let results = results.map_err(Error::sparql)?;
@@ -150,8 +152,12 @@ pub(super) fn write_results(
                     }
                     quads.push(q);
                 }
-                crate::export::write(&quads, format, false, out)?;
-                return Ok(quads.len());
+                let text = crate::rdf::compact::compacted_until(&quads, stopped)?;
+                let n = quads.len();
+                drop(quads);
+                out.write_all(text.as_bytes()).map_err(io_err)?;
+                out.write_all(b"\n").map_err(io_err)?;
+                return Ok(n);
             }
             // RDF/XML cannot hold every term: checked whole before the
             // first byte goes out (within the byte limit).

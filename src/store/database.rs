@@ -59,7 +59,7 @@ pub fn file_digest(db: &Path) -> Result<String> {
         }
     }
     let mut h = <sha2::Sha256 as sha2::Digest>::new();
-    let mut f = std::fs::File::open(&canon).map_err(|e| Error::io(db, e))?;
+    let mut f = crate::fsutil::open_regular(&canon)?;
     std::io::copy(&mut f, &mut h).map_err(|e| Error::io(db, e))?;
     let sha = format!("{:x}", sha2::Digest::finalize(h));
     seen.insert(canon, (stamp.0, stamp.1, sha.clone()));

@@ -23,10 +23,12 @@ const HEADER: [&str; 9] = [
 
 /// Reads an index (none yet: empty). Older indexes have 6 to 8 fields.
 pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
-    let text = match std::fs::read(path) {
+    let text = match crate::fsutil::read_regular(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io(path, e)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Vec::new()
+        }
+        Err(e) => return Err(e),
     };
     let bad = |line: u64, reason: String| Error::StoreIndex {
         path: path.to_path_buf(),

@@ -35,6 +35,7 @@ pub mod database;
 mod folder;
 mod index;
 mod ingest;
+mod lock;
 mod runs;
 mod stream;
 pub use batch::{read_inputs, Local};
@@ -42,6 +43,7 @@ pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
+pub use lock::{wait as store_wait, WAIT_ENV};
 pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
 
@@ -124,6 +126,10 @@ pub struct CheckpointStore {
     results_options: ResultsOptions,
     /// Results graphs inserted since runs were last reconciled ([`runs`]).
     fresh: std::collections::BTreeSet<String>,
+    /// A store directory's write lock ([`lock`]), held while this store may write it.
+    _lock: Option<lock::StoreLock>,
+    /// What killed writers had left in the directory, removed on opening.
+    cleaned: Vec<PathBuf>,
 }
 
 fn file_for_graph(graph: &str) -> String {
@@ -139,13 +145,35 @@ impl CheckpointStore {
             index: BTreeMap::new(),
             results_options: ResultsOptions::default(),
             fresh: Default::default(),
+            _lock: None,
+            cleaned: Vec::new(),
         })
     }
 
-    /// Opens (or creates) a store directory, loading its graphs in parallel.
+    /// Opens (or creates) a store directory for writing, loading its graphs
+    /// in parallel. The directory's write lock is held until the store is
+    /// dropped: another writer waiting for it up to [`store_wait`] gets
+    /// [`Error::StoreBusy`]. What a killed writer left (temporary files,
+    /// graph files the index does not name) is removed ([`Self::cleaned`]).
     pub fn open_dir(dir: &Path) -> Result<Self> {
+        Self::open_dir_waiting(dir, lock::wait())
+    }
+
+    /// [`Self::open_dir`], waiting at most `wait` for another writer.
+    pub fn open_dir_waiting(dir: &Path, wait: std::time::Duration) -> Result<Self> {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
-        Self::read_dir(dir)
+        let held = lock::acquire(dir, wait)?;
+        let mut s = Self::read_dir(dir)?;
+        let files = s.index.keys().map(|g| file_for_graph(g)).collect();
+        s.cleaned = lock::clean(dir, &files);
+        s._lock = Some(held);
+        Ok(s)
+    }
+
+    /// The files a killed writer had left in the store directory, removed
+    /// when it was opened for writing (temporary files, orphan graph files).
+    pub fn cleaned(&self) -> &[PathBuf] {
+        &self.cleaned
     }
 
     /// Opens an existing store directory for reading only: its graphs are
@@ -179,8 +207,7 @@ impl CheckpointStore {
                     let content = match std::fs::metadata(&p) {
                         Err(e) => Err(Error::io(&p, e)),
                         Ok(m) if m.len() >= stream_threshold() => Ok(Content::NQuadsFile(p)),
-                        Ok(_) => std::fs::read(&p)
-                            .map_err(|e| Error::io(&p, e))
+                        Ok(_) => crate::fsutil::read_regular(&p)
                             .and_then(|bytes| {
                                 RdfParser::from_format(RdfFormat::NQuads)
                                     .for_slice(&bytes)

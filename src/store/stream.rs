@@ -48,19 +48,17 @@ pub(super) fn stream_chunks(
                 Content::ResultsFile(path, opts) => {
                     crate::results::map_path(path, graph, *opts, &mut sink).map(Some)
                 }
-                Content::NQuadsFile(path) => std::fs::File::open(path)
-                    .map_err(|e| Error::io(path, e))
-                    .and_then(|f| {
-                        for q in RdfParser::from_format(RdfFormat::NQuads)
-                            .for_reader(std::io::BufReader::with_capacity(1 << 16, f))
-                        {
-                            sink(q.map_err(|source| Error::RdfSyntax {
-                                path: path.to_path_buf(),
-                                source,
-                            })?);
-                        }
-                        Ok(None)
-                    }),
+                Content::NQuadsFile(path) => crate::fsutil::open_regular(path).and_then(|f| {
+                    for q in RdfParser::from_format(RdfFormat::NQuads)
+                        .for_reader(std::io::BufReader::with_capacity(1 << 16, f))
+                    {
+                        sink(q.map_err(|source| Error::RdfSyntax {
+                            path: path.to_path_buf(),
+                            source,
+                        })?);
+                    }
+                    Ok(None)
+                }),
                 _ => Ok(None),
             };
             hand_over(buf);

@@ -33,13 +33,13 @@ fn readme_recipes() -> (String, Vec<String>) {
 
 /// A temporary git repository with the manual's recipes configured and the
 /// built `kld` first on PATH; no user or system git configuration.
-struct Repo {
+pub(crate) struct Repo {
     dir: tempfile::TempDir,
     path_env: String,
 }
 
 impl Repo {
-    fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
         let bin = assert_cmd::cargo::cargo_bin("kld");
         let path_env = format!(
@@ -60,7 +60,7 @@ impl Repo {
         r
     }
 
-    fn env<'c>(&self, c: &'c mut Command) -> &'c mut Command {
+    pub(crate) fn env<'c>(&self, c: &'c mut Command) -> &'c mut Command {
         c.current_dir(self.dir.path())
             .env("PATH", &self.path_env)
             .env("HOME", self.dir.path())
@@ -69,11 +69,11 @@ impl Repo {
             .env_remove("GIT_DIR")
     }
 
-    fn file(&self, name: &str) -> PathBuf {
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
-    fn git(&self, args: &[&str]) -> Output {
+    pub(crate) fn git(&self, args: &[&str]) -> Output {
         self.env(&mut Command::new("git"))
             .args(args)
             .output()
@@ -81,7 +81,7 @@ impl Repo {
     }
 
     /// Runs git, which must exit 0; returns stdout.
-    fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.git(args);
         assert_eq!(
             out.status.code(),

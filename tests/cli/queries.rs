@@ -102,6 +102,69 @@ fn catalogue_traits_and_regex_traits_match_the_files() {
     assert_eq!(rx[0]["case_sensitive"], "false");
 }
 
+/// `traits`, `benchmark-stats` and `kld info` give every trait Karenina's
+/// kind and scope: the same (scope, kind) counts, and dynamic rubric members
+/// counted apart from the global traits.
+#[test]
+fn traits_benchmark_stats_and_info_agree_on_kinds() {
+    use std::collections::BTreeMap;
+    let mut files = corpus_files("loads");
+    files.extend(jsonld_in(&data("generated/n_3_q_12_s_5_all-kinds")));
+    let mut dynamic_seen = BTreeMap::new();
+    for f in files {
+        let info: Value =
+            serde_json::from_str(&stdout_of(kld().args(["info", "--format", "json"]).arg(&f)))
+                .unwrap();
+        let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+        let (mut global, mut dynamic, mut question) = (0, 0, 0);
+        for t in info["traits"].as_array().unwrap() {
+            let n = t["count"].as_u64().unwrap();
+            *want
+                .entry((
+                    t["scope"].as_str().unwrap().into(),
+                    t["kind"].as_str().unwrap().into(),
+                ))
+                .or_default() += n;
+            match (t["scope"].as_str().unwrap(), t["family"].as_str().unwrap()) {
+                ("global", "dynamic") => {
+                    dynamic += n;
+                    *dynamic_seen
+                        .entry(t["kind"].as_str().unwrap().to_string())
+                        .or_insert(0) += n;
+                }
+                ("global", _) => global += n,
+                _ => question += n,
+            }
+        }
+        let mut got: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for r in query_rows(std::slice::from_ref(&f), "traits") {
+            *got.entry((
+                r["scope"].as_str().unwrap().into(),
+                r["kind"].as_str().unwrap().into(),
+            ))
+            .or_default() += 1;
+        }
+        assert_eq!(got, want, "{}: traits vs info", f.display());
+        let stats = query_rows(std::slice::from_ref(&f), "benchmark-stats");
+        let count = |k: &str| stats[0][k].as_str().unwrap().parse::<u64>().unwrap();
+        assert_eq!(
+            (
+                count("global_traits"),
+                count("dynamic_traits"),
+                count("question_traits")
+            ),
+            (global, dynamic, question),
+            "{}: benchmark-stats vs info",
+            f.display()
+        );
+    }
+    // The sets hold dynamic regex and metric members (labelled boolean before).
+    assert!(
+        dynamic_seen.contains_key("regex") && dynamic_seen.contains_key("metric"),
+        "{dynamic_seen:?}"
+    );
+}
+
 #[test]
 fn catalogue_unfinished_keywords_and_templates_without_code() {
     let files = corpus_files("loads");
@@ -170,7 +233,9 @@ fn catalogue_stats_shared_questions_duplicates_and_scenarios() {
         rows[0]["finished"].as_str().unwrap(),
         info["finished"].to_string()
     );
-    assert_eq!(rows[0]["global_traits"], "8");
+    // 8 global ratings: 6 global traits and 2 members of the dynamic rubric.
+    assert_eq!(rows[0]["global_traits"], "6");
+    assert_eq!(rows[0]["dynamic_traits"], "2");
     // Same questions, one answer changed in a copy: exactly one shared row.
     let d = tempfile::tempdir().unwrap();
     let a = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");

@@ -181,3 +181,32 @@ pub fn report_differential(name: &str, cases: usize, disagreements: usize, detai
     std::fs::write(dir.join(format!("{name}.txt")), &line).unwrap();
     print!("{line}");
 }
+
+/// Runs the command `mk` makes `runs` times; the times in seconds, sorted
+/// (best first), and the last run's output. For benches, side by side with
+/// a peer.
+pub fn timed_runs(
+    runs: usize,
+    mk: &dyn Fn() -> std::process::Command,
+) -> (Vec<f64>, std::process::Output) {
+    let mut times = Vec::new();
+    let mut out = None;
+    for _ in 0..runs {
+        let t = std::time::Instant::now();
+        out = Some(mk().output().unwrap());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    (times, out.expect("at least one run"))
+}
+
+/// Resident memory of process `pid` in MB (`VmRSS`, Linux).
+pub fn rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}

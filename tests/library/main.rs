@@ -6,7 +6,9 @@ mod common;
 
 mod corpus;
 mod diagnostics;
+mod differential_re;
 mod docs;
+mod merge;
 mod preset;
 mod properties;
 mod rdf;

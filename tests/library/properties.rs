@@ -222,8 +222,11 @@ proptest! {
     #[test]
     fn canon_is_idempotent_and_lossless(cp in checkpoint()) {
         let w = write_checkpoint(&cp, &WriteOptions::default());
-        let back = read_checkpoint(Path::new("p.jsonld"), w.as_bytes(), ReadOptions::default())
-            .unwrap_or_else(|e| panic!("{e}\n{w}"));
+        // Random trait properties may fail Karenina's trait models (KLD-E022:
+        // the file does not load, as in Karenina); only loadable ones count.
+        let a = analyze(Path::new("p.jsonld"), w.as_bytes(), ReadOptions::default());
+        prop_assume!(!a.report.diagnostics.iter().any(|d| d.code == "KLD-E022"));
+        let back = a.checkpoint.unwrap_or_else(|| panic!("{}\n{w}", a.report));
         prop_assert_eq!(&back, &cp);
         prop_assert_eq!(write_checkpoint(&back, &WriteOptions::default()), w);
     }

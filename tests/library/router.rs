@@ -155,7 +155,7 @@ fn each_refusal_has_its_status() {
 }
 
 #[test]
-fn another_origin_gets_no_cors_header_unless_allowed() {
+fn another_origin_is_refused_and_gets_no_cors_header_unless_allowed() {
     let q = format!("/sparql?query={}", encoded("ASK {}"));
     let req = || {
         get(&q)
@@ -163,12 +163,51 @@ fn another_origin_gets_no_cors_header_unless_allowed() {
             .body(Body::empty())
             .unwrap()
     };
-    let (s, h, _) = send(&app(Settings::default()), req());
-    assert_eq!(s, StatusCode::OK);
+    let app_default = app(Settings::default());
+    let (s, h, body) = send(&app_default, req());
+    assert_eq!(s, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("another origin"), "{body}");
     assert!(
         h.get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none(),
         "{h:?}"
     );
+    // Another site's <script src> or <img> (no Origin on a GET): refused on
+    // every route that runs something; the page itself opens from a link.
+    for path in [
+        q.as_str(),
+        "/checkpoints",
+        "/queries/benchmark-stats",
+        "/store?default",
+    ] {
+        let (s, _, body) = send(
+            &app_default,
+            get(path)
+                .header("sec-fetch-site", "cross-site")
+                .body(Body::empty())
+                .unwrap(),
+        );
+        assert_eq!(s, StatusCode::FORBIDDEN, "{path}: {body}");
+    }
+    for site in ["cross-site", "same-origin", "none"] {
+        let (s, _, _) = send(
+            &app_default,
+            get("/")
+                .header("sec-fetch-site", site)
+                .body(Body::empty())
+                .unwrap(),
+        );
+        assert_eq!(s, StatusCode::OK, "the page, {site}");
+    }
+    // The page's own requests pass.
+    let (s, _, body) = send(
+        &app_default,
+        get(&q)
+            .header(header::ORIGIN, "http://localhost:7878")
+            .header("sec-fetch-site", "same-origin")
+            .body(Body::empty())
+            .unwrap(),
+    );
+    assert_eq!(s, StatusCode::OK, "{body}");
     let allowed = Settings {
         cors: vec!["http://other.example".into()],
         ..Settings::default()

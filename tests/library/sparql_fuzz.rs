@@ -10,6 +10,32 @@ use oxigraph::store::Store;
 use proptest::prelude::*;
 use std::time::{Duration, Instant};
 
+/// How long a chain gets: short, just past the depth bound, or far past it
+/// (a 10,000-step sequence path aborted the process, issue 31).
+fn length() -> impl Strategy<Value = usize> {
+    prop_oneof![1usize..40, Just(1_001usize), Just(10_000usize)]
+}
+
+/// Every construct the parser and the evaluator recurse on, chained or
+/// nested `n` deep: sequence paths, alternatives, inverses, negated sets,
+/// closures over groups, function-call arguments, nested expressions.
+fn recursive_construct() -> impl Strategy<Value = String> {
+    (0usize..9, length()).prop_map(|(kind, n)| match kind {
+        0 => format!("?s {} ?y", vec!["<urn:p>"; n].join("/")),
+        1 => format!("?s {} ?y", vec!["<urn:p>"; n].join("|")),
+        2 => format!("?s {}<urn:p>{} ?y", "^(".repeat(n), ")".repeat(n)),
+        3 => {
+            let set: Vec<String> = (0..n).map(|i| format!("^<urn:n{i}>")).collect();
+            format!("?s !({}) ?y", set.join("|"))
+        }
+        4 => format!("?s ({})* ?y", vec!["^<urn:p>|!<urn:p>"; n].join("/")),
+        5 => format!("BIND({}?s{} AS ?f)", "STR(".repeat(n), ")".repeat(n)),
+        6 => format!("FILTER(?o{})", " + 1".repeat(n)),
+        7 => format!("FILTER(CONCAT({}))", vec!["STR(?o)"; n].join(", ")),
+        _ => format!("FILTER({}true{})", "!(".repeat(n), ")".repeat(n)),
+    })
+}
+
 /// Pieces of SPARQL that nest, chain and mix types.
 fn fragment() -> impl Strategy<Value = String> {
     let leaf = prop_oneof![
@@ -18,6 +44,7 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("BIND(1 AS ?b)".to_string()),
         Just("VALUES ?v { 1 \"a\" <urn:x> }".to_string()),
         Just("?s <urn:p>/<urn:p>* ?y".to_string()),
+        recursive_construct(),
     ];
     leaf.prop_recursive(6, 64, 8, |inner| {
         prop_oneof![

@@ -150,6 +150,17 @@ pub(super) fn float_of(v: Json, key: &str, cx: &mut Cx) -> Option<f64> {
                 None
             }
         },
+        Json::Bool(b) => {
+            // Pydantic's lax float takes a boolean as 1.0 / 0.0.
+            let x = f64::from(u8::from(b));
+            let p = cx.at(key);
+            cx.warn(
+                "KLD-W007",
+                p,
+                format!("`{key}` is the boolean {b}; Karenina coerces it to the number {x:.1} and writes a number"),
+            );
+            Some(x)
+        }
         other => {
             cx.type_error(key, "a number", &other);
             None
@@ -179,10 +190,11 @@ pub(super) fn opt_json(f: &mut Fields, key: &str) -> Option<Json> {
     }
 }
 
-/// `@type` is optional everywhere, but when present must be the literal.
+/// `@type` is optional everywhere, but when present must be the literal
+/// (`null` too is refused: pydantic's default applies only to a missing key).
 pub(super) fn check_type(f: &mut Fields, expected: &str, cx: &mut Cx) {
     match f.take("@type") {
-        None | Some(Json::Null) => {}
+        None => {}
         Some(Json::String(s)) if s == expected => {}
         Some(other) => {
             let found = match &other {

@@ -332,8 +332,9 @@ fn read_code(v: Json, cx: &mut Cx) -> Option<SourceCode> {
     let id = opt_str(&mut f, "@id", cx);
     let name = req_str(&mut f, "name", cx, "the answer template");
     let text = req_str(&mut f, "text", cx, "the answer template");
+    // An explicit null is refused too: pydantic's default applies only to a missing key.
     match f.take("programmingLanguage") {
-        None | Some(Json::Null) => {}
+        None => {}
         Some(Json::String(s)) if s == "Python" => {}
         Some(other) => {
             let p = cx.at("programmingLanguage");

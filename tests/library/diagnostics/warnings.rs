@@ -1,7 +1,7 @@
 //! Warning codes: Karenina loads the file but mishandles something.
 
 use super::*;
-use karenina_ld::model::qid::question_id;
+use karenina_ld::model::qid::{md5_hex, question_id};
 use karenina_ld::model::{analyze, ReadOptions};
 use std::path::Path;
 
@@ -191,22 +191,27 @@ fn trait_warnings() {
         "/rating/0/additionalProperty/0/value",
         "\"weird\"",
     );
+    // Problems Karenina's trait models raise on: warnings on a global trait
+    // (read only when verification reads the rubric), errors on a
+    // question-specific one (`trait_models_judge_like_karenina` below).
+    let g = |r: String| fill(&r, "", "", "", "", "");
+    let gp = "/rating/0";
     let b64 = rating(
         "c",
-        "karenina:QuestionSpecificCallableTrait",
+        "karenina:GlobalCallableTrait",
         "1.0",
         "0.0",
         &pv("callable_code", "\"abc\""),
     );
     expect(
-        &q(b64),
+        &g(b64),
         "KLD-W016",
-        &format!("{qp}/additionalProperty/0/value"),
+        &format!("{gp}/additionalProperty/0/value"),
         "\"abc\"",
     );
     let metric = rating(
         "m",
-        "karenina:QuestionSpecificMetricRubricTrait",
+        "karenina:GlobalMetricRubricTrait",
         "1.0",
         "0.0",
         &format!(
@@ -215,20 +220,25 @@ fn trait_warnings() {
             pv("tp_instructions", r#"["x"]"#)
         ),
     );
-    expect(&q(metric), "KLD-W017", qp, "\"name\": \"m\"");
-    let agentic = r#"{"@type": "Rating", "name": "a", "bestRating": 1.0, "worstRating": 0.0, "additionalType": "karenina:QuestionSpecificAgenticRubricTrait"}"#;
-    expect(&q(agentic.to_string()), "KLD-W018", qp, "\"name\": \"a\"");
+    expect(
+        &g(metric),
+        "KLD-W017",
+        &format!("{gp}/additionalProperty/0/value"),
+        "accuracy",
+    );
+    let agentic = r#"{"@type": "Rating", "name": "a", "bestRating": 1.0, "worstRating": 0.0, "additionalType": "karenina:GlobalAgenticRubricTrait"}"#;
+    expect(&g(agentic.to_string()), "KLD-W018", gp, "\"name\": \"a\"");
     let regex = rating(
         "r",
-        "karenina:QuestionSpecificRegexTrait",
+        "karenina:GlobalRegexTrait",
         "1.0",
         "0.0",
         &pv("pattern", r#""([a-z""#),
     );
     expect(
-        &q(regex),
+        &g(regex),
         "KLD-W019",
-        &format!("{qp}/additionalProperty/0/value"),
+        &format!("{gp}/additionalProperty/0/value"),
         "([a-z",
     );
     let strings = rating(
@@ -263,6 +273,138 @@ fn trait_warnings() {
     );
 }
 
+/// The issue's cases: `min_score: "one"`, `max_score: 5.5`,
+/// `higher_is_better: "maybe"`, a literal trait with `classes` as a list;
+/// Karenina's load fails on them in a question (KLD-E022), its rubric
+/// reading on a global trait (KLD-W031 / W018), and lax values pass.
+#[test]
+fn trait_models_judge_like_karenina() {
+    let cases = [
+        (
+            "karenina:QuestionSpecificRubricTrait",
+            pv("min_score", "\"one\""),
+            "KLD-W031",
+        ),
+        (
+            "karenina:QuestionSpecificRubricTrait",
+            pv("max_score", "5.5"),
+            "KLD-W031",
+        ),
+        (
+            "karenina:QuestionSpecificRegexTrait",
+            format!(
+                "{}, {}",
+                pv("pattern", "\"x\""),
+                pv("higher_is_better", "\"maybe\"")
+            ),
+            "KLD-W031",
+        ),
+        (
+            "karenina:QuestionSpecificLLMRubricTrait",
+            format!(
+                "{}, {}",
+                pv("kind", "\"literal\""),
+                pv("classes", r#"["a", "b"]"#)
+            ),
+            "KLD-W018",
+        ),
+        (
+            "karenina:QuestionSpecificRegexTrait",
+            pv("pattern", r#""\\p{L}+""#),
+            "KLD-W019",
+        ),
+    ];
+    for (ty, props, global_code) in cases {
+        let r = rating("t", ty, "5.0", "1.0", &props);
+        let marker = props
+            .rsplit("\"value\": ")
+            .next()
+            .unwrap()
+            .trim_end_matches('}');
+        let q = fill("", &r, "", "", "", "");
+        let a = analyze(Path::new("q.jsonld"), q.as_bytes(), ReadOptions::default());
+        let d = a
+            .report
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "KLD-E022")
+            .unwrap_or_else(|| panic!("{props}: {:#?}", a.report.diagnostics));
+        assert!(d.message.contains("Benchmark.load"), "{}", d.message);
+        assert!(a.checkpoint.is_none());
+        assert_eq!(
+            d.location.unwrap().line,
+            line_of(&q, marker),
+            "{}",
+            d.message
+        );
+        let global = fill(&r.replace("QuestionSpecific", "Global"), "", "", "", "", "");
+        let a = analyze(
+            Path::new("g.jsonld"),
+            global.as_bytes(),
+            ReadOptions::default(),
+        );
+        let d = a
+            .report
+            .diagnostics
+            .iter()
+            .find(|d| d.code == global_code)
+            .unwrap_or_else(|| panic!("{props}: {:#?}", a.report.diagnostics));
+        assert!(d.message.contains("get_global_rubric"), "{}", d.message);
+        assert!(!a.report.has_errors(), "{props}");
+    }
+    // Pydantic's lax coercions: "3" and 3.0 are ints, "true" a bool.
+    let lax = rating(
+        "t",
+        "karenina:QuestionSpecificRubricTrait",
+        "5.0",
+        "1.0",
+        &format!(
+            "{}, {}, {}",
+            pv("min_score", "\"2\""),
+            pv("max_score", "4.0"),
+            pv("higher_is_better", "\"true\"")
+        ),
+    );
+    let a = analyze(
+        Path::new("l.jsonld"),
+        fill("", &lax, "", "", "", "").as_bytes(),
+        ReadOptions::default(),
+    );
+    assert!(
+        a.report.diagnostics.is_empty(),
+        "{:#?}",
+        a.report.diagnostics
+    );
+    // `finished` is a pydantic bool at load: "maybe" fails, "yes" is coerced.
+    expect(
+        &fill("", "", &pv("finished", "\"maybe\""), "", "", ""),
+        "KLD-E022",
+        "/dataFeedElement/0/item/additionalProperty/0/value",
+        "\"maybe\"",
+    );
+    // A question trait repeating a global trait's name and type: merging fails later.
+    let g = rating(
+        "same",
+        "karenina:GlobalRegexTrait",
+        "1.0",
+        "0.0",
+        &pv("pattern", "\"x\""),
+    );
+    let q = rating(
+        "same",
+        "karenina:QuestionSpecificRegexTrait",
+        "1.0",
+        "0.0",
+        &pv("pattern", "\"y\""),
+    );
+    expect(
+        &fill(&g, &q, "", "", "", ""),
+        "KLD-W031",
+        "/dataFeedElement/0/item/rating",
+        "\"y\"",
+    );
+}
+
 #[test]
 fn question_and_dataset_warnings() {
     let v = valid();
@@ -293,6 +435,33 @@ fn question_and_dataset_warnings() {
         "KLD-W021",
         "/dataFeedElement/0/@id",
         "urn:uuid:question-",
+    );
+    // The ID is answered in the old ID's form: a bare 32-hex ID (Karenina's
+    // `Question.id`) gets the MD5 of the text, a readable one the URN.
+    let w021 = |src: &str| {
+        let a = analyze(
+            Path::new("s.jsonld"),
+            src.as_bytes(),
+            ReadOptions::default(),
+        );
+        let d = a
+            .report
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "KLD-W021")
+            .expect("W021");
+        d.message.clone()
+    };
+    let m = w021(&v.replacen(&question_id(TEXT), &md5_hex("What is 3 plus 3?"), 1));
+    assert!(
+        m.contains(&format!("would write {:?}", md5_hex(TEXT))),
+        "{m}"
+    );
+    assert!(!m.contains("urn:uuid:question-"), "{m}");
+    let m = w021(&stale);
+    assert!(
+        m.contains(&format!("would write {:?}", question_id(TEXT))),
+        "{m}"
     );
     let no_id = v.replacen(&format!("\"@id\": \"{}\",", question_id(TEXT)), "", 1);
     expect(

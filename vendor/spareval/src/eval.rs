@@ -1503,6 +1503,12 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let child = child?;
 
                 let position = encode_variable(encoded_variables, variable);
+                // karenina-ld patch: a chain of BINDs computes every value of
+                // one tuple in a row, with no operator boundary between them
+                // to check the token; a chain of doubling CONCATs went on for
+                // seconds and gigabytes after its cancellation. Each BIND
+                // checks the token before computing its value.
+                let token = self.dataset.cancellation_token.clone();
                 if let Some(expression) = self.internal_expression_evaluator(
                     expression,
                     encoded_variables,
@@ -1510,8 +1516,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 )? {
                     return Ok(Rc::new(move |from| {
                         let expression = Rc::clone(&expression);
+                        let token = token.clone();
                         Box::new(child(from).map(move |tuple| {
                             let mut tuple = tuple?;
+                            token.ensure_alive()?;
                             if let Some(value) = expression(&tuple) {
                                 tuple.set(position, value);
                             }
@@ -1526,8 +1534,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 Rc::new(move |from| {
                     let expression = Rc::clone(&expression);
                     let dataset = dataset.clone();
+                    let token = token.clone();
                     Box::new(child(from).map(move |tuple| {
                         let mut tuple = tuple?;
+                        token.ensure_alive()?;
                         if let Some(value) = expression(&tuple) {
                             tuple.set(position, dataset.internalize_expression_term(value)?);
                         }
@@ -3082,6 +3092,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     self.is_subject_or_object_in_graph(start, graph_name)?
                 } else {
                     look_in_transitive_closure(
+                        self.dataset.cancellation_token.clone(),
                         self.eval_from_in_graph(p, start, graph_name),
                         move |e| self.eval_from_in_graph(p, &e, graph_name),
                         end,
@@ -3089,6 +3100,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 }
             }
             PropertyPath::OneOrMore(p) => look_in_transitive_closure(
+                self.dataset.cancellation_token.clone(),
                 self.eval_from_in_graph(p, start, graph_name),
                 move |e| self.eval_from_in_graph(p, &e, graph_name),
                 end,
@@ -3154,6 +3166,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let p = Rc::clone(p);
                 self.run_if_term_is_a_dataset_node(start, move |graph_name| {
                     look_in_transitive_closure(
+                        eval.dataset.cancellation_token.clone(),
                         Some(Ok(start2.clone())),
                         |e| eval.eval_from_in_graph(&p, &e, graph_name.as_ref()),
                         &end,
@@ -3171,6 +3184,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                         .filter_map(move |r| {
                             r.and_then(|(start, graph_name)| {
                                 look_in_transitive_closure(
+                                    eval.dataset.cancellation_token.clone(),
                                     Some(Ok(start)),
                                     |e| eval.eval_from_in_graph(&p, &e, graph_name.as_ref()),
                                     &end,
@@ -3249,7 +3263,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     let eval = self.clone();
                     let p = Rc::clone(p);
                     let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(start.clone())), move |e| {
+                    transitive_closure(self.dataset.cancellation_token.clone(),Some(Ok(start.clone())), move |e| {
                         eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
                     })
                 })
@@ -3259,6 +3273,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let p = Rc::clone(p);
                 let graph_name2 = graph_name.cloned();
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_from_in_graph(&p, start, graph_name),
                     move |e| eval.eval_from_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
@@ -3332,7 +3347,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
-                    transitive_closure(Some(Ok(start2.clone())), move |e| {
+                    transitive_closure(eval.dataset.cancellation_token.clone(),Some(Ok(start2.clone())), move |e| {
                         eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
                     })
                     .map(move |e| Ok((e?, graph_name.clone())))
@@ -3342,6 +3357,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let p = Rc::clone(p);
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_from_in_unknown_graph(&p, start),
                     move |(e, graph_name)| {
                         eval.eval_from_in_graph(&p, &e, graph_name.as_ref())
@@ -3415,7 +3431,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     let eval = self.clone();
                     let p = Rc::clone(p);
                     let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(end.clone())), move |e| {
+                    transitive_closure(self.dataset.cancellation_token.clone(),Some(Ok(end.clone())), move |e| {
                         eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
                     })
                 })
@@ -3425,6 +3441,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let p = Rc::clone(p);
                 let graph_name2 = graph_name.cloned();
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_to_in_graph(&p, end, graph_name),
                     move |e| eval.eval_to_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
@@ -3495,7 +3512,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     let eval = eval.clone();
                     let p = Rc::clone(&p);
                     let graph_name2 = graph_name.clone();
-                    transitive_closure(Some(Ok(end2.clone())), move |e| {
+                    transitive_closure(eval.dataset.cancellation_token.clone(),Some(Ok(end2.clone())), move |e| {
                         eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
                     })
                     .map(move |e| Ok((e?, graph_name.clone())))
@@ -3505,6 +3522,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let p = Rc::clone(p);
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_to_in_unknown_graph(&p, end),
                     move |(e, graph_name)| {
                         eval.eval_to_in_graph(&p, &e, graph_name.as_ref())
@@ -3585,6 +3603,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let p = Rc::clone(p);
                 let graph_name2 = graph_name.cloned();
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.get_subject_or_object_identity_pairs_in_graph(graph_name),
                     move |(start, middle)| {
                         eval.eval_from_in_graph(&p, &middle, graph_name2.as_ref())
@@ -3597,6 +3616,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let p = Rc::clone(p);
                 let graph_name2 = graph_name.cloned();
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_open_in_graph(&p, graph_name),
                     move |(start, middle)| {
                         eval.eval_from_in_graph(&p, &middle, graph_name2.as_ref())
@@ -3670,6 +3690,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let p = Rc::clone(p);
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.get_subject_or_object_identity_pairs_in_dataset(),
                     move |(start, middle, graph_name)| {
                         eval.eval_from_in_graph(&p, &middle, graph_name.as_ref())
@@ -3681,6 +3702,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                 let eval = self.clone();
                 let p = Rc::clone(p);
                 Box::new(transitive_closure(
+                    self.dataset.cancellation_token.clone(),
                     self.eval_open_in_unknown_graph(&p),
                     move |(start, middle, graph_name)| {
                         eval.eval_from_in_graph(&p, &middle, graph_name.as_ref())
@@ -4289,45 +4311,110 @@ impl<'a, D: QueryableDataset<'a>> Iterator for DescribeIterator<'a, D> {
     }
 }
 
-fn transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>>(
-    start: impl IntoIterator<Item = Result<T, E>>,
-    mut next: impl FnMut(T) -> NI,
-) -> impl Iterator<Item = Result<T, E>> {
-    let mut errors = Vec::new();
-    let mut todo = start
-        .into_iter()
-        .filter_map(|e| match e {
-            Ok(e) => Some(e),
-            Err(e) => {
-                errors.push(e);
-                None
+/// karenina-ld patch: the transitive closure streams and stops on
+/// cancellation. Upstream collected every reachable element before returning
+/// the first, and went on looping after a cancellation (its errors were
+/// collected, not returned): `?s (^!<x:n>|!<x:n>)* ?o` ran 44 s and grew to
+/// 6 GB past its deadline. Now each new element is yielded as soon as it is
+/// found (so LIMIT and the consumer's own checks act at once), the token is
+/// checked on every step, even steps that find nothing new, and the first
+/// error ends the closure.
+fn transitive_closure<T: Clone + Eq + Hash, NI: Iterator<Item = Result<T, QueryEvaluationError>>>(
+    token: CancellationToken,
+    start: impl IntoIterator<Item = Result<T, QueryEvaluationError>>,
+    next: impl FnMut(T) -> NI,
+) -> impl Iterator<Item = Result<T, QueryEvaluationError>> {
+    TransitiveClosure {
+        token,
+        start: Some(start.into_iter()),
+        next,
+        current: None,
+        todo: Vec::new(),
+        all: FxHashSet::default(),
+        done: false,
+    }
+}
+
+/// karenina-ld patch: the state of a streamed [`transitive_closure`].
+struct TransitiveClosure<T, S, F, NI> {
+    token: CancellationToken,
+    start: Option<S>,
+    next: F,
+    current: Option<NI>,
+    todo: Vec<T>,
+    all: FxHashSet<T>,
+    done: bool,
+}
+
+impl<
+        T: Clone + Eq + Hash,
+        S: Iterator<Item = Result<T, QueryEvaluationError>>,
+        NI: Iterator<Item = Result<T, QueryEvaluationError>>,
+        F: FnMut(T) -> NI,
+    > Iterator for TransitiveClosure<T, S, F, NI>
+{
+    type Item = Result<T, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
             }
-        })
-        .collect::<Vec<_>>();
-    let mut all = todo.iter().cloned().collect::<FxHashSet<_>>();
-    while let Some(e) = todo.pop() {
-        for e in next(e) {
-            match e {
-                Ok(e) => {
-                    if all.insert(e.clone()) {
-                        todo.push(e)
+            if let Err(e) = self.token.ensure_alive() {
+                self.done = true;
+                return Some(Err(e));
+            }
+            let found = if let Some(start) = &mut self.start {
+                let found = start.next();
+                if found.is_none() {
+                    self.start = None;
+                }
+                found
+            } else if let Some(current) = &mut self.current {
+                let found = current.next();
+                if found.is_none() {
+                    self.current = None;
+                }
+                found
+            } else if let Some(e) = self.todo.pop() {
+                self.current = Some((self.next)(e));
+                continue;
+            } else {
+                self.done = true;
+                return None;
+            };
+            match found {
+                Some(Ok(e)) => {
+                    if self.all.insert(e.clone()) {
+                        self.todo.push(e.clone());
+                        return Some(Ok(e));
                     }
                 }
-                Err(e) => errors.push(e),
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                None => {}
             }
         }
     }
-    errors.into_iter().map(Err).chain(all.into_iter().map(Ok))
 }
 
-fn look_in_transitive_closure<T: Clone + Eq + Hash, E, NI: Iterator<Item = Result<T, E>>>(
-    start: impl IntoIterator<Item = Result<T, E>>,
+/// karenina-ld patch: checks the token on every step (see
+/// [`transitive_closure`]).
+fn look_in_transitive_closure<
+    T: Clone + Eq + Hash,
+    NI: Iterator<Item = Result<T, QueryEvaluationError>>,
+>(
+    token: CancellationToken,
+    start: impl IntoIterator<Item = Result<T, QueryEvaluationError>>,
     mut next: impl FnMut(T) -> NI,
     target: &T,
-) -> Result<bool, E> {
+) -> Result<bool, QueryEvaluationError> {
     let mut todo = start.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut all = todo.iter().cloned().collect::<FxHashSet<_>>();
     while let Some(e) = todo.pop() {
+        token.ensure_alive()?;
         if e == *target {
             return Ok(true);
         }
