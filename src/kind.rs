@@ -59,7 +59,7 @@ pub fn sniff(head: &[u8]) -> Kind {
 
 /// The kind of the file at `path` (its first 16 KiB).
 pub fn of_file(path: &Path) -> Result<Kind> {
-    Ok(sniff(&crate::fsutil::read_head(path, 16 << 10)?))
+    Ok(sniff(&crate::fsutil::input_head(path, 16 << 10)?))
 }
 
 /// The Karenina files under FILE|DIR arguments: named files as given,

@@ -267,7 +267,8 @@ fn python_now() -> String {
     }
 }
 
-pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
+pub fn canon(mut a: CanonArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     let many = a.inputs.len() > 1 || a.inputs.iter().any(|p| p.is_dir());
     if many && !a.check && !a.in_place && a.output.is_none() {
         bail!("several inputs: use --in-place, --check or -o DIR (stdout takes one file)");
@@ -295,7 +296,7 @@ pub fn canon(a: CanonArgs) -> anyhow::Result<u8> {
                 fsutil::sweep_temporaries_once(dir.unwrap_or(Path::new(".")));
             }
         }
-        let bytes = match fsutil::read_regular(path) {
+        let bytes = match fsutil::read_input(path) {
             Ok(b) => b,
             Err(e) => return Outcome::io(e, Some(path)),
         };

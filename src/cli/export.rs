@@ -46,7 +46,8 @@ pub struct ExportArgs {
     pub interop: super::interop::InteropArgs,
 }
 
-pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
+pub fn export(mut a: ExportArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     if let Some(kind) = a.format.as_deref().and_then(super::interop::Interop::parse) {
         return super::interop::export(kind, a);
     }
@@ -103,7 +104,7 @@ pub fn export(a: ExportArgs) -> anyhow::Result<u8> {
                 },
             }
         } else {
-            karenina_ld::fsutil::read_regular(f)
+            fsutil::read_input(f)
                 .and_then(|b| rdf::plain_quads(f, &b, a.base.as_deref(), Processor::JsonLdCrate))
                 .map(|qs| {
                     if files.len() == 1 {

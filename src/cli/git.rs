@@ -33,6 +33,9 @@ pub struct HashArgs {
     /// Hash the plain JSON-LD reading (base IRI https://karenina-ld.invalid/) instead of the lossless graph.
     #[arg(long)]
     pub plain: bool,
+    /// Output format: `HASH  FILE` lines (as sha256sum), or one JSON document.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReportFormat,
 }
 
 /// The base IRI of the plain reading when hashing: fixed, so that a file's
@@ -44,7 +47,7 @@ fn read(p: &Path) -> Result<model::Checkpoint, u8> {
         eprintln!("kld: {m}");
         return Err(USAGE);
     }
-    let bytes = match karenina_ld::fsutil::read_regular(p) {
+    let bytes = match karenina_ld::fsutil::read_input(p) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("kld: {e}");
@@ -96,7 +99,7 @@ pub fn diff(a: DiffArgs) -> anyhow::Result<u8> {
 /// The hash of one file: lossless graph (default graph, so the file's
 /// location does not matter) or plain reading.
 fn hash_file(p: &Path, plain: bool) -> Result<String, Error> {
-    let bytes = karenina_ld::fsutil::read_regular(p)?;
+    let bytes = karenina_ld::fsutil::read_input(p)?;
     let quads = if plain {
         rdf::plain_quads(p, &bytes, Some(PLAIN_BASE), Processor::Oxigraph)?
     } else {
@@ -114,11 +117,23 @@ pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
     let hashes: Vec<Result<String, Error>> =
         files.par_iter().map(|p| hash_file(p, a.plain)).collect();
     let mut out = std::io::stdout().lock();
+    let mut listed = Vec::new();
     for (p, h) in files.iter().zip(hashes) {
         match h {
+            Ok(h) if a.format == ReportFormat::Json => {
+                listed.push(serde_json::json!({ "file": p, "sha256": h }))
+            }
             Ok(h) => writeln!(out, "{h}  {}", p.display())?,
             Err(e) => status = status.max(super::report_failure(p, &e, "not hashed")),
         }
+    }
+    if a.format == ReportFormat::Json {
+        let doc = serde_json::json!({
+            "algorithm": "RDFC-1.0 SHA-256",
+            "reading": if a.plain { "plain" } else { "lossless" },
+            "files": listed,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     }
     Ok(status)
 }

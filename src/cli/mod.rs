@@ -47,6 +47,12 @@ pub(crate) fn plural(n: usize, thing: &str) -> String {
     }
 }
 
+/// `-o FILE` as commands take it: `-o -` is standard output, as if `-o`
+/// were not given (ripgrep, jq and Oxigraph's CLI do the same).
+pub(crate) fn output_file(o: Option<PathBuf>) -> Option<PathBuf> {
+    o.filter(|o| !karenina_ld::fsutil::is_stdio(o))
+}
+
 /// Reports why one file of a batch failed (located diagnostics for invalid
 /// input); returns its exit status: 1 invalid input, 2 I/O.
 pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, what: &str) -> u8 {
@@ -233,6 +239,9 @@ pub enum Command {
         /// Results exports among the inputs.
         #[command(flatten)]
         results: rdf::ResultsArgs,
+        /// Output format: `GRAPH<TAB>FILE` lines, or one JSON document.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
     },
     /// Write a stored graph back as a canonical checkpoint.
     #[command(after_help = concat!("Examples:\n  kld extract --store store/ file:///home/me/bench.jsonld -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -245,6 +254,9 @@ pub enum Command {
     Queries {
         /// A query name.
         name: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
     },
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
     #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -264,27 +276,33 @@ pub enum Command {
     /// git's external diff driver for checkpoints (`diff.karenina.command`):
     /// the semantic diff under git's file header, a line diff when a side does
     /// not parse; exit 0.
+    #[command(after_help = concat!("Examples:\n  git config diff.karenina.command 'kld git-diff'\n  echo '*.jsonld diff=karenina' >> .gitattributes\n  git diff HEAD~1 -- bench.jsonld\n\n", "Exit codes: 0 whatever the files hold (git stops at a driver's non-zero exit); 2 a file cannot be read."))]
     GitDiff(gitdriver::GitDiffArgs),
     /// git's textconv for checkpoints (`diff.karenina.textconv`): the
     /// canonical bytes, or the file as written when it does not parse; exit 0.
+    #[command(after_help = concat!("Examples:\n  git config diff.karenina.textconv 'kld git-textconv'\n  kld git-textconv bench.jsonld\n\n", "Exit codes: 0 whatever the file holds (the canonical bytes, or the file as written); 2 it cannot be read."))]
     GitTextconv(gitdriver::TextconvArgs),
     /// git's merge driver for checkpoints (`merge.karenina.driver`): a
     /// three-way merge by question, trait and key into Karenina's bytes; exit
     /// 1 with markers around each conflicting field; git's text merge when a
     /// version is not a checkpoint or a preset.
+    #[command(after_help = concat!("Examples:\n  git config merge.karenina.driver 'kld git-merge %O %A %B %P'\n  echo '*.jsonld merge=karenina' >> .gitattributes\n\n", "Exit codes: 0 merged; 1 conflicts (marked in the file); 2 usage or I/O error."))]
     GitMerge(gitdriver::GitMergeArgs),
     /// Karenina verification presets.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = concat!("Examples:\n  kld preset list\n  kld preset validate presets/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Preset(PresetCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(
-        after_help = "Examples:\n  kld completions bash > ~/.local/share/bash-completion/completions/kld\n  kld completions zsh > ~/.zfunc/_kld"
+        after_help = "Examples:\n  kld completions bash > ~/.local/share/bash-completion/completions/kld\n  kld completions zsh > ~/.zfunc/_kld\n\nExit codes: 0 ok; 2 usage or I/O error."
     )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
     /// Print kld's man page (roff), e.g. `kld man > ~/.local/share/man/man1/kld.1`.
+    #[command(
+        after_help = "Examples:\n  kld man > ~/.local/share/man/man1/kld.1\n  kld man | man -l -\n\nExit codes: 0 ok; 2 usage or I/O error."
+    )]
     Man,
     /// Print the Karenina question ID of each text, one per line.
     #[command(after_help = concat!("Examples:\n  kld qid 'What is the capital of France?'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -308,12 +326,14 @@ pub enum Command {
 #[derive(Subcommand, Debug)]
 pub enum PresetCommand {
     /// List presets (name, file, description, updated_at), sorted by name.
+    #[command(after_help = concat!("Examples:\n  kld preset list\n  kld preset list --dir presets/\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     List {
         /// Presets directory (default: $KARENINA_PRESETS_DIR, else ./presets).
         #[arg(long)]
         dir: Option<PathBuf>,
     },
     /// Show one preset with its config's defaults filled in.
+    #[command(after_help = concat!("Examples:\n  kld preset show gpt-fast\n  kld preset show presets/gpt-fast.json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Show {
         /// Preset name (file stem) or path.
         name: String,
@@ -322,6 +342,7 @@ pub enum PresetCommand {
         dir: Option<PathBuf>,
     },
     /// Validate preset files against Karenina's VerificationConfig.
+    #[command(after_help = concat!("Examples:\n  kld preset validate presets/\n  kld preset validate gpt-fast.json --format json\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Validate {
         /// Preset files or directories (*.json).
         #[arg(required = true)]
@@ -331,8 +352,10 @@ pub enum PresetCommand {
         format: ReportFormat,
     },
     /// Save a config as a preset, in Karenina's save_preset byte format.
+    #[command(after_help = concat!("Examples:\n  kld preset save --name gpt-fast --config config.json\n  kld preset save --name gpt-fast --config config.json --dir presets/ --force\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Save(preset::SaveArgs),
     /// Field-by-field differences of two presets' configs (exit 1 when they differ).
+    #[command(after_help = concat!("Examples:\n  kld preset diff gpt-fast gpt-careful\n\n", "Exit codes: 0 the configs are the same; 1 they differ or a preset is invalid; 2 usage or I/O error."))]
     Diff {
         /// First preset (name or path).
         a: String,
@@ -365,10 +388,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             inputs,
             processor,
             results,
-        } => rdf::load(&store, &inputs, processor.into(), &results),
+            format,
+        } => rdf::load(&store, &inputs, processor.into(), &results, format),
         Command::Extract(a) => rdf::extract(a),
         Command::Query(a) => rdf::query(a),
-        Command::Queries { name } => rdf::queries(name.as_deref()),
+        Command::Queries { name, format } => rdf::queries(name.as_deref(), format),
         Command::Export(a) => export::export(a),
         Command::Serve(a) => serve::serve(a),
         Command::Push(a) => remote::push(a),

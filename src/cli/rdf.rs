@@ -1,7 +1,7 @@
 //! `load`, `extract`, `query`, `queries`, and the input discovery they and
 //! `export` share.
 
-use super::{ProcessorArg, ResultFormatArg, INVALID, OK, USAGE};
+use super::{ProcessorArg, ReportFormat, ResultFormatArg, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::export::ExportFormat;
@@ -105,6 +105,23 @@ pub(super) fn load_into(
     print_graphs: bool,
     results_args: &ResultsArgs,
 ) -> u8 {
+    let mut out = std::io::stdout().lock();
+    load_listed(store, files, processor, results_args, &mut |info, file| {
+        if print_graphs {
+            let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+        }
+    })
+}
+
+/// [`load_into`], handing each graph loaded and its file to `listed` as it
+/// comes in (`kld load` prints them as lines or collects them as JSON).
+pub(super) fn load_listed(
+    store: &mut CheckpointStore,
+    files: &[PathBuf],
+    processor: Processor,
+    results_args: &ResultsArgs,
+    listed: &mut dyn FnMut(&karenina_ld::store::GraphInfo, &Path),
+) -> u8 {
     store.set_results_options(karenina_ld::results::ResultsOptions {
         with_traces: results_args.with_traces,
     });
@@ -126,16 +143,13 @@ pub(super) fn load_into(
         b.finish_and_clear();
     }
     let mut status = OK;
-    let mut out = std::io::stdout().lock();
     let mut requested = Vec::new();
     let explicit = explicit_checkpoint(store, results_args.for_checkpoint.as_deref());
     let loaded = results.iter().any(|(_, r)| r.is_ok());
     for (file, r) in results {
         match r {
             Ok(info) => {
-                if print_graphs {
-                    let _ = writeln!(out, "{}\t{}", info.graph, file.display());
-                }
+                listed(&info, &file);
                 for n in &info.notes {
                     eprintln!("kld: {}: {n}", file.display());
                 }
@@ -231,6 +245,7 @@ pub fn load(
     inputs: &[PathBuf],
     processor: Processor,
     results: &ResultsArgs,
+    format: ReportFormat,
 ) -> anyhow::Result<u8> {
     let mut store = CheckpointStore::open_dir(store_dir)
         .with_context(|| format!("opening store {}", store_dir.display()))?;
@@ -248,7 +263,26 @@ pub fn load(
         );
     }
     let (files, io_failed) = files_of(inputs);
-    let status = load_into(&mut store, &files, processor, true, results);
+    let status = match format {
+        ReportFormat::Text => load_into(&mut store, &files, processor, true, results),
+        ReportFormat::Json => {
+            let mut graphs = Vec::new();
+            let status = load_listed(&mut store, &files, processor, results, &mut |info, file| {
+                graphs.push(serde_json::json!({
+                    "graph": info.graph,
+                    "file": file,
+                    "kind": match info.kind {
+                        karenina_ld::store::GraphKind::Checkpoint => "checkpoint",
+                        karenina_ld::store::GraphKind::Results => "results",
+                    },
+                    "quads": info.quads,
+                }))
+            });
+            let doc = serde_json::json!({ "store": store_dir, "graphs": graphs });
+            outln!("{}", serde_json::to_string_pretty(&doc)?);
+            status
+        }
+    };
     Ok(if io_failed { status.max(USAGE) } else { status })
 }
 
@@ -294,7 +328,8 @@ fn write_extracted(cp: &karenina_ld::model::Checkpoint, a: &ExtractArgs) -> anyh
     Ok(OK)
 }
 
-pub fn extract(a: ExtractArgs) -> anyhow::Result<u8> {
+pub fn extract(mut a: ExtractArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     if a.server.given() {
         if a.store.is_some() {
             bail!("give either --store or a server, not both");
@@ -386,7 +421,8 @@ pub struct QueryArgs {
     pub results: ResultsArgs,
 }
 
-pub fn query(a: QueryArgs) -> anyhow::Result<u8> {
+pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
+    a.output = super::output_file(a.output);
     let (rq, inputs): (Vec<PathBuf>, Vec<PathBuf>) = a
         .inputs
         .into_iter()
@@ -506,22 +542,40 @@ fn default_format(graph_answer: bool) -> ResultFormat {
     }
 }
 
-/// Runs `answer` into buffered stdout; a failure is printed and is exit 1
-/// (a reader that went away, as `| head` does, ends the output quietly).
+/// Runs `answer` into a spool (memory, then a temporary file past 16 MiB)
+/// and copies it to stdout only when the answer is complete: a query that
+/// fails half way (a timeout, a result too large) writes nothing to stdout,
+/// as `-o FILE` leaves the file untouched. A failure is printed and is exit
+/// 1 (a reader that went away, as `| head` does, ends the output quietly).
 fn write_answer(
     status: u8,
     answer: impl FnOnce(&mut (dyn Write + Send)) -> karenina_ld::Result<usize>,
 ) -> anyhow::Result<u8> {
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    let r =
-        answer(&mut out).and_then(|n| out.flush().map(|()| n).map_err(karenina_ld::Error::Output));
+    use std::io::Seek;
+    let mut spool = tempfile::spooled_tempfile(16 << 20);
+    // Buffered: past 16 MiB the spool is a file, and serializers write in
+    // small pieces.
+    let written = {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut spool);
+        answer(&mut buffered).and_then(|n| {
+            buffered.flush().map_err(karenina_ld::Error::Output)?;
+            Ok(n)
+        })
+    };
+    let r = written.and_then(|n| {
+        spool.rewind().map_err(karenina_ld::Error::Output)?;
+        let mut out = std::io::stdout().lock();
+        std::io::copy(&mut spool, &mut out)
+            .and_then(|_| out.flush())
+            .map(|()| n)
+            .map_err(karenina_ld::Error::Output)
+    });
     match r {
         Ok(_) => Ok(status),
         Err(karenina_ld::Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             Ok(status)
         }
         Err(e) => {
-            drop(out);
             report_query_error(&e);
             Ok(INVALID.max(status))
         }
@@ -537,7 +591,28 @@ fn did_you_mean(name: &str) -> String {
     }
 }
 
-pub fn queries(name: Option<&str>) -> anyhow::Result<u8> {
+pub fn queries(name: Option<&str>, format: ReportFormat) -> anyhow::Result<u8> {
+    let json = |q: &query::NamedQuery| {
+        serde_json::json!({
+            "name": q.name,
+            "description": q.description(),
+            "returns": q.returns(),
+            "text": q.text,
+        })
+    };
+    if format == ReportFormat::Json {
+        let doc = match name {
+            Some(n) => match query::find(n) {
+                Some(q) => json(q),
+                None => bail!("no query named {n:?}{}", did_you_mean(n)),
+            },
+            None => serde_json::json!({
+                "queries": query::CATALOGUE.iter().map(json).collect::<Vec<_>>()
+            }),
+        };
+        outln!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(OK);
+    }
     match name {
         Some(n) => match query::find(n) {
             Some(q) => out!("{}", q.text),

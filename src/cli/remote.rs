@@ -1,7 +1,7 @@
 //! `kld push` and the server arguments shared with `query` / `extract`.
 
 use super::rdf::files_of;
-use super::{INVALID, OK, USAGE};
+use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::remote::plan::{self, Deletion, Reason};
 use karenina_ld::remote::push;
@@ -32,6 +32,12 @@ pub struct ServerArgs {
     /// basic or digest (default: digest for --server virtuoso, else basic).
     #[arg(long, value_parser = ["basic", "digest"], requires = "user")]
     pub auth: Option<String>,
+    /// Environment variable holding a bearer token, sent as `Authorization: Bearer` (QLever's write token; never printed).
+    #[arg(long, value_name = "VAR", conflicts_with_all = ["user", "token_file"])]
+    pub token_env: Option<String>,
+    /// File holding a bearer token (surrounding whitespace ignored; never printed).
+    #[arg(long, value_name = "FILE", conflicts_with = "user")]
+    pub token_file: Option<PathBuf>,
 }
 
 impl ServerArgs {
@@ -53,8 +59,25 @@ impl ServerArgs {
                 bail!("name a server: --endpoint URL [--graph-store URL] or --server KIND BASE_URL")
             }
         };
+        let token = match (&self.token_env, &self.token_file) {
+            (Some(var), _) => Some(std::env::var(var).with_context(|| {
+                format!("--token-env {var}: the environment variable is not set")
+            })?),
+            (None, Some(f)) => Some(
+                std::fs::read_to_string(f)
+                    .with_context(|| format!("reading the token file {}", f.display()))?,
+            ),
+            (None, None) => None,
+        };
+        if token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            bail!("the bearer token is empty");
+        }
         let auth = match &self.user {
-            None => None,
+            None => token.map(|t| Auth {
+                kind: AuthKind::Bearer,
+                user: String::new(),
+                password: t.trim().to_string(),
+            }),
             Some(user) => {
                 let var = self.password_env.as_deref().unwrap_or("KLD_PASSWORD");
                 let password = std::env::var(var).with_context(|| {
@@ -97,6 +120,20 @@ pub struct PushArgs {
     /// Graphs sent at once.
     #[arg(long, default_value_t = 4)]
     pub jobs: usize,
+    /// Output format: the summary line (and --dry-run's lines), or one JSON document on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ReportFormat,
+}
+
+/// One line of `kld push --format json`'s `graphs`: what was (or, with
+/// --dry-run, would be) done to a graph.
+fn action(
+    action: &str,
+    graph: &str,
+    file: Option<&std::path::Path>,
+    ok: Option<bool>,
+) -> serde_json::Value {
+    serde_json::json!({ "action": action, "graph": graph, "file": file, "ok": ok })
 }
 
 fn store_sources(dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -142,23 +179,51 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             f.display()
         );
     }
+    let verb = |why: &Reason| {
+        if *why == Reason::New {
+            "send"
+        } else {
+            "replace"
+        }
+    };
+    let json = a.format == ReportFormat::Json;
     if a.dry_run {
+        let mut graphs = Vec::new();
         for (f, g, why) in &plan.send {
-            let verb = if *why == Reason::New {
-                "send"
+            if json {
+                graphs.push(action(verb(why), g, Some(f), None));
             } else {
-                "replace"
-            };
-            outln!("{verb}\t{g}\t{}", f.display());
+                outln!("{}\t{g}\t{}", verb(why), f.display());
+            }
         }
         for (f, g) in &plan.unchanged {
-            outln!("unchanged\t{g}\t{}", f.display());
+            if json {
+                graphs.push(action("unchanged", g, Some(f), None));
+            } else {
+                outln!("unchanged\t{g}\t{}", f.display());
+            }
         }
         for (g, _) in &plan.delete {
-            outln!("delete\t{g}");
+            if json {
+                graphs.push(action("delete", g, None, None));
+            } else {
+                outln!("delete\t{g}");
+            }
+        }
+        if json {
+            let doc = serde_json::json!({
+                "dry_run": true,
+                "graphs": graphs,
+                "sent": plan.send.len(),
+                "unchanged": plan.unchanged.len(),
+                "deleted": plan.delete.len(),
+                "failed": 0,
+            });
+            outln!("{}", serde_json::to_string_pretty(&doc)?);
         }
         return Ok(status);
     }
+    let mut graphs = Vec::new();
     let bar = (std::io::stderr().is_terminal() && plan.send.len() >= 20).then(|| {
         let b = indicatif::ProgressBar::new(plan.send.len() as u64);
         b.set_style(
@@ -198,7 +263,8 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
     }
     let mut provenance: BTreeMap<String, push::Pushed> = plan.server.clone();
     let (mut sent, mut failed) = (0, 0);
-    for ((f, _, _), r) in plan.send.iter().zip(results) {
+    for ((f, g, why), r) in plan.send.iter().zip(results) {
+        graphs.push(action(verb(why), g, Some(f), Some(r.is_ok())));
         match r {
             Ok(mut p) => {
                 if let Some(id) = plan.runs.get(&p.graph) {
@@ -215,8 +281,13 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         }
     }
     let mut deleted = 0;
+    for (f, g) in &plan.unchanged {
+        graphs.push(action("unchanged", g, Some(f), Some(true)));
+    }
     for (g, why) in &plan.delete {
-        match client.delete_graph(g) {
+        let r = client.delete_graph(g);
+        graphs.push(action("delete", g, None, Some(r.is_ok())));
+        match r {
             Ok(()) => {
                 if let Deletion::SameRun(kept) = why {
                     let source = provenance.get(g).map_or(g.as_str(), |p| p.source.as_str());
@@ -265,5 +336,16 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         "kld push: {sent} sent, {} unchanged, {deleted} deleted, {failed} failed",
         plan.unchanged.len()
     );
+    if json {
+        let doc = serde_json::json!({
+            "dry_run": false,
+            "graphs": graphs,
+            "sent": sent,
+            "unchanged": plan.unchanged.len(),
+            "deleted": deleted,
+            "failed": failed,
+        });
+        outln!("{}", serde_json::to_string_pretty(&doc)?);
+    }
     Ok(status)
 }

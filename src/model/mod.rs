@@ -215,6 +215,6 @@ fn normalize(cp: &mut Checkpoint, opts: ReadOptions, diags: &mut Vec<Diagnostic>
 
 /// Reads a file from disk and analyzes it.
 pub fn analyze_file(path: &Path, opts: ReadOptions) -> error::Result<Analysis> {
-    let bytes = crate::fsutil::read_regular(path)?;
+    let bytes = crate::fsutil::read_input(path)?;
     Ok(analyze(path, &bytes, opts))
 }

@@ -62,7 +62,7 @@ pub fn plain_quads(
 ) -> Result<Vec<Quad>> {
     let base = match base {
         Some(b) => b.to_string(),
-        None => file_url(file)?,
+        None => file_url(&crate::fsutil::canonical_input(file).unwrap_or(file.to_path_buf()))?,
     };
     jsonld_to_quads(file, bytes, Some(&base), processor)
 }

@@ -21,7 +21,7 @@ pub const RETRY_BUDGET: Duration = Duration::from_secs(20);
 fn http_err(what: &str, url: &str, status: StatusCode, body: &str) -> Error {
     Error::HttpStatus {
         what: what.to_string(),
-        url: url.to_string(),
+        url: super::redact(url),
         status: status.as_u16(),
         body: body.trim().chars().take(500).collect(),
     }
@@ -82,7 +82,7 @@ impl RemoteClient {
                     Ok(r) => Ok(r),
                     Err(reason) => Err(Error::Unreachable {
                         what: what.to_string(),
-                        url: url.to_string(),
+                        url: super::redact(url),
                         reason,
                         attempts: attempt,
                     }),
@@ -106,6 +106,11 @@ impl RemoteClient {
                 user,
                 password,
             }) => base().basic_auth(user, Some(password)),
+            Some(Auth {
+                kind: AuthKind::Bearer,
+                password,
+                ..
+            }) => base().bearer_auth(password),
             _ => base(),
         };
         let resp = req.send().map_err(|e| connection_message(&e))?;
@@ -172,8 +177,12 @@ impl RemoteClient {
             .graph_store
             .as_deref()
             .ok_or(Error::NoGraphStore)?;
-        let mut u = reqwest::Url::parse(base)
-            .map_err(|e| Error::Usage(format!("bad Graph Store Protocol URL {base}: {e}")))?;
+        let mut u = reqwest::Url::parse(base).map_err(|e| {
+            Error::Usage(format!(
+                "bad Graph Store Protocol URL {}: {e}",
+                super::redact(base)
+            ))
+        })?;
         u.query_pairs_mut()
             .append_pair(&self.endpoints.graph_param, graph);
         Ok(u.to_string())
@@ -216,13 +225,17 @@ fn connection_message(e: &reqwest::Error) -> String {
         m = format!("{m}: {s}");
         source = s.source();
     }
-    m
+    // reqwest names the URL; a token in it is not printed.
+    match e.url() {
+        Some(u) => m.replace(u.as_str(), &super::redact(u.as_str())),
+        None => m,
+    }
 }
 
 fn ok_bytes(what: &str, url: &str, r: Response) -> Result<Vec<u8>> {
     let status = r.status();
     let body = r.bytes().map_err(|e| Error::RemoteAnswer {
-        what: format!("{what} {url}"),
+        what: format!("{what} {}", super::redact(url)),
         reason: format!(
             "HTTP {status}, the body broke off: {}",
             connection_message(&e)

@@ -50,6 +50,9 @@ pub enum AuthKind {
     Basic,
     /// HTTP Digest (Virtuoso's `/sparql-graph-crud-auth`).
     Digest,
+    /// `Authorization: Bearer TOKEN` (QLever's write token); the token is
+    /// the [`Auth::password`], the user empty.
+    Bearer,
 }
 
 /// Credentials (from flags and the environment only; never printed).
@@ -67,6 +70,40 @@ impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Auth({:?}, {}, ***)", self.kind, self.user)
     }
+}
+
+/// `url` as messages show it: a password in it, and the values of query
+/// parameters that carry secrets (`access-token`, `token`, `key`,
+/// `password`, …), replaced by `***`, so that a token given in a URL (as
+/// QLever takes one) is never printed.
+pub fn redact(url: &str) -> String {
+    let Ok(mut u) = reqwest::Url::parse(url) else {
+        return url.to_string();
+    };
+    if u.password().is_some() {
+        let _ = u.set_password(Some("***"));
+    }
+    let secret = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        ["token", "key", "password", "secret", "auth"]
+            .iter()
+            .any(|s| k.contains(s))
+    };
+    if u.query_pairs().any(|(k, _)| secret(&k)) {
+        let pairs: Vec<(String, String)> = u
+            .query_pairs()
+            .map(|(k, v)| {
+                let v = if secret(&k) {
+                    "***".into()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    u.to_string()
 }
 
 /// The servers `--server KIND BASE_URL` knows.
@@ -144,4 +181,29 @@ pub fn run_query(
             reason: format!("its SPARQL results do not parse: {e}"),
         })?;
     query::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::redact;
+
+    #[test]
+    fn secrets_in_urls_are_masked_and_the_rest_kept() {
+        assert_eq!(
+            redact("http://h:7019/?access-token=s3cret&graph=urn:g"),
+            "http://h:7019/?access-token=***&graph=urn%3Ag"
+        );
+        assert_eq!(
+            redact("http://dba:pw@h:8890/sparql"),
+            "http://dba:***@h:8890/sparql"
+        );
+        assert_eq!(redact("http://h/sparql?graph=x"), "http://h/sparql?graph=x");
+        for k in ["token", "api_key", "PASSWORD", "client_secret", "auth"] {
+            assert!(
+                !redact(&format!("http://h/?{k}=leak")).contains("leak"),
+                "{k}"
+            );
+        }
+        assert_eq!(redact("not a url"), "not a url");
+    }
 }

@@ -89,7 +89,7 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
 
 /// [`sniff`] on the first 4 KiB of a file.
 pub fn sniff_file(file: &Path) -> Result<Option<Layout>> {
-    Ok(sniff(&crate::fsutil::read_head(file, 4096)?))
+    Ok(sniff(&crate::fsutil::input_head(file, 4096)?))
 }
 
 /// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by
@@ -170,7 +170,7 @@ pub trait Visit {
 /// whole, except an old whole-document JSON layout), handing its header and
 /// rows to `visit`. Returns the SHA-256 of the file's bytes.
 pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
-    let f = crate::fsutil::open_regular(file)?;
+    let f = crate::fsutil::open_input(file)?;
     let mut hashing = Hashing {
         inner: f,
         hasher: Sha256::new(),

@@ -324,7 +324,25 @@ async fn sparql_get(
     uri: axum::http::Uri,
     ext: Option<Extension<Arrived>>,
 ) -> Response {
-    let mut req = match request(pairs(q.as_deref())) {
+    // No query and no update: the SPARQL 1.1 Service Description (written
+    // off the runtime: JSON-LD compaction blocks).
+    let given = pairs(q.as_deref());
+    if !given.iter().any(|(k, _)| k == "query" || k == "update") {
+        let endpoint =
+            base(&headers, uri.path()).unwrap_or_else(|| "http://localhost/sparql".into());
+        let format = given
+            .into_iter()
+            .find(|(k, _)| k == "format")
+            .map(|(_, v)| v);
+        let accept = accept(&headers);
+        let described = tokio::task::spawn_blocking(move || {
+            super::describe::answer(&endpoint, accept.as_deref(), format.as_deref())
+        });
+        return respond(described.await.unwrap_or_else(|_| {
+            Answer::text(500, "the service description could not be written")
+        }));
+    }
+    let mut req = match request(given) {
         Ok(r) => r,
         Err(resp) => return *resp,
     };

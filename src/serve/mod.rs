@@ -12,6 +12,7 @@
 //! and [`watch`] re-reads files that change.
 
 mod conn;
+mod describe;
 mod guard;
 pub mod http;
 mod interop;

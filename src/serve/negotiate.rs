@@ -173,8 +173,21 @@ pub fn negotiate(
             media_type: m,
         })
     } else {
-        pick(SOLUTIONS, accept, format)
-            .map(|(format, media_type)| Negotiated { format, media_type })
+        pick(SOLUTIONS, accept, format).map(|(format, media_type)| Negotiated {
+            format,
+            media_type: with_charset(media_type),
+        })
+    }
+}
+
+/// The `Content-Type` answered for a media type: CSV and TSV say their
+/// charset (RFC 4180 and the TSV registration default to US-ASCII, and
+/// pandas, Excel and `curl | iconv` take them so).
+fn with_charset(media: &'static str) -> &'static str {
+    match media {
+        "text/csv" => "text/csv; charset=utf-8",
+        "text/tab-separated-values" => "text/tab-separated-values; charset=utf-8",
+        m => m,
     }
 }
 
@@ -223,16 +236,16 @@ mod tests {
             m(Some("*/*"), None),
             Some("application/sparql-results+json")
         );
-        assert_eq!(m(Some("text/csv"), None), Some("text/csv"));
+        assert_eq!(m(Some("text/csv"), None), Some("text/csv; charset=utf-8"));
         assert_eq!(
             m(Some("text/csv;q=0.5, application/sparql-results+xml"), None),
             Some("application/sparql-results+xml")
         );
-        assert_eq!(m(Some("text/*"), None), Some("text/csv"));
+        assert_eq!(m(Some("text/*"), None), Some("text/csv; charset=utf-8"));
         assert_eq!(m(Some("image/png"), None), None);
         assert_eq!(
             m(Some("text/csv"), Some("tsv")),
-            Some("text/tab-separated-values")
+            Some("text/tab-separated-values; charset=utf-8")
         );
         let g = |a: Option<&str>| negotiate(QueryForm::Construct, a, None).map(|n| n.media_type);
         assert_eq!(g(None), Some("text/turtle"));

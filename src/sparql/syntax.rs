@@ -120,6 +120,12 @@ pub(super) fn syntax_error(sparql: &str, message: &str) -> Error {
             sparql.matches('{').count(),
             sparql.matches('}').count()
         ))
+    } else if sparql.matches('(').count() != sparql.matches(')').count() {
+        Some(format!(
+            "{} `(` against {} `)`: a bracket is not closed",
+            sparql.matches('(').count(),
+            sparql.matches(')').count()
+        ))
     } else {
         caret_hint(sparql, line, column)
     };

@@ -55,8 +55,7 @@ pub fn graph_name_for(path: &Path) -> Result<String> {
     if let Some((db, run)) = database::split(path) {
         return database::graph_name(&db, &run);
     }
-    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-    rdf::file_url(&canon)
+    rdf::file_url(&crate::fsutil::canonical_input(path)?)
 }
 
 pub(super) fn sha256_hex(bytes: &[u8]) -> String {
@@ -100,11 +99,9 @@ pub fn prepare_with(
     if crate::results::sniff_file(path)?.is_some() {
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
-        let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+        let canon = crate::fsutil::canonical_input(path)?;
         let mut info = GraphInfo::results(rdf::file_url(&canon)?, canon.display().to_string());
-        let size = std::fs::metadata(path)
-            .map_err(|e| Error::io(path, e))?
-            .len();
+        let size = crate::fsutil::input_len(path)?;
         if size >= stream_threshold() {
             let content = Content::ResultsFile(path.to_path_buf(), results_opts);
             return Ok(Prepared { info, content });
@@ -116,12 +113,12 @@ pub fn prepare_with(
         let content = Content::Quads(quads);
         return Ok(Prepared { info, content });
     }
-    let bytes = crate::fsutil::read_regular(path)?;
+    let bytes = crate::fsutil::read_input(path)?;
     let cp = model::read_checkpoint(path, &bytes, ReadOptions::default())?;
     let sha256 = sha256_hex(&bytes);
     let big = bytes.len() as u64 >= stream_threshold();
     drop(bytes);
-    let canon = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    let canon = crate::fsutil::canonical_input(path)?;
     let graph = rdf::file_url(&canon)?;
     let source = canon.display().to_string();
     let mut info = GraphInfo {

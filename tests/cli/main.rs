@@ -21,6 +21,7 @@ mod identity;
 mod interop;
 mod interop_hostile;
 mod interop_page;
+mod manners;
 mod preset;
 mod queries;
 mod rdf;

@@ -290,7 +290,7 @@ WHERE {{ GRAPH <{g}> {{ ?r schema:bestRating ?v FILTER(?v = 5) }} }}"
     assert!(!target.exists(), "nothing written");
 }
 
-/// A throw-away Virtuoso 7 (`../shared/tools/virtuoso-local.sh`), stopped by
+/// A throw-away Virtuoso 7 (`tests/scripts/virtuoso-local.sh`), stopped by
 /// its PID file when dropped.
 struct Virtuoso {
     dir: tempfile::TempDir,
@@ -300,7 +300,7 @@ struct Virtuoso {
 impl Drop for Virtuoso {
     fn drop(&mut self) {
         let _ = Command::new("bash")
-            .arg(corpus().join("../tools/virtuoso-local.sh"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/virtuoso-local.sh"))
             .arg("stop")
             .arg(self.dir.path())
             .status();
@@ -312,7 +312,7 @@ fn virtuoso() -> Virtuoso {
     let port = free_port();
     let line = run_ok(
         Command::new("bash")
-            .arg(corpus().join("../tools/virtuoso-local.sh"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/virtuoso-local.sh"))
             .arg("start")
             .arg(dir.path())
             .arg(port.to_string())

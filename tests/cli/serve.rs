@@ -199,14 +199,17 @@ fn every_route_answers_like_the_command_line() {
         .header("Accept", "text/csv")
         .send()
         .unwrap();
-    assert_eq!(csv.headers()["content-type"], "text/csv");
+    assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
     assert_eq!(csv.text().unwrap().lines().count(), files.len() + 1);
     let tsv = c
         .get(format!("{}/sparql", s.base))
         .query(&[("query", q), ("format", "tsv")])
         .send()
         .unwrap();
-    assert_eq!(tsv.headers()["content-type"], "text/tab-separated-values");
+    assert_eq!(
+        tsv.headers()["content-type"],
+        "text/tab-separated-values; charset=utf-8"
+    );
     // default-graph-uri narrows the default graph to one checkpoint.
     let one = files[0].canonicalize().unwrap();
     let g = format!("file://{}", one.display());
