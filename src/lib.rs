@@ -171,6 +171,9 @@ pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};
 
+/// This library's version (what `kld --version` prints).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The former name of [`sparql`].
 #[doc(hidden)]
 pub use sparql as query;
