@@ -31,6 +31,7 @@ from ._native import (
     __version__,
     question_id,
     queries,
+    query_text,
     validate,
 )
 
@@ -52,5 +53,6 @@ __all__ = [
     "__version__",
     "question_id",
     "queries",
+    "query_text",
     "validate",
 ]

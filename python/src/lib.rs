@@ -41,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(question_id, m)?)?;
     m.add_function(wrap_pyfunction!(checkpoint::validate, m)?)?;
     m.add_function(wrap_pyfunction!(store::queries, m)?)?;
+    m.add_function(wrap_pyfunction!(store::query_text, m)?)?;
     m.add_class::<errors::Diagnostic>()?;
     m.add_class::<checkpoint::Checkpoint>()?;
     m.add_class::<checkpoint::Results>()?;

@@ -192,6 +192,33 @@ impl Store {
         self.query(py, q.text, timeout, max_result_bytes)
     }
 
+    /// Writes the whole store (every named graph, and the default graph's
+    /// provenance and run bindings) to `path` in a dataset format (`nq`,
+    /// `trig`, `jsonld`): the data any SPARQL store can load to answer the
+    /// same queries.
+    #[pyo3(signature = (path, *, format="nq"))]
+    fn export(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
+        let f = karenina_ld::export::ExportFormat::parse(format)
+            .filter(|f| f.has_graphs())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "format {format:?}: a store is written as nq, trig or jsonld"
+                ))
+            })?;
+        py.detach(|| {
+            let quads = self
+                .inner
+                .store()
+                .iter()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(karenina_ld::Error::store)?;
+            let mut out = Vec::new();
+            karenina_ld::export::write(&quads, f, false, &mut out)?;
+            karenina_ld::fsutil::write_atomic(&path, &out)
+        })
+        .map_err(to_py)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<karenina_ld.Store: {} graphs>",
@@ -379,6 +406,16 @@ fn write(results: QueryResults<'_>, format: ResultFormat) -> PyResult<String> {
     let mut out = Vec::new();
     sparql::write_results_of(results, format, &mut out).map_err(to_py)?;
     String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The text of the catalogue query `name` with `PREFIX` lines for the
+/// prefixes kld predefines, ready for any SPARQL store (`kld queries NAME`
+/// prints it without them).
+#[pyfunction]
+pub fn query_text(name: &str) -> PyResult<String> {
+    sparql::find(name)
+        .map(|q| sparql::with_prefixes(q.text))
+        .ok_or_else(|| PyKeyError::new_err(format!("no query named {name:?}")))
 }
 
 /// The query catalogue: name → description (`kld queries`).
