@@ -201,19 +201,17 @@ impl Checkpoint {
 
     /// `questions` as a pandas DataFrame.
     fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let names: Vec<String> = [
+        let names = [
             "id",
             "question",
             "answer",
             "keywords",
             "has_template",
             "finished",
-        ]
-        .map(String::from)
-        .to_vec();
+        ];
         let qs = self.questions(py)?;
         let mut columns = Vec::new();
-        for n in &names {
+        for n in names {
             let col = PyList::empty(py);
             for q in &qs {
                 col.append(q.get_item(n)?)?;
@@ -263,7 +261,7 @@ impl Results {
     /// `pass_rate` (verified true over all results, as `kld info` and
     /// `pass-rate-by-benchmark`; None when no result has a verdict).
     fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let names: Vec<String> = [
+        let names = [
             "model",
             "results",
             "verified_true",
@@ -271,9 +269,7 @@ impl Results {
             "verified_null",
             "verified_false_or_null",
             "pass_rate",
-        ]
-        .map(String::from)
-        .to_vec();
+        ];
         let columns: Vec<Bound<'py, PyList>> = names.iter().map(|_| PyList::empty(py)).collect();
         for (model, m) in &self.summary.models {
             columns[0].append(model)?;

@@ -304,7 +304,8 @@ impl Solutions {
             }
             columns.push(col);
         }
-        frame(py, &self.variables, columns)
+        let names: Vec<&str> = self.variables.iter().map(String::as_str).collect();
+        frame(py, &names, columns)
     }
 
     /// The answer in a SPARQL results format: `json`, `xml`, `csv`, `tsv`

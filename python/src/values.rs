@@ -140,7 +140,7 @@ pub fn json<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, 
 /// A pandas DataFrame with these columns (each a list of Python values).
 pub fn frame<'py>(
     py: Python<'py>,
-    names: &[String],
+    names: &[&str],
     columns: Vec<Bound<'py, PyList>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let data = PyDict::new(py);
@@ -148,7 +148,7 @@ pub fn frame<'py>(
         data.set_item(n, c)?;
     }
     let kwargs = PyDict::new(py);
-    kwargs.set_item("columns", names.to_vec())?;
+    kwargs.set_item("columns", names)?;
     py.import("pandas")?
         .getattr("DataFrame")?
         .call((data,), Some(&kwargs))

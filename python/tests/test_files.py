@@ -150,3 +150,12 @@ def test_stubs_match_the_module() -> None:
         cwd=os.environ.get("TMPDIR", "/tmp"),
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_first_notebook_example_runs(tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "first_notebook.py")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "questions loaded: " in r.stdout and "Documentation Test Benchmark" in r.stdout
