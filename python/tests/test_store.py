@@ -203,3 +203,14 @@ def normalized(rows) -> list[str]:
         return sorted(v.split(", ")) if isinstance(v, str) and ", " in v else v
 
     return sorted(repr(sorted((k, value(v)) for k, v in row.items())) for row in rows)
+
+
+def test_a_bad_file_in_a_batch_is_reported_and_the_rest_load(tmp_path) -> None:
+    good = checkpoints()[0]
+    bad = tmp_path / "cut.jsonld"
+    bad.write_bytes(good.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="1 file\\(s\\) not loaded"):
+        store = karenina_ld.Store([good, bad])
+    assert [f for f, _ in store.failures] == [str(bad)]
+    assert "KLD-E004" in store.failures[0][1]
+    assert [g["source"] for g in store.graphs] == [str(good)]
