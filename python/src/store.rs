@@ -18,8 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Files loaded per batch: a load stops between batches on Ctrl-C.
-const BATCH: usize = 32;
+/// How long one batch of files should take: a load stops between batches
+/// on Ctrl-C (the library's load has no cancellation of its own), and the
+/// batch size follows the files' measured cost to stay near this.
+const BATCH_TIME: Duration = Duration::from_millis(200);
 
 /// One path or several, as the API takes them.
 #[derive(FromPyObject)]
@@ -241,16 +243,20 @@ fn load(
         .map(|e| (String::new(), e.to_string()))
         .collect();
     let mut any = false;
-    for batch in found.files.chunks(BATCH) {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
+    let files = &found.files;
+    let (mut at, mut size) = (0, 2);
+    while at < files.len() && !stop.load(Ordering::SeqCst) {
+        let batch = &files[at..(at + size).min(files.len())];
+        let started = std::time::Instant::now();
         for (file, r) in store.load_files(batch, Processor::Direct, &|_, _| ()) {
             match r {
                 Ok(_) => any = true,
                 Err(e) => failures.push((file.display().to_string(), e.to_string())),
             }
         }
+        at += batch.len();
+        let per_file = started.elapsed().as_secs_f64() / batch.len() as f64;
+        size = ((BATCH_TIME.as_secs_f64() / per_file.max(1e-6)) as usize).clamp(2, 512);
     }
     if !any || stop.load(Ordering::SeqCst) {
         return (Ok(()), failures);

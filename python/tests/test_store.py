@@ -214,3 +214,25 @@ def test_a_bad_file_in_a_batch_is_reported_and_the_rest_load(tmp_path) -> None:
     assert [f for f, _ in store.failures] == [str(bad)]
     assert "KLD-E004" in store.failures[0][1]
     assert [g["source"] for g in store.graphs] == [str(good)]
+
+
+def test_sigint_stops_a_load_within_a_second(tmp_path) -> None:
+    src = max(checkpoints(), key=lambda p: p.stat().st_size).read_bytes()
+    for i in range(600):
+        (tmp_path / f"copy-{i:03d}.jsonld").write_bytes(src)
+    sent = []
+
+    def interrupt() -> None:
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    t = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        karenina_ld.Store(tmp_path)
+    raised = time.monotonic()
+    timer.join()
+    # The load was still running when interrupted (not over before the signal).
+    assert sent and sent[0] < raised
+    assert raised - sent[0] < 1.0, (raised - t, raised - sent[0])
