@@ -4,6 +4,7 @@ values, limits, Ctrl-C and threads."""
 from __future__ import annotations
 
 import datetime
+import json
 import decimal
 import os
 import signal
@@ -236,3 +237,15 @@ def test_sigint_stops_a_load_within_a_second(tmp_path) -> None:
     # The load was still running when interrupted (not over before the signal).
     assert sent and sent[0] < raised
     assert raised - sent[0] < 1.0, (raised - t, raised - sent[0])
+
+
+def test_a_store_directory_keeps_what_was_loaded(tmp_path) -> None:
+    from conftest import kld
+
+    d = tmp_path / "store"
+    first = karenina_ld.Store(checkpoints()[:2], store_dir=d)
+    again = karenina_ld.Store(store_dir=d)
+    assert sorted(g["graph"] for g in again.graphs) == sorted(g["graph"] for g in first.graphs)
+    # kld reads the same directory (`kld load --store`'s format).
+    listed = kld("query", "--store", d, "--named", "graphs", "--format", "json").stdout
+    assert len(json.loads(listed)["results"]["bindings"]) == 2
