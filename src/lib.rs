@@ -134,7 +134,17 @@
 
 #![warn(missing_docs)]
 
+// The CLI's files name this crate `karenina_ld::…`, as they did when they
+// were the binary's own modules.
+extern crate self as karenina_ld;
+
 pub mod canonical;
+/// `kld`'s command line as a library function ([`cli::main_from_args`]), so
+/// that the `kld` binary and the Python package's `kld` entry point are one
+/// code path. Thin: argument parsing, printing and exit codes over the
+/// library.
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod context;
 pub mod diagnostics;
 pub mod diff;
@@ -164,6 +174,9 @@ pub mod terminal;
 pub mod vocab;
 
 pub use error::{Diagnostic, Error, Report, Result, Severity};
+
+/// This library's version (what `kld --version` prints).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The former name of [`sparql`].
 #[doc(hidden)]

@@ -97,6 +97,7 @@ pub(crate) fn report_failure(file: &std::path::Path, e: &karenina_ld::Error, wha
     "Manual: README.md and docs/ in the repository; `kld man` prints this as a man page."
 ))]
 pub struct Cli {
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
     /// Say more: which files in the directories given were skipped and why.
@@ -191,6 +192,7 @@ impl From<ResultFormatArg> for karenina_ld::query::ResultFormat {
     }
 }
 
+/// `kld`'s commands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check checkpoints against Karenina's load rules and lint what it mishandles.
@@ -365,6 +367,49 @@ pub enum PresetCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+}
+
+/// `kld` run on a command line (`args[0]` is the program's name): parses
+/// it, runs the command, prints its errors, and returns the exit status (0
+/// ok, 1 invalid input or a failed check, 2 usage or I/O). The `kld` binary
+/// and the Python package's `kld` entry point both call this.
+pub fn main_from_args<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match Cli::try_parse_from(args) {
+        Ok(a) => a,
+        Err(e) => {
+            // --help and --version print to stdout and succeed; usage
+            // errors print to stderr with status 2.
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(USAGE);
+        }
+    };
+    match run(args) {
+        Ok(code) => code,
+        // A reader that went away (`kld … | head`) ends the output, quietly.
+        Err(e) if broken_pipe(&e) => OK,
+        Err(e) => {
+            let typed = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<karenina_ld::Error>())
+                .and_then(hint);
+            match typed {
+                Some(h) => eprintln!("kld: error: {e:#} ({h})"),
+                None => eprintln!("kld: error: {e:#}"),
+            }
+            USAGE
+        }
+    }
+}
+
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Runs a parsed command line; returns the exit status.

@@ -18,7 +18,8 @@ use std::time::Duration;
 /// any failed.
 pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     use karenina_ld::kind::Kind;
-    let found = karenina_ld::kind::find(inputs, &[Kind::Checkpoint, Kind::Results]);
+    // Karenina's results database comes back as one input per run.
+    let found = karenina_ld::store::input_files(inputs);
     super::note_skipped(&found.skipped);
     let mut failed = !found.failed.is_empty();
     for e in &found.failed {
@@ -26,16 +27,6 @@ pub(super) fn files_of(inputs: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     }
     let mut files = Vec::new();
     for f in found.files {
-        // Karenina's results database: one input per run.
-        // One that cannot be listed goes on as it is, to be reported by the
-        // reader like any bad input while the batch goes on.
-        if karenina_ld::results::database::sniff_file(&f) {
-            match karenina_ld::store::database::run_inputs(&f) {
-                Ok(runs) => files.extend(runs),
-                Err(_) => files.push(f),
-            }
-            continue;
-        }
         // A named preset (or another non-checkpoint Karenina file) is a
         // usage error of one line; broken files go on to the reader.
         match super::checkpoint::wrong_kind(&f, &[Kind::Checkpoint, Kind::Results]) {

@@ -26,6 +26,15 @@ pub struct ModelSummary {
     pub failures: BTreeMap<String, usize>,
 }
 
+impl ModelSummary {
+    /// As `pass-rate-by-benchmark`: verified true over all results; `None`
+    /// when no result has a verdict (a scenario run).
+    pub fn pass_rate(&self) -> Option<f64> {
+        (self.verified_true + self.verified_false + self.verified_false_or_null > 0)
+            .then(|| self.verified_true as f64 / self.results as f64)
+    }
+}
+
 /// A verification run, counted.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunSummary {
@@ -151,15 +160,9 @@ impl RunSummary {
         ));
         out.push_str("models:\n");
         for (name, m) in &self.models {
-            // As `pass-rate-by-benchmark`: verified true over all results;
-            // no rate when no result has a verdict (a scenario run).
-            let rate = if m.verified_true + m.verified_false + m.verified_false_or_null > 0 {
-                format!(
-                    "pass rate {:.1}%",
-                    100.0 * m.verified_true as f64 / m.results as f64
-                )
-            } else {
-                "no verdict".into()
+            let rate = match m.pass_rate() {
+                Some(r) => format!("pass rate {:.1}%", 100.0 * r),
+                None => "no verdict".into(),
             };
             let verdicts = if self.format_version.as_deref() == Some("csv") {
                 // A CSV writes false and null alike.

@@ -8,12 +8,14 @@
 //! [`limits`] and [`control`] are the answer, shared by `kld query`, the
 //! endpoint and everything that embeds the library.
 
+mod answer;
 mod catalogue;
 pub mod control;
 pub mod limits;
 mod syntax;
 mod write;
 
+pub use answer::{answer, Answer};
 pub use catalogue::{find, suggest, NamedQuery, CATALOGUE};
 pub use control::Control;
 pub use syntax::{with_prefixes, PREDEFINED};

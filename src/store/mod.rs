@@ -47,6 +47,30 @@ pub use lock::{wait as store_wait, WAIT_ENV};
 pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
 
+/// The inputs a store loads from FILE|DIR arguments, as every reading
+/// command takes them: checkpoints and results (exports, run folders,
+/// unfinished runs' sidecars) found by [`crate::kind::find`], and one input
+/// per run of Karenina's results database (`DB#run=<id>`). A database that
+/// cannot be listed stays one input, whose reader reports its error while
+/// the batch goes on, like any bad file.
+pub fn input_files(inputs: &[PathBuf]) -> crate::kind::Found {
+    use crate::kind::Kind;
+    let mut found = crate::kind::find(inputs, &[Kind::Checkpoint, Kind::Results]);
+    let mut files = Vec::with_capacity(found.files.len());
+    for f in std::mem::take(&mut found.files) {
+        if crate::results::database::sniff_file(&f) {
+            match database::run_inputs(&f) {
+                Ok(runs) => files.extend(runs),
+                Err(_) => files.push(f),
+            }
+        } else {
+            files.push(f);
+        }
+    }
+    found.files = files;
+    found
+}
+
 /// What the store knows about one loaded checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GraphInfo {

@@ -1,0 +1,401 @@
+//! `Checkpoint`, `Results`, `Preset` and `validate`: one file at a time, as
+//! `kld canon`, `hash`, `info`, `diff`, `validate` and `preset` read them.
+
+use crate::errors::{to_py, Diagnostic};
+use crate::store::Paths;
+use crate::values::{frame, json};
+use karenina_ld::canonical::{write_checkpoint, WriteOptions};
+use karenina_ld::error::{Error, Report};
+use karenina_ld::model::{self, ReadOptions};
+use karenina_ld::rdf::{self, Processor};
+use oxigraph::model::GraphName;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::path::{Path, PathBuf};
+
+fn read(path: &Path) -> PyResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| to_py(Error::io(path, e)))
+}
+
+fn serde<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    let v = serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(json(py, &v)?.unbind())
+}
+
+/// A Karenina benchmark checkpoint (JSON-LD), read with Karenina's load
+/// rules.
+///
+/// >>> cp = Checkpoint.load("bench.jsonld")
+/// >>> cp.to_bytes() == open("bench.jsonld", "rb").read()   # already canonical?
+/// >>> cp.summary()["questions"]
+#[pyclass(frozen, module = "karenina_ld")]
+pub struct Checkpoint {
+    cp: model::Checkpoint,
+    report: Report,
+    /// The file it was read from, when it was read from a file.
+    path: Option<PathBuf>,
+}
+
+impl Checkpoint {
+    fn parse(file: &Path, bytes: &[u8], path: Option<PathBuf>) -> PyResult<Self> {
+        let a = model::analyze(file, bytes, ReadOptions::default());
+        match a.checkpoint {
+            Some(cp) if !a.report.has_errors() => Ok(Checkpoint {
+                cp,
+                report: a.report,
+                path,
+            }),
+            _ => Err(to_py(Error::Invalid(Box::new(a.report)))),
+        }
+    }
+
+    fn bytes(&self) -> String {
+        write_checkpoint(&self.cp, &WriteOptions::default())
+    }
+}
+
+#[pymethods]
+impl Checkpoint {
+    /// Reads a checkpoint file. A file that is not JSON raises
+    /// `JsonSyntaxError` (a SyntaxError) at its line and column; one Karenina
+    /// would refuse raises `InvalidFileError` (a ValueError) with
+    /// `.diagnostics`.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let bytes = read(&path)?;
+        py.detach(|| Self::parse(&path, &bytes, Some(path.clone())))
+    }
+
+    /// Reads a checkpoint from bytes (or str); `name` names it in messages.
+    #[staticmethod]
+    #[pyo3(signature = (data, *, name="<bytes>"))]
+    fn from_bytes(data: Vec<u8>, name: &str) -> PyResult<Self> {
+        Self::parse(Path::new(name), &data, None)
+    }
+
+    /// The checkpoint of a `karenina.Benchmark`, as its `save()` would write
+    /// it (without touching `dateModified` or dropping deep-judgment
+    /// settings).
+    #[staticmethod]
+    fn from_benchmark(py: Python<'_>, benchmark: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let data: Vec<u8> = py
+            .import("karenina_ld._karenina")?
+            .getattr("benchmark_bytes")?
+            .call1((benchmark,))?
+            .extract()?;
+        Self::parse(Path::new("<benchmark>"), &data, None)
+    }
+
+    /// This checkpoint as a `karenina.Benchmark` (Karenina must be installed).
+    fn to_benchmark<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("karenina_ld._karenina")?
+            .getattr("to_benchmark")?
+            .call1((PyBytes::new(py, self.bytes().as_bytes()),))
+    }
+
+    /// The exact bytes Karenina's `save()` writes for this checkpoint (what
+    /// `kld canon` writes).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.bytes().as_bytes())
+    }
+
+    /// Writes `to_bytes()` to `path`, atomically.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        karenina_ld::fsutil::write_atomic(&path, self.bytes().as_bytes()).map_err(to_py)
+    }
+
+    /// The checkpoint as RDF (`nq`, `nt`, `ttl`, `trig`, `rdfxml`, `jsonld`),
+    /// in the graph `kld export` names it (its file's URL; the default graph
+    /// when it was not read from a file). `canonical=True` gives RDFC-1.0
+    /// canonical N-Quads (`kld export --canonical`).
+    #[pyo3(signature = (*, format="nq", canonical=false))]
+    fn export(&self, py: Python<'_>, format: &str, canonical: bool) -> PyResult<String> {
+        let f = karenina_ld::export::ExportFormat::parse(format)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown RDF format {format:?}")))?;
+        if canonical && f != karenina_ld::export::ExportFormat::NQuads {
+            return Err(PyValueError::new_err(
+                "canonical=True writes RDFC-1.0 canonical N-Quads: use format=\"nq\"",
+            ));
+        }
+        py.detach(|| {
+            let graph = match &self.path {
+                Some(p) => std::fs::canonicalize(p)
+                    .map_err(|e| Error::io(p, e))
+                    .and_then(|c| rdf::file_url(&c))
+                    .and_then(|u| {
+                        oxigraph::model::NamedNode::new(u.clone()).map_err(|e| Error::iri(&u, e))
+                    })
+                    .map(GraphName::NamedNode)?,
+                None => GraphName::DefaultGraph,
+            };
+            let quads = rdf::lossless_quads(&self.cp, &graph, Processor::Direct)?;
+            if canonical {
+                return karenina_ld::rdfc::canonical_nquads(&quads);
+            }
+            let mut out = Vec::new();
+            karenina_ld::export::write(&quads, f, false, &mut out)?;
+            String::from_utf8(out).map_err(|e| Error::Internal(e.to_string()))
+        })
+        .map_err(to_py)
+    }
+
+    /// The RDFC-1.0 (SHA-256) hash of the checkpoint's graph, as `kld hash`
+    /// prints it: stable under reformatting and reordering.
+    fn hash(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| karenina_ld::rdfc::hash_checkpoint(&self.cp))
+            .map_err(to_py)
+    }
+
+    /// The semantic differences from `self` to `other`, as
+    /// `kld diff --format json` gives them (empty lists when they agree).
+    fn diff(&self, py: Python<'_>, other: &Checkpoint) -> PyResult<Py<PyAny>> {
+        serde(py, &karenina_ld::diff::diff(&self.cp, &other.cp))
+    }
+
+    /// What `kld info --format json` says: questions, templates, traits,
+    /// keywords, counted.
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(json(py, &karenina_ld::summary::summarize(&self.cp).to_json())?.unbind())
+    }
+
+    /// The warnings found while reading (Karenina loads the file but
+    /// mishandles something).
+    #[getter]
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        Diagnostic::all(&self.report)
+    }
+
+    /// The benchmark's name.
+    #[getter]
+    fn name(&self) -> String {
+        self.cp.name.clone()
+    }
+
+    /// One dict per question: `id`, `question`, `answer`, `keywords`,
+    /// `has_template`, `finished`.
+    #[getter]
+    fn questions<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.cp
+            .items
+            .iter()
+            .map(|item| {
+                let q = &item.question;
+                let d = PyDict::new(py);
+                d.set_item("id", &item.id)?;
+                d.set_item("question", &q.text)?;
+                d.set_item("answer", &q.accepted_answer.text)?;
+                d.set_item("keywords", q.keywords.clone().or(item.keywords.clone()))?;
+                d.set_item("has_template", !q.template.text.trim().is_empty())?;
+                d.set_item(
+                    "finished",
+                    matches!(
+                        q.prop_value("finished"),
+                        Some(karenina_ld::json::Json::Bool(true))
+                    ),
+                )?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// `questions` as a pandas DataFrame.
+    fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let names = [
+            "id",
+            "question",
+            "answer",
+            "keywords",
+            "has_template",
+            "finished",
+        ];
+        let qs = self.questions(py)?;
+        let mut columns = Vec::new();
+        for n in names {
+            let col = PyList::empty(py);
+            for q in &qs {
+                col.append(q.get_item(n)?)?;
+            }
+            columns.push(col);
+        }
+        frame(py, &names, columns)
+    }
+
+    fn __eq__(&self, other: &Checkpoint) -> bool {
+        self.bytes() == other.bytes()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<karenina_ld.Checkpoint {:?}: {} questions>",
+            self.cp.name,
+            self.cp.items.len()
+        )
+    }
+}
+
+/// A verification-results export (JSON or CSV), run folder or unfinished
+/// run, counted as `kld info` counts it.
+#[pyclass(frozen, module = "karenina_ld")]
+pub struct Results {
+    summary: karenina_ld::results::summary::RunSummary,
+}
+
+#[pymethods]
+impl Results {
+    /// Reads and counts a results export.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        py.detach(|| karenina_ld::results::summary::summarize(&path))
+            .map(|summary| Results { summary })
+            .map_err(to_py)
+    }
+
+    /// What `kld info --format json` says of it.
+    fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        serde(py, &self.summary)
+    }
+
+    /// One row per answering model: `model`, `results`, `verified_true`,
+    /// `verified_false`, `verified_null`, `verified_false_or_null` and
+    /// `pass_rate` (verified true over all results, as `kld info` and
+    /// `pass-rate-by-benchmark`; None when no result has a verdict).
+    fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let names = [
+            "model",
+            "results",
+            "verified_true",
+            "verified_false",
+            "verified_null",
+            "verified_false_or_null",
+            "pass_rate",
+        ];
+        let columns: Vec<Bound<'py, PyList>> = names.iter().map(|_| PyList::empty(py)).collect();
+        for (model, m) in &self.summary.models {
+            columns[0].append(model)?;
+            columns[1].append(m.results)?;
+            columns[2].append(m.verified_true)?;
+            columns[3].append(m.verified_false)?;
+            columns[4].append(m.verified_null)?;
+            columns[5].append(m.verified_false_or_null)?;
+            columns[6].append(m.pass_rate())?;
+        }
+        frame(py, &names, columns)
+    }
+}
+
+/// A Karenina verification preset, read and validated as
+/// `kld preset validate` does: `config` holds every default filled in.
+#[pyclass(frozen, get_all, module = "karenina_ld")]
+pub struct Preset {
+    name: Option<String>,
+    description: Option<String>,
+    id: Option<String>,
+    updated_at: Option<String>,
+    config: Py<PyAny>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+#[pymethods]
+impl Preset {
+    /// Reads a preset file; one Karenina would refuse raises
+    /// `InvalidFileError` with `.diagnostics`.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let bytes = read(&path)?;
+        let (preset, report) = karenina_ld::preset::read(&path, &bytes, true);
+        let Some(p) = preset.filter(|_| !report.has_errors()) else {
+            return Err(to_py(Error::Invalid(Box::new(report))));
+        };
+        let text = karenina_ld::pyjson::dumps(&karenina_ld::json::Json::Object(p.config), false);
+        let config = py.import("json")?.getattr("loads")?.call1((text,))?;
+        Ok(Preset {
+            name: p.name,
+            description: p.description,
+            id: p.id,
+            updated_at: p.updated_at,
+            config: config.unbind(),
+            diagnostics: Diagnostic::all(&report),
+        })
+    }
+
+    /// Saves the config in `config_file` (a bare VerificationConfig or a
+    /// preset) as the preset `name` in `directory`, in the bytes Karenina's
+    /// `save_preset` writes (`kld preset save`); returns the file written.
+    #[staticmethod]
+    #[pyo3(signature = (config_file, name, *, directory, description=None, include_secrets=false, overwrite=false))]
+    fn save(
+        py: Python<'_>,
+        config_file: PathBuf,
+        name: &str,
+        directory: PathBuf,
+        description: Option<&str>,
+        include_secrets: bool,
+        overwrite: bool,
+    ) -> PyResult<PathBuf> {
+        let bytes = read(&config_file)?;
+        let id: String = py
+            .import("uuid")?
+            .getattr("uuid4")?
+            .call0()?
+            .str()?
+            .extract()?;
+        let saved = karenina_ld::preset::build(
+            &config_file,
+            &bytes,
+            name,
+            description,
+            include_secrets,
+            &id,
+            &karenina_ld::preset::utc_now_iso(),
+        )
+        .map_err(|r| to_py(Error::Invalid(r)))?;
+        std::fs::create_dir_all(&directory).map_err(|e| to_py(Error::io(&directory, e)))?;
+        let target = directory.join(&saved.file_name);
+        if target.exists() && !overwrite {
+            return Err(pyo3::exceptions::PyFileExistsError::new_err((
+                17,
+                "already exists (overwrite=True replaces it)",
+                target.display().to_string(),
+            )));
+        }
+        karenina_ld::fsutil::write_atomic(&target, saved.bytes.as_bytes()).map_err(to_py)?;
+        Ok(target)
+    }
+}
+
+/// Checks checkpoint files (or directories, searched for checkpoints)
+/// against Karenina's load rules, as `kld validate`: every error and
+/// warning, located. A file that is not JSON is a diagnostic here, not an
+/// exception. With `strict=True`, any error or warning raises
+/// `InvalidFileError` carrying them all.
+#[pyfunction]
+#[pyo3(signature = (paths, *, strict=false))]
+pub fn validate(py: Python<'_>, paths: Paths, strict: bool) -> PyResult<Vec<Diagnostic>> {
+    let inputs = paths.into_vec();
+    let found = karenina_ld::kind::find(&inputs, &[karenina_ld::kind::Kind::Checkpoint]);
+    if let Some(e) = found.failed.into_iter().next() {
+        return Err(to_py(e));
+    }
+    let reports = py.detach(|| {
+        found
+            .files
+            .iter()
+            .map(|f| model::analyze_file(f, ReadOptions::default()).map(|a| a.report))
+            .collect::<karenina_ld::Result<Vec<_>>>()
+    });
+    let reports = reports.map_err(to_py)?;
+    let all: Vec<Diagnostic> = reports.iter().flat_map(Diagnostic::all).collect();
+    if strict && !all.is_empty() {
+        let err = Python::attach(|py| -> PyResult<PyErr> {
+            let e = py
+                .import("karenina_ld._errors")?
+                .getattr("InvalidFileError")?
+                .call1((format!("{} problem(s) found", all.len()),))?;
+            e.setattr("diagnostics", all.clone())?;
+            Ok(PyErr::from_value(e))
+        })?;
+        return Err(err);
+    }
+    Ok(all)
+}

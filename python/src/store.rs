@@ -1,0 +1,435 @@
+//! `Store`: checkpoints and results loaded into an Oxigraph store, bound as
+//! `kld query` binds them, and queried with the same dataset and limits;
+//! `Solutions` and `Triples`: answers as Python values.
+
+use crate::errors::{query_to_py, to_py};
+use crate::interrupt;
+use crate::values::{frame, Ctors};
+use karenina_ld::rdf::Processor;
+use karenina_ld::sparql::{self, Answer, QueryOptions, ResultFormat};
+use karenina_ld::store::CheckpointStore;
+use oxigraph::model::{Term, Triple, Variable};
+use oxigraph::sparql::{QueryResults, QuerySolutionIter, QueryTripleIter};
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long one batch of files should take: a load stops between batches
+/// on Ctrl-C (the library's load has no cancellation of its own), and the
+/// batch size follows the files' measured cost to stay near this.
+const BATCH_TIME: Duration = Duration::from_millis(200);
+
+/// One path or several, as the API takes them.
+#[derive(FromPyObject)]
+pub enum Paths {
+    /// One.
+    One(PathBuf),
+    /// Several.
+    Many(Vec<PathBuf>),
+}
+
+impl Paths {
+    /// As a list.
+    pub fn into_vec(self) -> Vec<PathBuf> {
+        match self {
+            Paths::One(p) => vec![p],
+            Paths::Many(v) => v,
+        }
+    }
+}
+
+/// Checkpoints and results (exports, run folders, Karenina's database) in an
+/// Oxigraph store, one named graph per file, runs bound to the checkpoints
+/// they ran: what `kld query FILES` loads.
+///
+/// >>> store = Store(["benchmarks/", "runs/"])
+/// >>> store.query_named("pass-rate-by-benchmark").to_frame()
+#[pyclass(frozen, module = "karenina_ld")]
+pub struct Store {
+    inner: CheckpointStore,
+    failures: Vec<(String, String)>,
+}
+
+#[pymethods]
+impl Store {
+    /// Loads `paths` (files or directories; directories are searched for
+    /// Karenina files by content). With `store_dir`, the store is that
+    /// directory (`kld load --store`'s format), created if missing, and the
+    /// files are added to it. Files that fail to load are skipped and listed
+    /// in `failures` (a warning is issued); Ctrl-C stops the load.
+    #[new]
+    #[pyo3(signature = (paths=None, *, store_dir=None))]
+    fn new(py: Python<'_>, paths: Option<Paths>, store_dir: Option<PathBuf>) -> PyResult<Self> {
+        let inputs = paths.map(Paths::into_vec).unwrap_or_default();
+        let mut inner = match &store_dir {
+            Some(d) => CheckpointStore::open_dir(d),
+            None => CheckpointStore::in_memory(),
+        }
+        .map_err(to_py)?;
+        let stop = AtomicBool::new(false);
+        let (loaded, mut failures) =
+            interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+                load(&mut inner, &inputs, &stop)
+            })?;
+        if let Err(e) = loaded {
+            return Err(to_py(e));
+        }
+        if stop.load(Ordering::SeqCst) {
+            failures.push(("".into(), "interrupted".into()));
+        }
+        if !failures.is_empty() {
+            let msg = format!(
+                "karenina_ld.Store: {} file(s) not loaded: {}",
+                failures.len(),
+                failures
+                    .iter()
+                    .map(|(f, e)| format!("{f}: {e}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let warn = py.import("warnings")?.getattr("warn")?;
+            warn.call1((msg,))?;
+        }
+        Ok(Store { inner, failures })
+    }
+
+    /// The graphs loaded: one dict per graph (`graph`, `source`, `kind`,
+    /// `quads`, `sha256`, `loaded_at`, `benchmark`: the checkpoint graph a
+    /// run is bound to).
+    #[getter]
+    fn graphs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.inner
+            .graphs()
+            .map(|g| {
+                let d = PyDict::new(py);
+                d.set_item("graph", &g.graph)?;
+                d.set_item("source", &g.source)?;
+                d.set_item("kind", g.kind.class())?;
+                d.set_item("quads", g.quads)?;
+                d.set_item("sha256", &g.sha256)?;
+                d.set_item("loaded_at", &g.loaded_at)?;
+                d.set_item("benchmark", &g.benchmark)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// `(file, message)` for each input that failed to load.
+    #[getter]
+    fn failures(&self) -> Vec<(String, String)> {
+        self.failures.clone()
+    }
+
+    /// Runs a read-only SPARQL query as `kld query` does: the union of all
+    /// graphs as the default graph, Karenina's prefixes predeclared, the
+    /// same depth bound; stopped after `timeout` seconds
+    /// (`QueryTimeoutError`), past `max_result_bytes` of answer
+    /// (`ResultTooLargeError`), or by Ctrl-C (KeyboardInterrupt). The GIL is
+    /// released while it runs.
+    ///
+    /// SELECT gives `Solutions`, ASK a bool, CONSTRUCT and DESCRIBE `Triples`.
+    ///
+    /// >>> store.query("SELECT (COUNT(*) AS ?n) WHERE { ?q a schema:Question }").to_frame()
+    #[pyo3(signature = (sparql, *, timeout=60.0, max_result_bytes=None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        sparql: &str,
+        timeout: f64,
+        max_result_bytes: Option<u64>,
+    ) -> PyResult<Py<PyAny>> {
+        if !(timeout > 0.0 && timeout.is_finite()) {
+            return Err(PyValueError::new_err(
+                "timeout must be a positive number of seconds",
+            ));
+        }
+        let parsed = sparql::parse(sparql).map_err(|e| query_to_py(e, sparql))?;
+        let opts = QueryOptions {
+            timeout: Duration::from_secs_f64(timeout),
+            max_result_bytes,
+            ..QueryOptions::default()
+        };
+        let control = opts.control.clone();
+        let store = self.inner.store();
+        let answer = interrupt::run(py, &|| control.cancel(), || {
+            sparql::answer(store, &parsed, &opts)
+        })?
+        .map_err(to_py)?;
+        Ok(match answer {
+            Answer::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+            Answer::Solutions { variables, rows } => {
+                Py::new(py, Solutions { variables, rows })?.into_any()
+            }
+            Answer::Graph(triples) => Py::new(py, Triples { triples })?.into_any(),
+        })
+    }
+
+    /// Runs the catalogue query `name` (`karenina_ld.queries()` lists
+    /// them; `kld queries NAME` prints one) with `query`'s limits.
+    ///
+    /// >>> store.query_named("pass-rate-by-benchmark").to_frame()
+    #[pyo3(signature = (name, *, timeout=60.0, max_result_bytes=None))]
+    fn query_named(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        timeout: f64,
+        max_result_bytes: Option<u64>,
+    ) -> PyResult<Py<PyAny>> {
+        let q = sparql::find(name).ok_or_else(|| {
+            let near = sparql::suggest(name);
+            PyKeyError::new_err(if near.is_empty() {
+                format!("no query named {name:?}; karenina_ld.queries() lists them")
+            } else {
+                format!(
+                    "no query named {name:?} (did you mean {}?)",
+                    near.join(", ")
+                )
+            })
+        })?;
+        self.query(py, q.text, timeout, max_result_bytes)
+    }
+
+    /// Writes the whole store (every named graph, and the default graph's
+    /// provenance and run bindings) to `path` in a dataset format (`nq`,
+    /// `trig`, `jsonld`): the data any SPARQL store can load to answer the
+    /// same queries.
+    #[pyo3(signature = (path, *, format="nq"))]
+    fn export(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<()> {
+        let f = karenina_ld::export::ExportFormat::parse(format)
+            .filter(|f| f.has_graphs())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "format {format:?}: a store is written as nq, trig or jsonld"
+                ))
+            })?;
+        py.detach(|| {
+            let quads = self
+                .inner
+                .store()
+                .iter()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(karenina_ld::Error::store)?;
+            let mut out = Vec::new();
+            karenina_ld::export::write(&quads, f, false, &mut out)?;
+            karenina_ld::fsutil::write_atomic(&path, &out)
+        })
+        .map_err(to_py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<karenina_ld.Store: {} graphs>",
+            self.inner.graphs().count()
+        )
+    }
+}
+
+/// Loads in batches (stopping between batches when `stop` is set), then
+/// binds runs to checkpoints as every `kld` command does.
+fn load(
+    store: &mut CheckpointStore,
+    inputs: &[PathBuf],
+    stop: &AtomicBool,
+) -> (karenina_ld::Result<()>, Vec<(String, String)>) {
+    let found = karenina_ld::store::input_files(inputs);
+    let mut failures: Vec<(String, String)> = found
+        .failed
+        .iter()
+        .map(|e| (String::new(), e.to_string()))
+        .collect();
+    let mut any = false;
+    let files = &found.files;
+    let (mut at, mut size) = (0, 2);
+    while at < files.len() && !stop.load(Ordering::SeqCst) {
+        let batch = &files[at..(at + size).min(files.len())];
+        let started = std::time::Instant::now();
+        for (file, r) in store.load_files(batch, Processor::Direct, &|_, _| ()) {
+            match r {
+                Ok(_) => any = true,
+                Err(e) => failures.push((file.display().to_string(), e.to_string())),
+            }
+        }
+        at += batch.len();
+        let per_file = started.elapsed().as_secs_f64() / batch.len() as f64;
+        size = ((BATCH_TIME.as_secs_f64() / per_file.max(1e-6)) as usize).clamp(2, 512);
+    }
+    if !any || stop.load(Ordering::SeqCst) {
+        return (Ok(()), failures);
+    }
+    (store.bind(&[]).map(drop), failures)
+}
+
+/// A SELECT query's answer: iterate it for one dict per row (variable →
+/// int, float, Decimal, bool, datetime, date, str, or None when unbound);
+/// `variables`, `len()`, `to_frame()`, `serialize(format=…)`.
+#[pyclass(frozen, module = "karenina_ld")]
+pub struct Solutions {
+    variables: Vec<String>,
+    rows: Vec<Vec<Option<Term>>>,
+}
+
+#[pymethods]
+impl Solutions {
+    /// The projected variables, in order (without `?`).
+    #[getter]
+    fn variables(&self) -> Vec<String> {
+        self.variables.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = Ctors::new(py)?;
+        let out = PyList::empty(py);
+        for row in &self.rows {
+            let d = PyDict::new(py);
+            for (v, t) in self.variables.iter().zip(row) {
+                d.set_item(v, c.term(py, t.as_ref())?)?;
+            }
+            out.append(d)?;
+        }
+        out.try_iter().map(Bound::into_any)
+    }
+
+    /// The rows as a pandas DataFrame, one column per variable, values typed
+    /// as in iteration.
+    fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = Ctors::new(py)?;
+        let mut columns = Vec::with_capacity(self.variables.len());
+        for i in 0..self.variables.len() {
+            let col = PyList::empty(py);
+            for row in &self.rows {
+                col.append(c.term(py, row[i].as_ref())?)?;
+            }
+            columns.push(col);
+        }
+        let names: Vec<&str> = self.variables.iter().map(String::as_str).collect();
+        frame(py, &names, columns)
+    }
+
+    /// The answer in a SPARQL results format: `json`, `xml`, `csv`, `tsv`
+    /// or `table`, written by the same code as `kld query --format`.
+    #[pyo3(signature = (*, format="json"))]
+    fn serialize(&self, format: &str) -> PyResult<String> {
+        let variables: Arc<[Variable]> = self
+            .variables
+            .iter()
+            .map(|v| Variable::new_unchecked(v.clone()))
+            .collect();
+        let rows = self.rows.iter().map(|r| Ok(r.clone()));
+        let results = QueryResults::Solutions(QuerySolutionIter::from_tuples(variables, rows));
+        write(results, solution_format(format)?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<karenina_ld.Solutions: {} rows of ?{}>",
+            self.rows.len(),
+            self.variables.join(" ?")
+        )
+    }
+}
+
+/// A CONSTRUCT or DESCRIBE query's answer: iterate it for `(subject,
+/// predicate, object)` tuples of Python values; `len()`,
+/// `serialize(format=…)`.
+#[pyclass(frozen, module = "karenina_ld")]
+pub struct Triples {
+    triples: Vec<Triple>,
+}
+
+#[pymethods]
+impl Triples {
+    fn __len__(&self) -> usize {
+        self.triples.len()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let c = Ctors::new(py)?;
+        let out = PyList::empty(py);
+        for t in &self.triples {
+            let s: Term = t.subject.clone().into();
+            let p: Term = t.predicate.clone().into();
+            out.append(PyTuple::new(
+                py,
+                [
+                    c.term(py, Some(&s))?,
+                    c.term(py, Some(&p))?,
+                    c.term(py, Some(&t.object))?,
+                ],
+            )?)?;
+        }
+        out.try_iter().map(Bound::into_any)
+    }
+
+    /// The triples in an RDF syntax: `nt`, `ttl`, `nq`, `trig`, `rdfxml` or
+    /// `jsonld` (compacted with Karenina's context), as `kld query --format`.
+    #[pyo3(signature = (*, format="nt"))]
+    fn serialize(&self, format: &str) -> PyResult<String> {
+        let f = karenina_ld::export::ExportFormat::parse(format)
+            .filter(|_| format != "json" && format != "xml")
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "format {format:?}: triples are written as {}",
+                    sparql::GRAPH_FORMATS
+                ))
+            })?;
+        let triples = self.triples.clone().into_iter().map(Ok);
+        write(
+            QueryResults::Graph(QueryTripleIter::new(triples)),
+            ResultFormat::Rdf(f),
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<karenina_ld.Triples: {}>", self.triples.len())
+    }
+}
+
+fn solution_format(format: &str) -> PyResult<ResultFormat> {
+    Ok(match format {
+        "json" => ResultFormat::Json,
+        "xml" => ResultFormat::Xml,
+        "csv" => ResultFormat::Csv,
+        "tsv" => ResultFormat::Tsv,
+        "table" => ResultFormat::Table,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "format {other:?}: solutions are written as {}",
+                sparql::SOLUTION_FORMATS
+            )))
+        }
+    })
+}
+
+fn write(results: QueryResults<'_>, format: ResultFormat) -> PyResult<String> {
+    let mut out = Vec::new();
+    sparql::write_results_of(results, format, &mut out).map_err(to_py)?;
+    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The text of the catalogue query `name` with `PREFIX` lines for the
+/// prefixes kld predefines, ready for any SPARQL store (`kld queries NAME`
+/// prints it without them).
+#[pyfunction]
+pub fn query_text(name: &str) -> PyResult<String> {
+    sparql::find(name)
+        .map(|q| sparql::with_prefixes(q.text))
+        .ok_or_else(|| PyKeyError::new_err(format!("no query named {name:?}")))
+}
+
+/// The query catalogue: name → description (`kld queries`).
+#[pyfunction]
+pub fn queries() -> Vec<(String, String)> {
+    sparql::CATALOGUE
+        .iter()
+        .map(|q| (q.name.to_string(), q.description()))
+        .collect()
+}
