@@ -17,6 +17,7 @@ mod hostile;
 mod hostile_eval;
 mod hostile_files;
 mod hostile_serve;
+mod hostile_watch;
 mod identity;
 mod interop;
 mod interop_hostile;
