@@ -78,6 +78,9 @@ impl Store {
         if let Err(e) = loaded {
             return Err(to_py(e));
         }
+        // The directory holds what was loaded; its write lock is let go, so
+        // another Store (or kld load) may open it while this one answers.
+        inner.stop_writing();
         if stop.load(Ordering::SeqCst) {
             failures.push(("".into(), "interrupted".into()));
         }

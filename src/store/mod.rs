@@ -194,6 +194,15 @@ impl CheckpointStore {
         Ok(s)
     }
 
+    /// Ends this store's writing to its directory: the write lock is let go
+    /// (another writer, or this process opening the directory again, may
+    /// take it) and later changes stay in memory. For a caller that keeps
+    /// the store open after loading (the Python package's `Store`).
+    pub fn stop_writing(&mut self) {
+        self._lock = None;
+        self.dir = None;
+    }
+
     /// The files a killed writer had left in the store directory, removed
     /// when it was opened for writing (temporary files, orphan graph files).
     pub fn cleaned(&self) -> &[PathBuf] {

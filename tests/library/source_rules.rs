@@ -86,7 +86,7 @@ fn no_behaviour_is_decided_by_matching_error_text() {
 #[test]
 fn typed_library_errors_name_no_cli_flags() {
     let error_rs =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/error.rs"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/error/mod.rs"))
             .unwrap();
     let flags: Vec<&str> = error_rs
         .lines()
