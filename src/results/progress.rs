@@ -249,19 +249,6 @@ pub fn map(
     Ok(sha)
 }
 
-/// An unfinished run's digest as [`map`] returns it, without mapping.
-pub fn digest(state_file: &Path) -> Result<String> {
-    let jsonl = sidecars(&output_of(state_file)).1;
-    let jsonl_sha = match crate::fsutil::read_regular(&jsonl) {
-        Ok(b) => format!("{:x}", Sha256::digest(&b)),
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            String::new()
-        }
-        Err(e) => return Err(e),
-    };
-    combine(state_file, &jsonl_sha)
-}
-
 /// SHA-256 of the state's bytes and its JSONL's digest.
 fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
     let bytes = crate::fsutil::read_regular(state_file)?;

@@ -26,17 +26,6 @@ use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Ter
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-/// The folder's digest as [`map`] returns it (reading it all).
-pub fn digest(dir: &Path, cwd: &Path) -> Result<String> {
-    let run = read(dir, cwd)?;
-    map(
-        &run,
-        &GraphName::DefaultGraph,
-        ResultsOptions::default(),
-        &mut |_| {},
-    )
-}
 use std::path::{Path, PathBuf};
 
 /// The manifest's file name in a run folder.

@@ -298,12 +298,7 @@ fn export_writes_each_run_once_as_query_loads_it() {
             .output()
             .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["results"]["bindings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b[var]["value"].as_str().unwrap().to_string())
-            .collect()
+        crate::serve::binding_values(&v, var)
     };
     let mut loaded = column("graphs", "graph");
     loaded.extend(column("runs", "graph"));

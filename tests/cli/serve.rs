@@ -505,7 +505,12 @@ pub(crate) fn select_column(c: &Client, base: &str, query: &str, var: &str) -> V
         .unwrap()
         .json()
         .unwrap();
-    v["results"]["bindings"]
+    binding_values(&v, var)
+}
+
+/// The values of `?var` in a SPARQL JSON results document, one per solution.
+pub(crate) fn binding_values(results: &Value, var: &str) -> Vec<String> {
+    results["results"]["bindings"]
         .as_array()
         .unwrap()
         .iter()
