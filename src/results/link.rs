@@ -107,7 +107,7 @@ pub struct Coverage {
 }
 
 /// How many missing keys [`coverage`] names.
-const EXAMPLES: usize = 3;
+pub(super) const EXAMPLES: usize = 3;
 
 /// Which of the run's keys (question IDs of plain rows; scenario name and
 /// node of scenario turn rows) the checkpoint graph `checkpoint` does not

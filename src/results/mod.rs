@@ -24,6 +24,7 @@
 
 mod csv;
 pub mod database;
+pub mod holdings;
 pub mod link;
 mod map;
 pub mod progress;

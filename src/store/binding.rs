@@ -7,6 +7,7 @@
 
 use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
+use crate::results::holdings::{Holdings, RunKeys};
 use crate::results::link::{self, Link};
 use crate::vocab;
 use oxigraph::model::{GraphNameRef, Literal, NamedNode, Quad};
@@ -144,9 +145,11 @@ impl CheckpointStore {
     /// every run automatically. A graph still unbound afterwards says why in
     /// its [`GraphInfo::unbound`](super::GraphInfo::unbound).
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
+        // What every checkpoint holds, read once for all the runs below.
+        let held = Holdings::read(&self.store)?;
         // One run, one count: exports of a run already loaded are dropped first.
         let mut out: Vec<Bound> = self
-            .reconcile_runs()?
+            .reconcile_runs(&held)?
             .into_iter()
             .map(|n| Bound {
                 requested: requested.iter().any(|(g, _)| *g == n.graph),
@@ -162,8 +165,8 @@ impl CheckpointStore {
             .collect();
         for (graph, explicit) in requested.iter().copied() {
             let (link, named) = match explicit {
-                Some(c) => (self.checked(graph, c)?, true),
-                None => self.auto(graph)?,
+                Some(c) => (self.checked(&held, graph, c)?, true),
+                None => self.auto(&held, graph)?,
             };
             let binding = match &link {
                 Link::Bound(c) => Some(Binding {
@@ -188,12 +191,12 @@ impl CheckpointStore {
             // still holds the run's questions.
             let (link, named) = match &old {
                 Some(b) if b.explicit && self.index.contains_key(&b.checkpoint) => {
-                    match self.checked(&graph, &b.checkpoint)? {
+                    match self.checked(&held, &graph, &b.checkpoint)? {
                         Link::Bound(_) => continue,
                         refused => (refused, false),
                     }
                 }
-                _ => self.auto(&graph)?,
+                _ => self.auto(&held, &graph)?,
             };
             let new = match &link {
                 Link::Bound(c) => Some(Binding {
@@ -304,10 +307,15 @@ impl CheckpointStore {
     /// run's questions, else as an export. An export: to the one loaded
     /// checkpoint holding all its question IDs. True when the database or
     /// the manifest named it (kept like a user's choice).
-    pub(super) fn auto(&self, graph: &str) -> Result<(Link, bool)> {
+    pub(super) fn auto(&self, held: &Holdings, graph: &str) -> Result<(Link, bool)> {
         let at_path = self.manifest_benchmark(graph);
-        let holds =
-            |c: &str| -> Result<bool> { Ok(matches!(self.checked(graph, c)?, Link::Bound(_))) };
+        let keys = RunKeys::read(&self.store, graph)?;
+        let holds = |c: &str| -> Result<bool> {
+            Ok(matches!(
+                self.covered(held, &keys, graph, c)?,
+                Link::Bound(_)
+            ))
+        };
         if let Some(name) = self.database_run(graph)? {
             let mut named = Vec::new();
             if let Some(n) = &name {
@@ -332,13 +340,22 @@ impl CheckpointStore {
                 return Ok((Link::Bound(b), true));
             }
         }
-        Ok((link::find(self.store(), graph)?, false))
+        Ok((held.find(&keys), false))
     }
 
     /// Binding to checkpoint graph `c` as the user asked, if it holds every
     /// question (and scenario node) of the run.
-    fn checked(&self, graph: &str, c: &str) -> Result<Link> {
-        let cov = link::coverage(self.store(), graph, c)?;
+    fn checked(&self, held: &Holdings, graph: &str, c: &str) -> Result<Link> {
+        self.covered(held, &RunKeys::read(&self.store, graph)?, graph, c)
+    }
+
+    /// [`Self::checked`] with the run's keys read.
+    fn covered(&self, held: &Holdings, keys: &RunKeys, graph: &str, c: &str) -> Result<Link> {
+        let cov = match held.coverage(keys, c) {
+            Some(cov) => cov,
+            // Not a checkpoint graph the index read: ask the store.
+            None => link::coverage(self.store(), graph, c)?,
+        };
         Ok(if cov.missing == 0 {
             Link::Bound(c.to_string())
         } else {

@@ -14,6 +14,7 @@
 
 use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
+use crate::results::holdings::Holdings;
 use crate::results::link::Link;
 use crate::vocab;
 use oxigraph::model::{GraphNameRef, NamedOrBlankNode, Term};
@@ -143,7 +144,7 @@ impl CheckpointStore {
     /// Finds the results graphs that hold the same results as another (see
     /// the module doc), removes all but one, and reports partial overlaps.
     /// Only pairs with a graph inserted since the last call are looked at.
-    pub(super) fn reconcile_runs(&mut self) -> Result<Vec<RunNote>> {
+    pub(super) fn reconcile_runs(&mut self, held: &Holdings) -> Result<Vec<RunNote>> {
         let fresh = std::mem::take(&mut self.fresh);
         if fresh.is_empty() {
             return Ok(Vec::new());
@@ -178,7 +179,8 @@ impl CheckpointStore {
             })
             .collect();
         for (r, shared) in runs.iter_mut().zip(shared) {
-            r.binds = r.explicit || (shared && matches!(self.auto(&r.graph)?.0, Link::Bound(_)));
+            r.binds =
+                r.explicit || (shared && matches!(self.auto(held, &r.graph)?.0, Link::Bound(_)));
         }
         // The ones to keep first: a user's binding, a copy that binds, more
         // results, JSON, name.
