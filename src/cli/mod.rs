@@ -249,7 +249,7 @@ pub enum Command {
     #[command(after_help = concat!("Examples:\n  kld extract --store store/ file:///home/me/bench.jsonld -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Extract(rdf::ExtractArgs),
     /// Run SPARQL over checkpoints (loaded into memory) and/or a store.
-    #[command(after_help = concat!("Examples:\n  kld query benchmarks/ --named benchmark-stats\n  kld query bench.jsonld -e 'SELECT ?q WHERE { ?q a schema:Question }'\n  kld query benchmarks/ runs/ --named results-by-model --format csv -o by-model.csv\n  kld query --store store/ my-query.rq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    #[command(after_help = concat!("Examples:\n  kld query benchmarks/ --named benchmark-stats\n  kld query bench.jsonld -e 'SELECT ?q WHERE { ?q a schema:Question }'\n  kld query benchmarks/ runs/ --named results-by-model --format csv -o by-model.csv\n  kld query --store store/ my-query.rq\n  kld query benchmarks/ runs/ --named results-by-model --param model_name=gpt-4.1-mini\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Query(rdf::QueryArgs),
     /// List the query catalogue, or print one query.
     #[command(after_help = concat!("Examples:\n  kld queries\n  kld queries pass-rate-by-benchmark\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]

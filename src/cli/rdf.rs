@@ -388,6 +388,11 @@ pub struct QueryArgs {
     /// SPARQL text (`-` reads it from stdin).
     #[arg(long, short = 'e')]
     pub expr: Option<String>,
+    /// Give variable VAR the value VALUE before the query runs: the answer
+    /// is the rows where ?VAR is VALUE (repeatable). VALUE is a string, or
+    /// `<IRI>`, or an N-Triples literal such as `"3"^^<http://www.w3.org/2001/XMLSchema#integer>`.
+    #[arg(long, value_name = "VAR=VALUE", value_parser = parse_param)]
+    pub param: Vec<(String, karenina_ld::oxigraph::model::Term)>,
     /// Result format (default: table on a terminal, tsv otherwise).
     #[arg(long, value_enum)]
     pub format: Option<ResultFormatArg>,
@@ -448,9 +453,19 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     if let (Some(f), Some(format)) = (form, format) {
         f.check(format)?;
     }
+    // A parameter the query lacks is a usage error, found before anything
+    // is loaded (a query that does not parse is reported by the run).
+    if let Ok(parsed) = query::parse(&text) {
+        for (name, _) in &a.param {
+            parsed.param(name)?;
+        }
+    }
     if a.server.given() {
         if a.store.is_some() || !inputs.is_empty() {
             bail!("with a server, the query runs on the server's graphs: give no files and no --store");
+        }
+        if !a.param.is_empty() {
+            bail!("--param is set by kld's own evaluator: with a server, write the value into the query");
         }
         let client = a.server.client()?;
         let format = format.unwrap_or(default_format(graph_answer));
@@ -480,6 +495,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
                     .map(|(_, w)| w as usize)
             })
             .flatten(),
+        params: a.param,
         ..query::QueryOptions::default()
     };
     let run =
@@ -488,6 +504,26 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         Some(path) => write_answer_to(status, path, run),
         None => write_answer(status, run),
     }
+}
+
+/// `VAR=VALUE` of `--param`: VALUE a string, `<IRI>` or an N-Triples literal.
+fn parse_param(s: &str) -> Result<(String, karenina_ld::oxigraph::model::Term), String> {
+    use karenina_ld::oxigraph::model::{Literal, Term};
+    let (var, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: give VAR=VALUE"))?;
+    let var = var.trim_start_matches(['?', '$']);
+    if var.is_empty() {
+        return Err(format!("{s:?}: no variable name before '='"));
+    }
+    let term = if value.starts_with('<') || value.starts_with('"') {
+        value
+            .parse::<Term>()
+            .map_err(|e| format!("{value:?} is not an IRI or literal: {e}"))?
+    } else {
+        Literal::new_simple_literal(value).into()
+    };
+    Ok((var.to_string(), term))
 }
 
 /// TSV for solutions and N-Triples for graphs: the formats for a pipe or a

@@ -307,6 +307,7 @@ impl State {
             control: query::Control::new(),
             table_width: None,
             memory: self.settings.memory,
+            params: Vec::new(),
         };
         Ok(PreparedQuery {
             parsed,

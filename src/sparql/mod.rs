@@ -12,6 +12,7 @@ mod answer;
 mod catalogue;
 pub mod control;
 pub mod limits;
+mod params;
 mod syntax;
 mod write;
 
@@ -220,6 +221,11 @@ pub struct QueryOptions {
     /// ([`Error::MemoryLimit`] past it; enforced where a
     /// [`crate::memory::CountingAllocator`] is the global allocator).
     pub memory: crate::memory::Limits,
+    /// Values given to variables before the query runs (`kld query
+    /// --param`, Python's `query_named(name, **params)`): the answer is the
+    /// rows where each variable has its value. A variable the query does
+    /// not have in scope is [`Error::Usage`], never silently ignored.
+    pub params: Vec<(String, oxigraph::model::Term)>,
 }
 
 impl Default for QueryOptions {
@@ -232,6 +238,7 @@ impl Default for QueryOptions {
             control: Control::new(),
             table_width: None,
             memory: crate::memory::Limits::for_machine(),
+            params: Vec::new(),
         }
     }
 }
@@ -319,7 +326,12 @@ fn run_until(
         if parsed.shape.operators > limits::MAX_OPTIMIZED_OPERATORS {
             evaluator = evaluator.without_optimizations();
         }
-        let mut prepared = evaluator.for_query(parsed.query.clone());
+        let query = if opts.params.is_empty() {
+            parsed.query.clone()
+        } else {
+            parsed.with_params(&opts.params)?
+        };
+        let mut prepared = evaluator.for_query(query);
         let dataset = prepared.dataset_mut();
         if !opts.named_graphs.is_empty() {
             let named = opts

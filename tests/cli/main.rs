@@ -23,6 +23,7 @@ mod interop;
 mod interop_hostile;
 mod interop_page;
 mod manners;
+mod params;
 mod preset;
 mod queries;
 mod rdf;

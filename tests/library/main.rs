@@ -9,6 +9,7 @@ mod diagnostics;
 mod differential_re;
 mod docs;
 mod merge;
+mod params;
 mod preset;
 mod properties;
 mod rdf;
