@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -121,12 +123,24 @@ def same(a: pandas.DataFrame, b: pandas.DataFrame) -> bool:
     return list(a.columns) == list(b.columns) and rows(a) == rows(b)
 
 
-def best(f, repeat: int):
-    times, out = [], None
+def cpu_seconds() -> float:
+    """CPU time of this process, all threads (user + system): what a path
+    costs whatever else the machine runs."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+CPU: dict[str, float] = {}
+
+
+def best(f, repeat: int, name: str = ""):
+    times, cpus, out = [], [], None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu_seconds()
         out = f()
         times.append(time.perf_counter() - t)
+        cpus.append(cpu_seconds() - c)
+    CPU[name] = min(cpus)
     return min(times), out
 
 
@@ -142,8 +156,8 @@ def main() -> None:
         mb = sum(p.stat().st_size for p in [*ck.iterdir(), *runs.iterdir()]) / 1e6
         nq = tmp / "store.nq"
         karenina_ld.Store([ck, runs]).export(nq)
-        t_kld, ours = best(lambda: kld_path(ck, runs), a.repeat)
-        t_oxi, theirs = best(lambda: pyoxigraph_path(nq), a.repeat)
+        t_kld, ours = best(lambda: kld_path(ck, runs), a.repeat, "kld")
+        t_oxi, theirs = best(lambda: pyoxigraph_path(nq), a.repeat, "oxi")
         for q in QUERIES:
             assert len(ours[q]) > 0, q
             assert same(ours[q], theirs[q]), f"{q}: the two answers differ"
@@ -157,6 +171,9 @@ def main() -> None:
         print(f"karenina_ld  load files + bind + 2 queries + DataFrames: {t_kld:7.3f} s")
         print(f"pyoxigraph   load N-Quads + 2 queries + DataFrames:      {t_oxi:7.3f} s")
         print(f"ratio pyoxigraph / karenina_ld: {t_oxi / t_kld:.2f}x")
+        print(f"CPU time (all threads): karenina_ld {CPU['kld']:.3f} s, pyoxigraph {CPU['oxi']:.3f} s, "
+              f"ratio {CPU['oxi'] / CPU['kld']:.2f}x; load average {os.getloadavg()[0]:.1f} "
+              f"on {os.cpu_count()} cores")
         print(f"pyoxigraph   Store.load of the {a.checkpoints} checkpoint files as JSON-LD alone "
               f"(no results, no queries): {t_jsonld:.3f} s ({quads} quads), "
               f"{t_jsonld / t_kld:.2f}x karenina_ld's whole path")

@@ -35,7 +35,18 @@ from ._native import (
     validate,
 )
 
+
+
+class IRI(str):
+    """An IRI as a query parameter's value (``store.query_named(name,
+    graph=IRI("file:///…"))``); a plain str that is an absolute IRI matches
+    the IRI too, so this is needed only where that would be ambiguous."""
+
+    __slots__ = ()
+
+
 __all__ = [
+    "IRI",
     "Checkpoint",
     "Diagnostic",
     "InvalidFileError",

@@ -1,13 +1,16 @@
 """Type stubs of the extension module (checked by mypy's stubtest)."""
 
+import datetime
+import decimal
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, final
 
 import pandas
 
 _Path = str | os.PathLike[str]
 _Paths = _Path | Sequence[_Path]
+_Param = str | int | float | bool | decimal.Decimal | datetime.datetime | datetime.date
 
 __version__: str
 __all__ = [
@@ -135,9 +138,19 @@ class Store:
     @property
     def failures(self) -> list[tuple[str, str]]: ...
     def query(
-        self, sparql: str, *, timeout: float = 60.0, max_result_bytes: int | None = None
+        self,
+        sparql: str,
+        *,
+        timeout: float = 60.0,
+        max_result_bytes: int | None = None,
+        params: Mapping[str, _Param | Sequence[_Param]] | None = None,
     ) -> Solutions | Triples | bool: ...
     def export(self, path: _Path, *, format: str = "nq") -> None: ...
     def query_named(
-        self, name: str, *, timeout: float = 60.0, max_result_bytes: int | None = None
+        self,
+        name: str,
+        *,
+        timeout: float = 60.0,
+        max_result_bytes: int | None = None,
+        **params: _Param | Sequence[_Param],
     ) -> Solutions | Triples | bool: ...

@@ -136,14 +136,21 @@ impl Store {
     ///
     /// SELECT gives `Solutions`, ASK a bool, CONSTRUCT and DESCRIBE `Triples`.
     ///
+    /// `params` keeps the rows where each named variable has its value
+    /// (str, int, float, bool, Decimal, datetime, date; an `IRI` for an IRI,
+    /// and a str that is an absolute IRI matches the IRI too; a list or
+    /// tuple: any of its values). A variable the query lacks is a
+    /// `ValueError`.
+    ///
     /// >>> store.query("SELECT (COUNT(*) AS ?n) WHERE { ?q a schema:Question }").to_frame()
-    #[pyo3(signature = (sparql, *, timeout=60.0, max_result_bytes=None))]
+    #[pyo3(signature = (sparql, *, timeout=60.0, max_result_bytes=None, params=None))]
     fn query(
         &self,
         py: Python<'_>,
         sparql: &str,
         timeout: f64,
         max_result_bytes: Option<u64>,
+        params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         if !(timeout > 0.0 && timeout.is_finite()) {
             return Err(PyValueError::new_err(
@@ -151,9 +158,19 @@ impl Store {
             ));
         }
         let parsed = sparql::parse(sparql).map_err(|e| query_to_py(e, sparql))?;
+        let params = match params {
+            Some(d) => crate::values::params(d)?,
+            None => Vec::new(),
+        };
+        for (name, _) in &params {
+            parsed
+                .param(name)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
         let opts = QueryOptions {
             timeout: Duration::from_secs_f64(timeout),
             max_result_bytes,
+            params,
             ..QueryOptions::default()
         };
         let control = opts.control.clone();
@@ -172,16 +189,20 @@ impl Store {
     }
 
     /// Runs the catalogue query `name` (`karenina_ld.queries()` lists
-    /// them; `kld queries NAME` prints one) with `query`'s limits.
+    /// them; `kld queries NAME` prints one) with `query`'s limits; keyword
+    /// arguments are its `params` (the rows where each variable has that
+    /// value, as `kld query --param VAR=VALUE`).
     ///
     /// >>> store.query_named("pass-rate-by-benchmark").to_frame()
-    #[pyo3(signature = (name, *, timeout=60.0, max_result_bytes=None))]
+    /// >>> store.query_named("results-by-model", model_name="gpt-4.1-mini")
+    #[pyo3(signature = (name, *, timeout=60.0, max_result_bytes=None, **params))]
     fn query_named(
         &self,
         py: Python<'_>,
         name: &str,
         timeout: f64,
         max_result_bytes: Option<u64>,
+        params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let q = sparql::find(name).ok_or_else(|| {
             let near = sparql::suggest(name);
@@ -194,7 +215,7 @@ impl Store {
                 )
             })
         })?;
-        self.query(py, q.text, timeout, max_result_bytes)
+        self.query(py, q.text, timeout, max_result_bytes, params)
     }
 
     /// Writes the whole store (every named graph, and the default graph's

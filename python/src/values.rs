@@ -100,6 +100,89 @@ impl<'py> Ctors<'py> {
     }
 }
 
+/// Query parameters from Python keyword arguments (see `Store.query`):
+/// each value as the term it stands for; a list or tuple gives several
+/// values of one variable; a str that is an absolute IRI stands for the IRI
+/// too, so a value read from an answer's IRI column finds its rows.
+pub fn params(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, Term)>> {
+    let mut out = Vec::new();
+    for (k, v) in d.iter() {
+        let name: String = k.extract()?;
+        let values: Vec<Bound<'_, PyAny>> =
+            if v.is_instance_of::<PyList>() || v.is_instance_of::<pyo3::types::PyTuple>() {
+                v.try_iter()?.collect::<PyResult<_>>()?
+            } else {
+                vec![v]
+            };
+        if values.is_empty() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{name}: give at least one value"
+            )));
+        }
+        for v in values {
+            for t in terms(&name, &v)? {
+                out.push((name.clone(), t));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The terms a Python value stands for as a parameter.
+fn terms(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Term>> {
+    use oxigraph::model::NamedNode;
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+    let py = v.py();
+    let typed = |value: String, dt: oxigraph::model::NamedNodeRef<'_>| -> Vec<Term> {
+        vec![Literal::new_typed_literal(value, dt).into()]
+    };
+    let iri_class = py.import("karenina_ld")?.getattr("IRI")?;
+    if v.is_instance(&iri_class)? {
+        let s: String = v.extract()?;
+        return NamedNode::new(s.as_str())
+            .map(|n| vec![n.into()])
+            .map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("{name}: {s:?} is not an IRI: {e}"))
+            });
+    }
+    if v.is_instance_of::<PyBool>() {
+        let b: bool = v.extract()?;
+        return Ok(typed(b.to_string(), xsd::BOOLEAN));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(typed(v.str()?.to_string(), xsd::INTEGER));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        let f: f64 = v.extract()?;
+        let lexical = if f.is_nan() {
+            "NaN".to_string()
+        } else if f.is_infinite() {
+            if f > 0.0 { "INF" } else { "-INF" }.to_string()
+        } else {
+            format!("{f:?}")
+        };
+        return Ok(typed(lexical, xsd::DOUBLE));
+    }
+    if v.is_instance_of::<PyString>() {
+        let s: String = v.extract()?;
+        let mut out: Vec<Term> = vec![Literal::new_simple_literal(s.as_str()).into()];
+        if let Ok(n) = NamedNode::new(s.as_str()) {
+            out.push(n.into());
+        }
+        return Ok(out);
+    }
+    let class: String = v.get_type().name()?.to_string();
+    let iso = || -> PyResult<String> { v.call_method0("isoformat")?.extract() };
+    match class.as_str() {
+        "Decimal" => Ok(typed(v.str()?.to_string(), xsd::DECIMAL)),
+        "datetime" => Ok(typed(iso()?, xsd::DATE_TIME)),
+        "date" => Ok(typed(iso()?, xsd::DATE)),
+        _ => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{name}: a parameter is a str, int, float, bool, Decimal, datetime, date or IRI, not {class}"
+        ))),
+    }
+}
+
 /// JSON as Python: objects as dicts (in order), arrays as lists, numbers as
 /// int or float.
 pub fn json<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {

@@ -249,3 +249,59 @@ def test_a_store_directory_keeps_what_was_loaded(tmp_path) -> None:
     # kld reads the same directory (`kld load --store`'s format).
     listed = kld("query", "--store", d, "--named", "graphs", "--format", "json").stdout
     assert len(json.loads(listed)["results"]["bindings"]) == 2
+
+
+@pytest.mark.parametrize("name", [n for n, _ in karenina_ld.queries()])
+def test_query_named_params_keep_the_rows_with_those_values(name: str, corpus_store) -> None:
+    """Every value of every column, given back as a keyword argument (the
+    Python value the answer held), keeps exactly the rows that have it; and
+    `kld query --param` answers the same rows for string columns."""
+    whole = list(corpus_store.query_named(name))
+    if name == "graphs":
+        pytest.skip("load times differ")
+    checked = 0
+    for var in corpus_store.query_named(name).variables:
+        values = []
+        for row in whole:
+            v = row[var]
+            if v is not None and not (isinstance(v, str) and v.startswith("_:")) and v not in values:
+                values.append(v)
+        for value in values[:3]:
+            got = list(corpus_store.query_named(name, **{var: value}))
+            want = [r for r in whole if r[var] == value and type(r[var]) is type(value)]
+            key = lambda row: repr(sorted(row.items()))  # noqa: E731
+            assert sorted(got, key=key) == sorted(want, key=key), (var, value)
+            checked += 1
+    assert checked > 0 or not whole
+
+
+def test_params_any_of_a_list_iri_and_refusals(corpus_store) -> None:
+    rows = list(corpus_store.query_named("results-by-model"))
+    models = sorted({r["model_name"] for r in rows})
+    assert len(models) >= 2
+    both = list(corpus_store.query_named("results-by-model", model_name=models[:2]))
+    assert sorted(r["model_name"] for r in both) == sorted(r["model_name"] for r in rows if r["model_name"] in models[:2])
+    graph = list(corpus_store.query_named("benchmark-stats"))[0]["graph"]
+    by_iri = list(corpus_store.query_named("benchmark-stats", graph=karenina_ld.IRI(graph)))
+    assert len(by_iri) == 1 and by_iri == list(corpus_store.query_named("benchmark-stats", graph=graph))
+    with pytest.raises(ValueError, match="not an IRI"):
+        corpus_store.query_named("benchmark-stats", graph=karenina_ld.IRI("not an iri"))
+    assert list(corpus_store.query_named("results-by-model", model_name="no such model")) == []
+    with pytest.raises(ValueError, match=r"no variable \?modle_name.*\?model_name"):
+        corpus_store.query_named("results-by-model", modle_name="x")
+    with pytest.raises(TypeError, match="not object"):
+        corpus_store.query_named("results-by-model", model_name=object())
+    q = "SELECT ?n WHERE { VALUES ?n { 1 2 3 } }"
+    assert [r["n"] for r in corpus_store.query(q, params={"n": [1, 3]})] == [1, 3]
+
+
+def test_a_param_answers_as_kld_query_param_does(corpus_store) -> None:
+    files = [*checkpoints(), *results_files()]
+    rows = list(corpus_store.query_named("results-by-model"))
+    model = rows[0]["model_name"]
+    expected = kld_json("query", *files, "--named", "results-by-model", "--format", "json",
+                        "--param", f"model_name={model}")
+    got = list(corpus_store.query_named("results-by-model", model_name=model))
+    want = [{v: typed(b.get(v)) for v in expected["head"]["vars"]} for b in expected["results"]["bindings"]]
+    key = lambda row: repr(sorted(row.items()))  # noqa: E731
+    assert got and sorted(got, key=key) == sorted(want, key=key)
