@@ -20,6 +20,7 @@ mod hostile_serve;
 mod hostile_watch;
 mod identity;
 mod interop;
+mod interop_clients;
 mod interop_hostile;
 mod interop_page;
 mod manners;
