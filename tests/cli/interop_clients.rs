@@ -137,3 +137,141 @@ fn comunica_joins_kld_serve_and_an_oxigraph_server() {
         assert!(rows(&alone.stdout).is_empty(), "{one} alone");
     }
 }
+
+/// A `java` command running Jena's `main` class with the classpath
+/// `tests/scripts/jena_classpath.py` builds (resources under `dir`).
+fn jena(dir: &Path, main: &str) -> Command {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/jena_classpath.py");
+    let cp = run_ok(Command::new("python3").arg(script).arg(dir));
+    let mut c = Command::new("java");
+    c.args(["-cp", cp.trim(), main]);
+    c
+}
+
+#[test]
+#[ignore = "interop tier, needs java and Debian's libapache-jena-java (.ci/run): cargo test -- --include-ignored"]
+fn jena_rsparql_gets_answers_from_kld_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&[examples()], &[]);
+    let out = jena(dir.path(), "arq.rsparql")
+        .args([
+            "--service",
+            &format!("{}/sparql", s.base),
+            "--results",
+            "json",
+            NAMES,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let local = crate::stdout_of(
+        crate::kld()
+            .args(["query", "--format", "json", "-e", NAMES])
+            .arg(examples()),
+    );
+    let got = rows(&out.stdout);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(
+        got,
+        rows(local.as_bytes()),
+        "rsparql over kld serve vs kld query"
+    );
+}
+
+/// What docs/remote.md says Jena does with Karenina's `urn:uuid:` IRIs
+/// (`urn:uuid:question-…`, `urn:uuid:karenina-checkpoint-…`: not UUIDs).
+#[test]
+#[ignore = "interop tier, needs java and Debian's libapache-jena-java (.ci/run): cargo test -- --include-ignored"]
+fn jena_warns_on_karenina_urn_uuid_iris_in_data_and_refuses_them_in_query_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let nq = dir.path().join("examples.nq");
+    crate::stdout_of(
+        crate::kld()
+            .arg("export")
+            .arg(examples())
+            .arg("-o")
+            .arg(&nq),
+    );
+    let quads = std::fs::read_to_string(&nq).unwrap().lines().count();
+    // Loading: every quad is read, each such IRI draws a warning, exit 1
+    // (riot writes the count to stderr too).
+    let out = jena(dir.path(), "riotcmd.riot")
+        .arg("--count")
+        .arg(&nq)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let n: String = stderr
+        .rsplit("Quads = ")
+        .next()
+        .unwrap()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    assert_eq!(n.parse::<usize>().unwrap(), quads, "{stdout}");
+    for iri in [
+        "urn:uuid:question-is-17-a-prime-number-7abec4b4",
+        "urn:uuid:karenina-checkpoint-1770332819.237824",
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.contains("WARN org.apache.jena.riot - [line: ")
+                    && l.ends_with(&format!("Bad IRI: Not a valid UUID string: {iri}"))),
+            "{stderr}"
+        );
+    }
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.contains("Not a valid UUID string"))
+        .count();
+    assert!(warnings > 100, "one warning per occurrence: {warnings}");
+
+    // Query text naming one: refused before it is sent (exit 2); matching
+    // the IRI's string, or building it with IRI(), works.
+    let s = serve(&[examples()], &[]);
+    let service = format!("{}/sparql", s.base);
+    let named =
+        "SELECT (COUNT(*) AS ?n) { <urn:uuid:question-is-17-a-prime-number-7abec4b4> ?p ?o }";
+    let out = jena(dir.path(), "arq.rsparql")
+        .args(["--service", &service, named])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "Bad IRI: 'urn:uuid:question-is-17-a-prime-number-7abec4b4': Not a valid UUID string"
+        ),
+        "{stderr}"
+    );
+    let expected = rows(
+        crate::stdout_of(
+            crate::kld()
+                .args(["query", "--format", "json", "-e", named])
+                .arg(examples()),
+        )
+        .as_bytes(),
+    );
+    assert_ne!(
+        expected,
+        rows(br#"{"results":{"bindings":[{"n":{"value":"0"}}]}}"#)
+    );
+    for workaround in [
+        "SELECT (COUNT(*) AS ?n) { ?s ?p ?o FILTER(STR(?s) = \"urn:uuid:question-is-17-a-prime-number-7abec4b4\") }",
+        "SELECT (COUNT(*) AS ?n) { BIND(IRI(\"urn:uuid:question-is-17-a-prime-number-7abec4b4\") AS ?s) ?s ?p ?o }",
+    ] {
+        let out = jena(dir.path(), "arq.rsparql")
+            .args(["--service", &service, "--results", "json", workaround])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{workaround}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(rows(&out.stdout), expected, "{workaround}");
+    }
+}
