@@ -11,9 +11,7 @@
 //!   are started on a free port, asked `ASK {}`, and stopped by PID.
 //! - A synopsis line (`kld validate FILE|DIR... [--format text|json]`) is not
 //!   run: every `--flag` it shows must be in that command's `--help`.
-//! - Every line of docs/serving.md that states a status code, and every row
-//!   of its limits table, is named in [`SERVING_CLAIMS`] with the tests that
-//!   check it; each test must exist and each key must still be in the manual.
+//! - docs/serving.md's statuses and limits: `serving_claims.rs`.
 //! - The checker itself fails on a tiny fake manual whose example or flag is
 //!   not true ([`a_false_example_or_flag_in_a_manual_is_reported`]).
 

@@ -36,6 +36,7 @@ mod runs;
 mod seams;
 mod serve;
 mod serve_limits;
+mod serving_claims;
 mod sidecars;
 mod siege_serve;
 mod trust;

@@ -1,8 +1,8 @@
-//! docs/serving.md's answer limits that no other test named: a 200 is
+//! docs/serving.md's statuses and limits that no other test named: a 200 is
 //! streamed in chunks of about 64 KiB (one is sent each time 64 KiB are
 //! buffered, so it is 64 KiB plus the rest of the write that filled it), and `--max-result-bytes` answers 503
 //! when nothing was sent yet and cuts the answer (an incomplete response)
-//! when it was.
+//! when it was; a POST body of another type is 415.
 
 use crate::serve::{client, serve};
 use std::io::{Read, Write};
@@ -102,4 +102,21 @@ fn max_result_bytes_answers_503_before_the_first_chunk_and_cuts_after_it() {
         .unwrap();
     assert_eq!(r.status(), 200);
     assert!(r.bytes().is_err(), "a cut answer must read as incomplete");
+}
+
+#[test]
+fn a_post_body_neither_form_nor_sparql_query_is_415() {
+    let s = serve(&examples(), &[]);
+    let c = client();
+    let post = |ct: &str| {
+        c.post(format!("{}/sparql", s.base))
+            .header("Content-Type", ct)
+            .body("ASK {}")
+            .send()
+            .unwrap()
+            .status()
+    };
+    assert_eq!(post("text/plain"), 415);
+    assert_eq!(post("application/json"), 415);
+    assert_eq!(post("application/sparql-query"), 200);
 }
