@@ -16,7 +16,7 @@
 //!   not true ([`a_false_example_or_flag_in_a_manual_is_reported`]).
 
 use crate::common::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -415,13 +415,7 @@ pub(crate) fn check(examples: &[Example], oxigraph: Option<&str>) -> Checked {
 /// README.md and docs/*.md, with their examples.
 fn manual() -> Vec<(String, Vec<Example>)> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(repo.join("docs"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    docs.sort();
+    let mut docs = files_in(&repo.join("docs"), "md");
     docs.insert(0, repo.join("README.md"));
     docs.iter()
         .map(|p| {

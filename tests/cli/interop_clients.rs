@@ -54,6 +54,19 @@ fn rows(json: &[u8]) -> BTreeSet<Vec<String>> {
         .collect()
 }
 
+/// Asserts that a SPARQL JSON answer to [`NAMES`] (what `who` answered) has
+/// the three benchmark names `kld query` gives over examples/.
+fn same_names_as_kld_query(answer: &[u8], who: &str) {
+    let local = crate::stdout_of(
+        crate::kld()
+            .args(["query", "--format", "json", "-e", NAMES])
+            .arg(examples()),
+    );
+    let got = rows(answer);
+    assert_eq!(got.len(), 3, "{who}: {got:?}");
+    assert_eq!(got, rows(local.as_bytes()), "{who} vs kld query");
+}
+
 const NAMES: &str = "SELECT DISTINCT ?name WHERE { ?f a <https://schema.org/DataFeed> ; <https://schema.org/name> ?name }";
 
 #[test]
@@ -68,18 +81,7 @@ fn comunica_queries_kld_serve_without_a_warning() {
     );
     // Comunica logs at level "warn" by default: nothing at all on stderr.
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "Comunica warned");
-    let local = crate::stdout_of(
-        crate::kld()
-            .args(["query", "--format", "json", "-e", NAMES])
-            .arg(examples()),
-    );
-    let got = rows(&out.stdout);
-    assert_eq!(got.len(), 3, "{got:?}");
-    assert_eq!(
-        got,
-        rows(local.as_bytes()),
-        "Comunica over kld serve vs kld query"
-    );
+    same_names_as_kld_query(&out.stdout, "Comunica over kld serve");
 }
 
 #[test]
@@ -153,33 +155,14 @@ fn jena(dir: &Path, main: &str) -> Command {
 fn jena_rsparql_gets_answers_from_kld_serve() {
     let dir = tempfile::tempdir().unwrap();
     let s = serve(&[examples()], &[]);
-    let out = jena(dir.path(), "arq.rsparql")
-        .args([
-            "--service",
-            &format!("{}/sparql", s.base),
-            "--results",
-            "json",
-            NAMES,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let local = crate::stdout_of(
-        crate::kld()
-            .args(["query", "--format", "json", "-e", NAMES])
-            .arg(examples()),
-    );
-    let got = rows(&out.stdout);
-    assert_eq!(got.len(), 3, "{got:?}");
-    assert_eq!(
-        got,
-        rows(local.as_bytes()),
-        "rsparql over kld serve vs kld query"
-    );
+    let out = run_ok(jena(dir.path(), "arq.rsparql").args([
+        "--service",
+        &format!("{}/sparql", s.base),
+        "--results",
+        "json",
+        NAMES,
+    ]));
+    same_names_as_kld_query(out.as_bytes(), "rsparql over kld serve");
 }
 
 /// What docs/remote.md says Jena does with Karenina's `urn:uuid:` IRIs

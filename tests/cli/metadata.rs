@@ -131,18 +131,9 @@ fn a_search_by_author_finds_what_karenina_finds() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/scripts/karenina_authors.py"
     );
-    let out = Command::new(venv_python())
-        .arg(script)
-        .args(&files)
-        .output()
-        .expect("the Karenina venv's python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(Command::new(venv_python()).arg(script).args(&files));
     let mut theirs = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in out.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
         let file = Path::new(v["file"].as_str().unwrap())
             .file_name()

@@ -81,11 +81,13 @@ fn max_result_bytes_answers_503_before_the_first_chunk_and_cuts_after_it() {
     // Nothing sent yet: 503, and the server goes on.
     let s = serve(&examples(), &["--max-result-bytes", "1000"]);
     let url = format!("{}/sparql", s.base);
-    let r = c
-        .get(format!("{url}?query={ALL}"))
-        .header("Accept", "application/n-triples")
-        .send()
-        .unwrap();
+    let all = |url: &str| {
+        c.get(format!("{url}?query={ALL}"))
+            .header("Accept", "application/n-triples")
+            .send()
+            .unwrap()
+    };
+    let r = all(&url);
     assert_eq!(r.status(), 503);
     assert!(
         r.text().unwrap().contains("1000"),
@@ -95,11 +97,7 @@ fn max_result_bytes_answers_503_before_the_first_chunk_and_cuts_after_it() {
     assert_eq!(ask.status(), 200);
     // Past the first 64 KiB chunk: the status was sent, the body is cut.
     let s = serve(&examples(), &["--max-result-bytes", "100000"]);
-    let r = c
-        .get(format!("{}/sparql?query={ALL}", s.base))
-        .header("Accept", "application/n-triples")
-        .send()
-        .unwrap();
+    let r = all(&format!("{}/sparql", s.base));
     assert_eq!(r.status(), 200);
     assert!(r.bytes().is_err(), "a cut answer must read as incomplete");
 }
