@@ -161,6 +161,60 @@ mod tests {
         assert_eq!(custom_key("xcustom_a"), None);
     }
 
+    fn prop(name: &str, json: &str) -> Property {
+        Property {
+            name: name.into(),
+            value: Some(json::parse(json.as_bytes()).unwrap()),
+            extra: Vec::new(),
+        }
+    }
+
+    /// The JSON-LD members the structured reading adds to a question.
+    fn added(props: &[Property]) -> String {
+        let mut q = Object::new();
+        question(&mut super::super::lossless::DocEmitter, &mut q, props);
+        Json::Object(q).to_compact()
+    }
+
+    #[test]
+    fn authors_and_sources_in_every_form_karenina_writes() {
+        // Karenina's json.dumps of a dict, with members schema.org lacks.
+        let a = added(&[prop(
+            "author",
+            r#""{\"name\": \"Ada\", \"email\": \"a@x\", \"@id\": \"urn:x\", \"age\": 3}""#,
+        )]);
+        assert_eq!(
+            a,
+            r#"{"author":{"@type":"Person","name":"Ada","email":"a@x"}}"#
+        );
+        // Native (set_question_author), an organization, a list, a plain name.
+        let a = added(&[prop(
+            "author",
+            r#"[{"@type":"Organization","name":"EBI"},"Jane Doe",{"age":3},7]"#,
+        )]);
+        assert_eq!(
+            a,
+            r#"{"author":[{"@type":"Organization","name":"EBI"},{"@type":"Person","name":"Jane Doe"}]}"#
+        );
+        let a = added(&[prop(
+            "sources",
+            r#""[{\"@type\": \"CreativeWork\", \"name\": \"Atlas\", \"url\": \"http://x\"}, \"PMID 1\"]""#,
+        )]);
+        assert_eq!(
+            a,
+            r#"{"citation":[{"@type":"CreativeWork","name":"Atlas","url":"http://x"},"PMID 1"]}"#
+        );
+        // Nothing for null, empty or other metadata.
+        let a = added(&[
+            prop("author", "null"),
+            prop("author", r#""""#),
+            prop("sources", r#""not json""#),
+            prop("few_shot_examples", r#""[{\"question\": \"q\"}]""#),
+            prop("custom_author", r#"{"name":"X"}"#),
+        ]);
+        assert_eq!(a, "{}");
+    }
+
     #[test]
     fn a_json_string_is_decoded_as_karenina_does() {
         let s = Json::String("{\"name\": \"Ada\"}".into());
