@@ -1,7 +1,7 @@
 //! The manual stays true.
 //!
 //! - Every command example in README.md and docs/*.md (a line starting with
-//!   `kld ` in a fenced `sh`/`shell`/`bash`/`console` block) is found by
+//!   `kld ` in a fenced `sh`/`shell`/`bash`/`console` or unlabelled block) is found by
 //!   [`examples_in`], so a new one is picked up without touching this file.
 //!   An example runs with `sh` in a scratch directory that holds the bundled
 //!   examples under the names the manual uses ([`scratch`]) and must exit 0,
@@ -51,7 +51,9 @@ pub(crate) fn examples_in(doc: &str, text: &str) -> Vec<Example> {
                 None => {
                     let info = line.trim_start_matches(marker.chars().next().unwrap());
                     let lang = info.split_whitespace().next().unwrap_or("");
-                    let shell = matches!(lang, "sh" | "shell" | "bash" | "console");
+                    // An unlabelled fence holding `kld` lines is shell too
+                    // (docs/interop.md's synopses).
+                    let shell = matches!(lang, "" | "sh" | "shell" | "bash" | "console");
                     fence = Some((marker.to_string(), shell));
                 }
             }
