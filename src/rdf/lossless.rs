@@ -19,7 +19,10 @@
 //! - keywords are `schema:keywords` literals plus a `karenina:keywordList` JSON
 //!   literal (order and duplicates); a present-but-empty list is named by
 //!   `karenina:emptyList`; members Karenina does not know are one
-//!   `karenina:extra` JSON object literal.
+//!   `karenina:extra` JSON object literal;
+//! - question metadata Karenina keeps as JSON text (`author`, `sources`) is
+//!   also given its schema.org reading ([`super::metadata`]), which the way
+//!   back ignores.
 //!
 //! `rdf:JSON` literals are written as typed value objects rather than `@json`
 //! because `@json` canonicalizes (JCS) and so would sort keys and rewrite numbers.
@@ -222,8 +225,11 @@ fn question<E: Emit>(e: &mut E, q: &Question) -> E::Node {
         &mut n,
         "additionalProperty",
         &q.additional_property,
-        property,
+        question_property,
     );
+    if let Some(props) = &q.additional_property {
+        super::metadata::question(e, &mut n, props);
+    }
     if let Some(kw) = &q.keywords {
         for k in kw {
             e.string(&mut n, "keywords", k);
@@ -267,6 +273,14 @@ fn property<E: Emit>(e: &mut E, i: usize, p: &Property) -> E::Node {
         value(e, &mut n, "value", v);
     }
     extra(e, &mut n, &p.extra);
+    n
+}
+
+/// A question's property: the lossless triples plus, for `custom_…`, the
+/// key Karenina reads it under ([`super::metadata`]).
+fn question_property<E: Emit>(e: &mut E, i: usize, p: &Property) -> E::Node {
+    let mut n = property(e, i, p);
+    super::metadata::custom(e, &mut n, p);
     n
 }
 

@@ -12,6 +12,7 @@ pub mod compact;
 pub mod extract;
 pub mod identity;
 pub mod lossless;
+pub mod metadata;
 
 use crate::error::{Error, Result};
 use crate::json::Json;

@@ -28,6 +28,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "pass-rate-by-benchmark",
     "pass-rate-by-keyword",
     "questions",
+    "questions-by-author",
     "questions-without-template",
     "regex-traits",
     "results-by-model",

@@ -15,7 +15,8 @@ use std::process::Command;
 /// mishandles something silently, or that kld changed something).
 const RAISES_LATER: [&str; 5] = ["KLD-W016", "KLD-W017", "KLD-W018", "KLD-W019", "KLD-W031"];
 
-fn venv_python() -> PathBuf {
+/// The Karenina venv's python (`$KLD_KARENINA_VENV`, else `target/karenina-venv`).
+pub(crate) fn venv_python() -> PathBuf {
     let venv = std::env::var_os("KLD_KARENINA_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/karenina-venv"));

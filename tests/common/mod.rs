@@ -91,11 +91,16 @@ pub fn run_generator(args: &[&str], out: &Path) {
 
 /// The `.jsonld` files in a directory, sorted.
 pub fn jsonld_in(dir: &Path) -> Vec<PathBuf> {
+    files_in(dir, "jsonld")
+}
+
+/// The files of a directory whose extension is `ext`, sorted.
+pub fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonld"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     v.sort();
     v
