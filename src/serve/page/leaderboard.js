@@ -1,0 +1,206 @@
+// The page's leaderboard: answering models × benchmarks, the pass rate of
+// each (with n, no-verdict counts apart, a colour scale that always comes
+// with its text), or the per-trait scores; sortable by any column,
+// filterable by run and by benchmark, each pass-rate cell opening the
+// outcomes behind it.
+// Every number comes from a catalogue query run by the server
+// (/queries/pass-rate-by-benchmark, /queries/scores-by-trait), so the board
+// shows what `kld query` shows. A filter is the SPARQL Protocol's dataset
+// (`named-graph-uri`: the run's results graph and its checkpoint, or a
+// checkpoint and the runs bound to it): the same query over fewer graphs,
+// as `kld query` over those files would answer it.
+// Plain JS, no dependencies; uses `el`, `showOutcomes` and `roundNumber`
+// from app.js and table.js.
+// Its names stay inside it but for those it exports: loadBoard, drawBoard,
+// benchmarkLabel, shortBenchmarkLabel, cutText.
+(() => {
+"use strict";
+
+// ---- unique labels ---------------------------------------------------------
+// A checkpoint graph's label: its benchmark's name, and where two loaded
+// checkpoints share that name, the file it was loaded from (its whole path
+// when the file names clash too).
+const baseName = (path) => String(path).split(/[\\/]/).pop();
+
+function benchmarkParts(graph, name) {
+  const cp = checkpointGraphs.get(graph);
+  const own = cp?.name ?? name ?? graph;
+  const same = [...checkpointGraphs.values()].filter((c) => c.name === own);
+  if (!cp || same.length < 2) return { name: own, file: "" };
+  const file = baseName(cp.source);
+  return { name: own, file: same.filter((c) => baseName(c.source) === file).length > 1 ? cp.source : file };
+}
+
+function benchmarkLabel(graph, name) {
+  const p = benchmarkParts(graph, name);
+  return p.file ? `${p.name} (${p.file})` : p.name;
+}
+
+// The label cut to about `max` characters, the file kept (cut last).
+function shortBenchmarkLabel(graph, name, max) {
+  const p = benchmarkParts(graph, name);
+  if (!p.file) return cutText(p.name, max);
+  const file = cutText(p.file, Math.max(12, Math.floor(max / 2)));
+  return `${cutText(p.name, Math.max(8, max - file.length - 3))} (${file})`;
+}
+
+// `text` cut to `max` characters with an ellipsis (the full text goes in a
+// title beside it).
+const cutText = (text, max) => (text.length > max ? text.slice(0, max - 1) + "…" : text);
+
+// ---- data ------------------------------------------------------------------
+async function catalogueRows(name, named = []) {
+  const params = new URLSearchParams(named.map((g) => ["named-graph-uri", g]));
+  const r = await fetch(`/queries/${name}?${params}`, { headers: { Accept: "application/sparql-results+json" } });
+  if (!r.ok) throw new Error(await r.text());
+  const res = await r.json();
+  return res.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
+}
+
+const board = { runs: [], sort: { col: -1, asc: false } };
+
+// The runs bound to a benchmark (the catalogue's `runs`), for the run filter.
+async function loadBoard() {
+  board.runs = (await catalogueRows("runs")).filter((r) => r.checkpoint);
+  const runSelect = document.getElementById("board-run");
+  const keep = runSelect.value;
+  runSelect.replaceChildren(el("option", { value: "" }, "all runs"), ...board.runs.map((r) =>
+    el("option", { value: r.graph, title: r.graph },
+      `${r.run}${r.label ? ` (${r.label})` : ""} · ${baseName(r.graph)}`)));
+  runSelect.value = keep;
+  const graphs = [...new Set(board.runs.map((r) => r.checkpoint))];
+  const benchSelect = document.getElementById("board-benchmark");
+  const keepB = benchSelect.value;
+  benchSelect.replaceChildren(el("option", { value: "" }, "all benchmarks"), ...graphs
+    .map((g) => [g, benchmarkLabel(g)]).sort((a, b) => a[1].localeCompare(b[1]))
+    .map(([g, label]) => el("option", { value: g, title: label }, cutText(label, 80))));
+  benchSelect.value = keepB;
+  document.getElementById("board").hidden = graphs.length === 0;
+  await drawBoard();
+}
+
+// The datasets the filters stand for, one per checkpoint shown: [checkpoint,
+// [named graphs]] (no filter: one dataset, every graph).
+function datasets(perCheckpoint) {
+  const run = document.getElementById("board-run").value;
+  const bench = document.getElementById("board-benchmark").value;
+  let cps = [...new Set(board.runs.map((r) => r.checkpoint))];
+  if (bench) cps = cps.filter((g) => g === bench);
+  if (run) cps = cps.filter((g) => board.runs.some((r) => r.graph === run && r.checkpoint === g));
+  if (!run && !bench && !perCheckpoint) return [[null, []]];
+  return cps.map((g) => [g, [g, ...board.runs.filter((r) => r.checkpoint === g && (!run || r.graph === run)).map((r) => r.graph)]]);
+}
+
+// ---- cells -----------------------------------------------------------------
+// The colour of a rate: red (0) through yellow to green (1), light enough
+// for dark text on it; the text says the same.
+const rateColour = (rate) => `hsl(${Math.round(rate * 120)}, 70%, 84%)`;
+
+function passCell(r, named) {
+  const n = Number(r.results), passed = Number(r.passed);
+  const noVerdict = Number(r.no_verdict || 0), csv = Number(r.false_or_null || 0);
+  const rate = r.pass_rate === undefined ? null : Number(r.pass_rate);
+  const b = el("button", { type: "button", className: "board-cell" },
+    el("strong", {}, rate === null ? "no verdict" : `${Math.round(rate * 100)}%`), " ",
+    el("span", { className: "n" }, `${passed}/${n}`));
+  if (noVerdict) b.append(el("span", { className: "extra" }, `${noVerdict} no verdict`));
+  if (csv) b.append(el("span", { className: "extra" }, `${csv} false or null`));
+  b.title = `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${passed} passed, `
+    + `${r.failed} failed, ${noVerdict} no verdict, ${csv} false or null, of ${n}`
+    + (rate === null ? "" : `; pass rate ${r.pass_rate}`);
+  Object.assign(b.dataset, { graph: r.graph, benchmark: r.benchmark, interface: r.interface,
+    model: r.model_name, results: r.results, passed: r.passed, failed: r.failed,
+    noVerdict: r.no_verdict, falseOrNull: r.false_or_null, passRate: r.pass_rate ?? "" });
+  b.onclick = () => showOutcomes(r, named);
+  return { node: b, sort: rate ?? -1, colour: rate === null ? "#e6e9ef" : rateColour(rate) };
+}
+
+function traitCell(r, graph) {
+  const n = Number(r.n), trues = Number(r.true_count);
+  const mean = r.mean === undefined ? null : Number(r.mean);
+  // Boolean traits have no mean: their share of true is the rate coloured.
+  const rate = mean === null ? (n ? trues / n : null) : null;
+  const b = el("span", { className: "board-cell", tabIndex: 0 },
+    el("strong", {}, mean !== null ? roundNumber(r.mean) : `${trues}/${n} true`), " ",
+    el("span", { className: "n" }, `n=${n}`));
+  b.title = `${r.interface}:${r.model_name}, ${r.trait} (${r.type}, ${r.scope}) ${r.score_key}: `
+    + (mean !== null ? `mean ${r.mean}` : `${trues} true`) + ` over ${n} scores`;
+  Object.assign(b.dataset, { graph, benchmark: r.benchmark, model: r.model_name, interface: r.interface,
+    scope: r.scope, trait: r.trait, scoreKey: r.score_key, n: r.n, trueCount: r.true_count, mean: r.mean ?? "" });
+  return { node: b, sort: mean ?? rate ?? -1, colour: rate === null ? "" : rateColour(rate) };
+}
+
+// ---- the table -------------------------------------------------------------
+async function drawBoard() {
+  const view = document.getElementById("board-view").value;
+  const status = document.getElementById("board-status");
+  status.textContent = "loading…";
+  const columns = new Map(); // key -> { label, title }
+  const models = new Map(); // "interface:model" -> Map(key -> cell)
+  const put = (r, key, label, title, cell, parts) => {
+    columns.set(key, { label, title, parts });
+    const m = `${r.interface}:${r.model_name}`;
+    if (!models.has(m)) models.set(m, new Map());
+    models.get(m).set(key, cell);
+  };
+  if (view === "pass") {
+    for (const [, named] of datasets(false)) {
+      for (const r of await catalogueRows("pass-rate-by-benchmark", named)) {
+        const label = benchmarkLabel(r.graph, r.benchmark);
+        put(r, r.graph, label, `${label}\n${r.graph}`, passCell(r, named), benchmarkParts(r.graph, r.benchmark));
+      }
+    }
+  } else {
+    const sets = datasets(true);
+    const answers = await Promise.all(sets.map(([, named]) => catalogueRows("scores-by-trait", named)));
+    sets.forEach(([g], i) => {
+      for (const r of answers[i]) {
+        const label = `${benchmarkLabel(g, r.benchmark)} · ${r.score_key}`;
+        const parts = benchmarkParts(g, r.benchmark);
+        put(r, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`, label, `${label} (${r.type}, ${r.scope} trait)`, traitCell(r, g),
+          { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") });
+      }
+    });
+  }
+  const keys = [...columns.keys()].sort((a, b) => columns.get(a).label.localeCompare(columns.get(b).label));
+  const table = document.getElementById("leaderboard");
+  const { sort } = board;
+  if (sort.col > keys.length) sort.col = -1;
+  // A column's header: the name (cut to three lines) and, apart, what tells
+  // it from another of that name; the whole label on hover.
+  const header = (parts, title, i) => {
+    const button = el("button", { type: "button", className: "sort", title },
+      el("span", { className: "label" }, cutText(parts.name, 120)));
+    if (parts.file) button.append(el("span", { className: "file" }, parts.file));
+    // A benchmark column sorts highest first, then lowest first.
+    button.onclick = () => { sort.asc = sort.col === i ? !sort.asc : i === 0; sort.col = i; drawBoard(); };
+    const th = el("th", { scope: "col" }, button);
+    th.setAttribute("aria-sort", sort.col === i ? (sort.asc ? "ascending" : "descending") : "none");
+    if (sort.col === i) th.className = sort.asc ? "asc" : "desc";
+    return th;
+  };
+  table.tHead.replaceChildren(el("tr", {}, header({ name: "Answering model" }, "interface:model", 0),
+    ...keys.map((k, i) => header(columns.get(k).parts, columns.get(k).title, i + 1))));
+  const rows = [...models.entries()];
+  rows.sort(([ma, ca], [mb, cb]) => {
+    if (sort.col <= 0) return (sort.col === 0 && !sort.asc ? -1 : 1) * ma.localeCompare(mb);
+    const k = keys[sort.col - 1];
+    // Models without results there go last either way.
+    const x = ca.get(k)?.sort, y = cb.get(k)?.sort;
+    if (x === undefined || y === undefined) return (x === undefined) - (y === undefined) || ma.localeCompare(mb);
+    return (sort.asc ? 1 : -1) * (x - y) || ma.localeCompare(mb);
+  });
+  table.tBodies[0].replaceChildren(...rows.map(([m, cells]) => el("tr", {},
+    el("th", { scope: "row", className: "model" }, m),
+    ...keys.map((k) => {
+      const c = cells.get(k);
+      const td = el("td", {}, c ? c.node : "–");
+      if (c?.colour) td.style.background = c.colour;
+      if (!c) td.title = "no results of this model on this benchmark";
+      return td;
+    }))));
+  status.textContent = `${rows.length} models × ${keys.length} ${view === "pass" ? "benchmarks" : "trait scores"}`;
+}
+
+Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText });
+})();
