@@ -503,6 +503,22 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     }
     assert!(expected > 0);
     assert_eq!(traits.len(), expected);
+    // A trait cell opens its scores: n of them with a value.
+    let t = &seen["trait_opened"];
+    let values = strings(&t["values"]);
+    assert_eq!(
+        t["total"].as_str().unwrap(),
+        values.len().to_string(),
+        "{t}"
+    );
+    let with_value = values.iter().filter(|v| !v.is_empty()).count();
+    assert_eq!(with_value.to_string(), t["n"].as_str().unwrap(), "{t}");
+    // Every text of every cell reads against its colour (WCAG AA, 4.5:1).
+    assert!(
+        seen["contrast"].as_f64().unwrap() >= 4.5,
+        "{}",
+        seen["contrast"]
+    );
     // A 400 px window: the page is no wider than it.
     assert_eq!(seen["narrow"][0], 400);
     assert!(

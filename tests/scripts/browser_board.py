@@ -129,6 +129,28 @@ CELLS = """return [...document.querySelectorAll('#leaderboard tbody td .board-ce
   ...b.dataset, text: b.textContent, row: b.closest('tr').querySelector('th').textContent}));"""
 
 
+# The lowest WCAG contrast ratio of any text in a leaderboard cell against
+# the cell's background.
+CONTRAST = """
+const lum = (c) => {
+  const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+    const x = Number(v) / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+let worst = 21;
+for (const td of document.querySelectorAll('#leaderboard tbody td')) {
+  let bg = getComputedStyle(td).backgroundColor;
+  if (bg === 'rgba(0, 0, 0, 0)') bg = 'rgb(255, 255, 255)';
+  for (const t of [td, ...td.querySelectorAll('*')]) {
+    const [a, b] = [lum(getComputedStyle(t).color), lum(bg)].sort((x, y) => y - x);
+    worst = Math.min(worst, (a + 0.05) / (b + 0.05));
+  }
+}
+return worst;"""
+
+
 def board_cells():
     return driver.execute_script(CELLS)
 
@@ -145,6 +167,7 @@ def leaderboard():
     driver.get(base + "/#board")
     wait.until(lambda d: "models" in d.find_element(By.ID, "board-status").text)
     seen["cells"] = board_cells()
+    seen["contrast"] = driver.execute_script(CONTRAST)
     heads = driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")
     seen["columns"] = [{"label": th.text, "title": th.find_element(By.TAG_NAME, "button").get_attribute("title"),
                         "width": th.size["width"]} for th in heads]
@@ -185,6 +208,15 @@ def leaderboard():
     # Trait scores: every cell.
     board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("traits"))
     seen["traits"] = board_cells()
+    # A trait cell opens the scores behind it.
+    cell = driver.find_element(By.CSS_SELECTOR, "#leaderboard tbody .board-cell")
+    seen["trait_opened"] = {k: cell.get_attribute("data-" + k) for k in
+                            ["graph", "interface", "model", "trait", "scope", "score-key", "n"]}
+    cell.send_keys(Keys.ENTER)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#trait-scores-table"))
+    seen["trait_opened"]["total"] = driver.find_element(By.ID, "trait-scores-table").get_attribute("data-total")
+    seen["trait_opened"]["values"] = driver.execute_script(
+        "return [...document.querySelectorAll('#trait-scores-table tbody tr')].map((tr) => tr.cells[1].textContent)")
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     driver.save_screenshot(os.path.join(shots, "leaderboard-traits.png"))
     # A narrow window: the page is no wider than it.

@@ -9,8 +9,8 @@
 // (`named-graph-uri`: the run's results graph and its checkpoint, or a
 // checkpoint and the runs bound to it): the same query over fewer graphs,
 // as `kld query` over those files would answer it.
-// Plain JS, no dependencies; uses `el`, `showOutcomes` and `roundNumber`
-// from app.js and table.js.
+// Plain JS, no dependencies; uses `el`, `showOutcomes`, `sparqlIri` and
+// `sparqlString` from app.js, `showTable` and `roundNumber` from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
 // benchmarkLabel, shortBenchmarkLabel, cutText.
 (() => {
@@ -57,7 +57,7 @@ async function catalogueRows(name, named = []) {
   return res.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
 }
 
-const board = { runs: [], sort: { col: -1, asc: false } };
+const board = { runs: [], view: "pass", sort: { col: -1, asc: false } };
 
 // The runs bound to a benchmark (the catalogue's `runs`), for the run filter.
 async function loadBoard() {
@@ -115,24 +115,84 @@ function passCell(r, named) {
   return { node: b, sort: rate ?? -1, colour: rate === null ? "#e6e9ef" : rateColour(rate) };
 }
 
-function traitCell(r, graph) {
+// The scores behind a trait cell: each result's score of that trait and
+// key, joined as scores-by-trait joins them (so as many scores as its n).
+function traitScoresQuery(r, graph) {
+  const g = sparqlIri(graph), lit = sparqlString;
+  return `PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?question_id ?value ?run ?replicate WHERE {
+  ?rg karenina:forBenchmark ${g} .
+  {
+    { SELECT DISTINCT ?question_id WHERE { GRAPH ${g} { ?member a schema:DataFeedItem ; karenina:id ?question_id } } }
+    GRAPH ?rg { ?r karenina:questionId ?question_id MINUS { ?r karenina:scenarioId ?sid } }
+  } UNION {
+    { SELECT DISTINCT ?sid ?nid WHERE { GRAPH ${g} { ?sc a karenina:Scenario ; schema:name ?sid ; karenina:node/schema:nodeId ?nid } } }
+    GRAPH ?rg { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid ; karenina:questionId ?question_id }
+  }
+  GRAPH ?rg {
+    ?r karenina:answeringInterface ${lit(r.interface)} ; karenina:answeringModelName ${lit(r.model_name)} ;
+       karenina:runName ?run ; karenina:score ?s .
+    ?s karenina:trait/karenina:traitName ${lit(r.trait)} ; karenina:scoreKey ${lit(r.score_key)} .
+    OPTIONAL { ?s schema:value ?value }
+    OPTIONAL { ?r karenina:replicate ?replicate }
+  }
+  GRAPH ${g} {
+    ?feed a schema:DataFeed .
+    {
+      ?feed schema:contentRating ?rating .
+      BIND("global" AS ?scope)
+    } UNION {
+      ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:contentRating ?rating .
+      BIND("question" AS ?scope)
+    }
+    ?rating schema:name ${lit(r.trait)} .
+  }
+  FILTER(?scope = ${lit(r.scope)})
+} ORDER BY ?question_id ?run ?replicate`;
+}
+
+async function showTraitScores(r, graph, named) {
+  const body = new URLSearchParams({ query: traitScoresQuery(r, graph) });
+  for (const n of named) body.append("named-graph-uri", n);
+  const got = await fetch("/sparql", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
+    body,
+  });
+  const box = document.getElementById("trait-scores");
+  const title = el("h3", { id: "trait-scores-title" },
+    `${r.interface}:${r.model_name}, ${r.trait} ${r.score_key} on ${benchmarkLabel(graph, r.benchmark)}`);
+  if (!got.ok) { box.replaceChildren(title, el("pre", { className: "refusal" }, await got.text())); box.hidden = false; return; }
+  const table = el("div");
+  box.replaceChildren(title, table);
+  box.hidden = false;
+  showTable(table, await got.json(), "trait-scores-table");
+  box.scrollIntoView({ block: "nearest" });
+}
+
+function traitCell(r, graph, named) {
   const n = Number(r.n), trues = Number(r.true_count);
   const mean = r.mean === undefined ? null : Number(r.mean);
   // Boolean traits have no mean: their share of true is the rate coloured.
   const rate = mean === null ? (n ? trues / n : null) : null;
-  const b = el("span", { className: "board-cell", tabIndex: 0 },
+  const b = el("button", { type: "button", className: "board-cell" },
     el("strong", {}, mean !== null ? roundNumber(r.mean) : `${trues}/${n} true`), " ",
     el("span", { className: "n" }, `n=${n}`));
   b.title = `${r.interface}:${r.model_name}, ${r.trait} (${r.type}, ${r.scope}) ${r.score_key}: `
     + (mean !== null ? `mean ${r.mean}` : `${trues} true`) + ` over ${n} scores`;
   Object.assign(b.dataset, { graph, benchmark: r.benchmark, model: r.model_name, interface: r.interface,
     scope: r.scope, trait: r.trait, scoreKey: r.score_key, n: r.n, trueCount: r.true_count, mean: r.mean ?? "" });
+  b.onclick = () => showTraitScores(r, graph, named);
   return { node: b, sort: mean ?? rate ?? -1, colour: rate === null ? "" : rateColour(rate) };
 }
 
 // ---- the table -------------------------------------------------------------
 async function drawBoard() {
   const view = document.getElementById("board-view").value;
+  // Another view has other columns: its sort starts again.
+  if (board.view !== view) Object.assign(board, { view, sort: { col: -1, asc: false } });
+  for (const p of document.querySelectorAll(".board-legend")) p.hidden = p.dataset.view !== view;
   const status = document.getElementById("board-status");
   status.textContent = "loading…";
   const columns = new Map(); // key -> { label, title }
@@ -153,11 +213,11 @@ async function drawBoard() {
   } else {
     const sets = datasets(true);
     const answers = await Promise.all(sets.map(([, named]) => catalogueRows("scores-by-trait", named)));
-    sets.forEach(([g], i) => {
+    sets.forEach(([g, named], i) => {
       for (const r of answers[i]) {
         const label = `${benchmarkLabel(g, r.benchmark)} · ${r.score_key}`;
         const parts = benchmarkParts(g, r.benchmark);
-        put(r, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`, label, `${label} (${r.type}, ${r.scope} trait)`, traitCell(r, g),
+        put(r, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`, label, `${label} (${r.type}, ${r.scope} trait)`, traitCell(r, g, named),
           { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") });
       }
     });

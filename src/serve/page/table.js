@@ -141,11 +141,11 @@ function downloadLinks(query, graph) {
     el("a", { href: `/sparql?format=${f}&query=${encodeURIComponent(query)}`, download: `results.${ext}`, className: "dl", title: label }, label)])];
 }
 
-// Shows a SPARQL JSON answer in `box` (a table, paged and sortable); returns
-// the number of rows.
-function showTable(box, res) {
+// Shows a SPARQL JSON answer in `box` as a table with the id `id`, paged
+// and sortable; returns the number of rows.
+function showTable(box, res, id = "results") {
   if ("boolean" in res) {
-    box.replaceChildren(el("table", { id: "results" },
+    box.replaceChildren(el("table", { id },
       el("thead", {}, el("tr", {}, el("th", {}, "ASK"))),
       el("tbody", {}, el("tr", {}, el("td", {}, String(res.boolean))))));
     return 1;
@@ -153,7 +153,7 @@ function showTable(box, res) {
   const vars = res.head.vars;
   const rows = res.results.bindings.slice();
   const state = { page: 0, size: 100, col: -1, asc: true };
-  const table = el("table", { id: "results" });
+  const table = el("table", { id });
   table.dataset.total = rows.length;
   const pager = el("nav", { className: "pager", ariaLabel: "result pages" });
   const head = el("tr", {}, ...vars.map((v, i) => {
