@@ -519,6 +519,14 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         "{}",
         seen["contrast"]
     );
+    // Every control has a name; a plain table sorts from the keyboard.
+    assert_eq!(seen["unnamed"], Value::Array(vec![]));
+    assert_eq!(seen["runs_sorted"][0], "ascending");
+    let mut run_names = strings(&seen["runs_sorted"][1]);
+    assert_eq!(run_names.len(), runs.len());
+    let shown = run_names.clone();
+    run_names.sort();
+    assert_eq!(shown, run_names);
     // A 400 px window: the page is no wider than it.
     assert_eq!(seen["narrow"][0], 400);
     assert!(

@@ -151,6 +151,14 @@ for (const td of document.querySelectorAll('#leaderboard tbody td')) {
 return worst;"""
 
 
+# Controls of the results view and the results table with no accessible
+# name (a label, aria-label or text).
+UNNAMED = """return [...document.querySelectorAll(
+  '#results-view select, #results-view input, #results-view button, #results-box select, #results-box button')]
+  .filter((c) => !(c.labels?.length || c.getAttribute('aria-label') || c.textContent.trim()))
+  .map((c) => c.outerHTML.slice(0, 120));"""
+
+
 def board_cells():
     return driver.execute_script(CELLS)
 
@@ -219,10 +227,20 @@ def leaderboard():
         "return [...document.querySelectorAll('#trait-scores-table tbody tr')].map((tr) => tr.cells[1].textContent)")
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     driver.save_screenshot(os.path.join(shots, "leaderboard-traits.png"))
+    # Every control of the results view has a name a screen reader says.
+    seen["unnamed"] = driver.execute_script(UNNAMED)
+    # The runs table sorts from the keyboard too: its header is a button.
+    runs_header = driver.find_element(By.CSS_SELECTOR, "#runs-table thead th button.sort")
+    runs_header.send_keys(Keys.ENTER)
+    seen["runs_sorted"] = [driver.find_element(By.CSS_SELECTOR, "#runs-table thead th").get_attribute("aria-sort"),
+                           driver.execute_script("return [...document.querySelectorAll('#runs-table tbody tr')]"
+                                                 ".map((tr) => tr.cells[0].textContent)")]
     # A narrow window: the page is no wider than it.
     driver.set_window_size(400, 800)
     seen["narrow"] = driver.execute_script(
         "return [window.innerWidth, document.documentElement.scrollWidth]")
+    driver.execute_script("document.getElementById('board').scrollIntoView()")
+    driver.save_screenshot(os.path.join(shots, "leaderboard-400px.png"))
 
 
 try:

@@ -20,12 +20,18 @@ async function getJson(url) {
 }
 
 // ---- sortable tables -------------------------------------------------------
+// Each header becomes a button (reached and pressed from the keyboard) that
+// sorts by its column; aria-sort says the order.
 function makeSortable(table) {
   table.querySelectorAll("thead th").forEach((th, i) => {
-    th.onclick = () => {
+    const button = el("button", { type: "button", className: "sort" }, ...th.childNodes);
+    th.replaceChildren(button);
+    th.scope = "col";
+    button.onclick = () => {
       const asc = !th.classList.contains("asc");
-      table.querySelectorAll("thead th").forEach((h) => h.classList.remove("asc", "desc"));
+      table.querySelectorAll("thead th").forEach((h) => { h.classList.remove("asc", "desc"); h.removeAttribute("aria-sort"); });
       th.classList.add(asc ? "asc" : "desc");
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
       const num = th.dataset.type === "num";
       const rows = [...table.tBodies[0].rows];
       rows.sort((a, b) => {
@@ -433,6 +439,7 @@ async function main() {
   for (const id of ["#board-view", "#board-run", "#board-benchmark"]) $(id).onchange = drawBoard;
   makeSortable($("#outcomes-table"));
   makeSortable($("#unbound-table"));
+  makeSortable($("#runs-table"));
   await Promise.all([loadBenchmarks(), loadCatalogue()]);
   await loadResults();
   if (await loadErrors()) {
