@@ -173,9 +173,28 @@ fn board_inputs(dir: &Path) -> Vec<std::path::PathBuf> {
     ]
 }
 
-/// The cell of `cells` (the page's data attributes) for a row of
+/// The cell of `cells` (the page's data attributes and text) for a row of
 /// pass-rate-by-benchmark, checked against it.
 fn assert_cell(cells: &[Value], want: &serde_json::Map<String, Value>) {
+    let c = assert_cell_data(cells, want);
+    let w = |k: &str| want.get(k).map_or("", |v| v.as_str().unwrap());
+    let text = c["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("{}/{}", w("passed"), w("results"))),
+        "{text}"
+    );
+    match w("pass_rate") {
+        "" => assert!(text.starts_with("no verdict"), "{text}"),
+        rate => {
+            let pct = (rate.parse::<f64>().unwrap() * 100.0).round();
+            assert!(text.starts_with(&format!("{pct}%")), "{text} for {rate}");
+        }
+    }
+}
+
+/// [`assert_cell`] without the text: the one cell of the row's graph and
+/// model, its data attributes the row's values.
+fn assert_cell_data<'a>(cells: &'a [Value], want: &serde_json::Map<String, Value>) -> &'a Value {
     let w = |k: &str| want.get(k).map_or("", |v| v.as_str().unwrap());
     let found: Vec<&Value> = cells
         .iter()
@@ -198,18 +217,7 @@ fn assert_cell(cells: &[Value], want: &serde_json::Map<String, Value>) {
     ] {
         assert_eq!(c[attr], w(var), "{attr} of {want:?}");
     }
-    let text = c["text"].as_str().unwrap();
-    assert!(
-        text.contains(&format!("{}/{}", w("passed"), w("results"))),
-        "{text}"
-    );
-    match w("pass_rate") {
-        "" => assert!(text.starts_with("no verdict"), "{text}"),
-        rate => {
-            let pct = (rate.parse::<f64>().unwrap() * 100.0).round();
-            assert!(text.starts_with(&format!("{pct}%")), "{text} for {rate}");
-        }
-    }
+    c
 }
 
 #[test]
@@ -549,5 +557,49 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         "leaderboard-traits.png",
     ] {
         assert!(shots.join(shot).exists(), "{shot}");
+    }
+}
+
+#[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
+fn the_leaderboard_under_watch_is_redrawn_only_when_a_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = crate::copy_to(
+        dir.path(),
+        &corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"),
+    );
+    let results = crate::copy_to(
+        dir.path(),
+        &corpus().join("results/res-docs__notebooks__test_checkpoint.full.json"),
+    );
+    let files = [checkpoint.clone(), results.clone()];
+    let before = query_rows(&files, "pass-rate-by-benchmark");
+    let s = serve(&files, &["--watch"]);
+    let partial = corpus().join("results/res-docs__notebooks__test_checkpoint.partial.json");
+    let out = python(
+        "browser_board_watch.py",
+        &[
+            &s.base,
+            results.to_str().unwrap(),
+            partial.to_str().unwrap(),
+        ],
+    );
+    let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    // Untouched, the board stays as drawn: its mark and the focus survive.
+    assert_eq!(seen["kept"], serde_json::json!(["kept", true]));
+    let (old, new) = (
+        seen["before"].as_array().unwrap(),
+        seen["after"].as_array().unwrap(),
+    );
+    assert_eq!(old.len(), before.len());
+    for w in &before {
+        assert_cell_data(old, w);
+    }
+    // Replaced on disk: the board shows kld query's answer on the new file.
+    let after = query_rows(&files, "pass-rate-by-benchmark");
+    assert_ne!(before, after);
+    assert_eq!(new.len(), after.len());
+    for w in &after {
+        assert_cell_data(new, w);
     }
 }

@@ -9,8 +9,8 @@
 // (`named-graph-uri`: the run's results graph and its checkpoint, or a
 // checkpoint and the runs bound to it): the same query over fewer graphs,
 // as `kld query` over those files would answer it.
-// Plain JS, no dependencies; uses `el`, `showOutcomes`, `sparqlIri` and
-// `sparqlString` from app.js, `showTable` and `roundNumber` from table.js.
+// Plain JS, no dependencies; uses `el`, `select`, `showOutcomes`,
+// `sparqlIri` and `sparqlString` from app.js, `showTable` and `roundNumber` from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
 // benchmarkLabel, shortBenchmarkLabel, cutText.
 (() => {
@@ -59,8 +59,19 @@ async function catalogueRows(name, named = []) {
 
 const board = { runs: [], view: "pass", sort: { col: -1, asc: false } };
 
-// The runs bound to a benchmark (the catalogue's `runs`), for the run filter.
+// The runs bound to a benchmark (the catalogue's `runs`), for the run
+// filter, then the board. Under --watch the page calls this every 2 s: the
+// board is drawn again only when the store changed (a graph, checkpoint or
+// results, came, went or was loaded again: the digests, load times and
+// bindings of the provenance differ), so a cell keeps the keyboard focus
+// and an open list stays open.
 async function loadBoard() {
+  const signature = JSON.stringify(await select(`PREFIX karenina: <urn:karenina:vocab:>
+SELECT ?g ?sha ?at ?for WHERE {
+  ?g karenina:sha256 ?sha ; karenina:loadedAt ?at OPTIONAL { ?g karenina:forBenchmark ?for }
+} ORDER BY ?g`));
+  if (signature === board.signature) return;
+  board.signature = signature;
   board.runs = (await catalogueRows("runs")).filter((r) => r.checkpoint);
   const runSelect = document.getElementById("board-run");
   const keep = runSelect.value;
