@@ -250,13 +250,7 @@ const sparqlIri = (s) => "<" + String(s).replace(/[\u0000-\u0020<>"{}|^`\\]/g,
 // `named`: the dataset's named graphs (the SPARQL Protocol's
 // named-graph-uri; none: every graph).
 async function select(query, named = []) {
-  const body = new URLSearchParams({ query });
-  for (const g of named) body.append("named-graph-uri", g);
-  const r = await fetch("/sparql", {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
-    body,
-  });
+  const r = await postQuery(query, "application/sparql-results+json", named);
   if (!r.ok) throw new Error(await r.text());
   const res = await r.json();
   return res.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));

@@ -10,7 +10,8 @@
 // checkpoint and the runs bound to it): the same query over fewer graphs,
 // as `kld query` over those files would answer it.
 // Plain JS, no dependencies; uses `el`, `select`, `showOutcomes`,
-// `sparqlIri` and `sparqlString` from app.js, `showTable` and `roundNumber` from table.js.
+// `sparqlIri` and `sparqlString` from app.js, and `showTable`,
+// `roundNumber` and `postQuery` from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
 // benchmarkLabel, shortBenchmarkLabel, cutText.
 (() => {
@@ -164,13 +165,7 @@ SELECT ?question_id ?value ?run ?replicate WHERE {
 }
 
 async function showTraitScores(r, graph, named) {
-  const body = new URLSearchParams({ query: traitScoresQuery(r, graph) });
-  for (const n of named) body.append("named-graph-uri", n);
-  const got = await fetch("/sparql", {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
-    body,
-  });
+  const got = await postQuery(traitScoresQuery(r, graph), "application/sparql-results+json", named);
   const box = document.getElementById("trait-scores");
   const title = el("h3", { id: "trait-scores-title" },
     `${r.interface}:${r.model_name}, ${r.trait} ${r.score_key} on ${benchmarkLabel(graph, r.benchmark)}`);

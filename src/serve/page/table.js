@@ -5,7 +5,8 @@
 // rounded for display (the full value on hover), and downloads in every
 // format the endpoint writes.
 // Plain JS, no dependencies; uses `el` from app.js (called after it loads).
-// Its names stay inside it but for those it exports: showTable, downloadLinks, checkpointGraphs, roundNumber.
+// Its names stay inside it but for those it exports: showTable,
+// downloadLinks, checkpointGraphs, roundNumber, postQuery.
 (() => {
 "use strict";
 
@@ -91,14 +92,22 @@ function iriCell(iri) {
   return a;
 }
 
+// POSTs `query` to the endpoint asking for `accept`, over the named graphs
+// `named` (the SPARQL Protocol's named-graph-uri; none: every graph).
+function postQuery(query, accept, named = []) {
+  const body = new URLSearchParams({ query });
+  for (const g of named) body.append("named-graph-uri", g);
+  return fetch("/sparql", {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: accept },
+    body,
+  });
+}
+
 // Shows an IRI's DESCRIBE (Turtle) under the table, which stays as it was.
 async function describeIri(iri) {
   const box = document.getElementById("describe");
-  const r = await fetch("/sparql", {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "text/turtle" },
-    body: new URLSearchParams({ query: `DESCRIBE <${iri}>` }),
-  });
+  const r = await postQuery(`DESCRIBE <${iri}>`, "text/turtle");
   const close = el("button", { type: "button", className: "close" }, "close");
   close.onclick = () => { box.hidden = true; };
   box.replaceChildren(el("h3", {}, "DESCRIBE ", el("code", {}, shortIri(iri)), " "), close,
@@ -198,5 +207,5 @@ function showTable(box, res, id = "results") {
   return rows.length;
 }
 
-Object.assign(window, { showTable, downloadLinks, checkpointGraphs, roundNumber });
+Object.assign(window, { showTable, downloadLinks, checkpointGraphs, roundNumber, postQuery });
 })();
