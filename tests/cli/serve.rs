@@ -612,3 +612,47 @@ fn sparql_clients_get_answers_in_every_format_they_ask_for() {
         "{text}"
     );
 }
+
+#[test]
+fn the_page_s_scripts_are_served_as_written_and_nothing_else_is_loaded() {
+    let s = serve(std::slice::from_ref(&corpus().join("loads")), &[]);
+    let c = client();
+    let page = c
+        .get(format!("{}/", s.base))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let srcs: Vec<&str> = page
+        .split("src=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    // app.js runs at once and calls into the other two: they load first.
+    let at = |name: &str| srcs.iter().position(|s| *s == name).unwrap();
+    assert!(at("/table.js") < at("/app.js") && at("/leaderboard.js") < at("/app.js"));
+    // Offline by construction: nothing the page loads or links names
+    // another host.
+    for attr in ["src=\"", "href=\""] {
+        for rest in page.split(attr).skip(1) {
+            let url = rest.split('"').next().unwrap();
+            assert!(url.starts_with('/') || url.starts_with('#'), "{url}");
+        }
+    }
+    for src in srcs {
+        let r = c.get(format!("{}{src}", s.base)).send().unwrap();
+        assert_eq!(r.status(), 200, "{src}");
+        if !["/table.js", "/leaderboard.js", "/app.js"].contains(&src) {
+            continue;
+        }
+        assert_eq!(
+            r.headers()["content-type"],
+            "text/javascript; charset=utf-8",
+            "{src}"
+        );
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/serve/page")
+            .join(src.trim_start_matches('/'));
+        assert_eq!(r.text().unwrap(), std::fs::read_to_string(file).unwrap());
+    }
+}

@@ -1,8 +1,8 @@
 // The page's leaderboard: answering models × benchmarks, the pass rate of
 // each (with n, no-verdict counts apart, a colour scale that always comes
 // with its text), or the per-trait scores; sortable by any column,
-// filterable by run and by benchmark, each pass-rate cell opening the
-// outcomes behind it.
+// filterable by run and by benchmark, each cell opening what is behind it
+// (a pass rate its outcomes, a trait score each result's score).
 // Every number comes from a catalogue query run by the server
 // (/queries/pass-rate-by-benchmark, /queries/scores-by-trait), so the board
 // shows what `kld query` shows. A filter is the SPARQL Protocol's dataset
