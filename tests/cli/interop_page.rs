@@ -359,6 +359,32 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         .unwrap()
         .starts_with(opened["name"].as_str().unwrap()));
 
+    // A graph answer downloads in every RDF format the endpoint writes.
+    let rdf = seen["graph_downloads"].as_array().unwrap();
+    let labels: Vec<&str> = rdf.iter().map(|d| d["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Turtle",
+            "N-Triples",
+            "N-Quads",
+            "TriG",
+            "RDF/XML",
+            "JSON-LD"
+        ]
+    );
+    for (d, media) in rdf.iter().zip([
+        "text/turtle",
+        "application/n-triples",
+        "application/n-quads",
+        "application/trig",
+        "application/rdf+xml",
+        "application/ld+json",
+    ]) {
+        assert_eq!(d["got"][0], 200, "{d}");
+        assert_eq!(d["got"][1], media, "{d}");
+    }
+
     // ---- the leaderboard: every cell is a row of kld query's ----
     let want = query_rows(&files, "pass-rate-by-benchmark");
     let cells = seen["cells"].as_array().unwrap();

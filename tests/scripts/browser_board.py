@@ -42,6 +42,16 @@ def click(css):
     driver.find_element(By.CSS_SELECTOR, css).click()
 
 
+def downloads():
+    """The download links of the answer shown: label, address, and what
+    fetching it gives (status, media type, lines)."""
+    return [
+        {"label": a.text, "href": a.get_attribute("href"),
+         "got": driver.execute_script("""const r = await fetch(arguments[0]);
+           return [r.status, r.headers.get('Content-Type'), (await r.text()).split('\\n').filter(Boolean).length];""", a.get_attribute("href"))}
+        for a in driver.find_elements(By.CSS_SELECTOR, "#downloads a.dl")]
+
+
 def table():
     """The results table: paging, sorting, cells, downloads."""
     driver.get(base + "/#sparql")
@@ -99,12 +109,7 @@ def table():
     seen["long_full"] = long_cell.find_element(By.CSS_SELECTOR, ".cut").text
     seen["widths"] = driver.execute_script(
         "return [document.getElementById('results').offsetWidth, document.getElementById('results-box').clientWidth]")
-    links = driver.find_elements(By.CSS_SELECTOR, "#downloads a.dl")
-    seen["downloads"] = [
-        {"label": a.text, "href": a.get_attribute("href"),
-         "got": driver.execute_script("""const r = await fetch(arguments[0]);
-           return [r.status, r.headers.get('Content-Type'), (await r.text()).split('\\n').filter(Boolean).length];""", a.get_attribute("href"))}
-        for a in links]
+    seen["downloads"] = downloads()
     driver.execute_script("window.scrollTo(0, 0); document.getElementById('sparql').scrollIntoView()")
     driver.save_screenshot(os.path.join(shots, "results-table.png"))
     # IRIs of the store: a question's opens its DESCRIBE, a checkpoint
@@ -123,6 +128,12 @@ def table():
     wait.until(lambda d: d.find_element(By.ID, "benchmark").is_displayed()
                and d.find_elements(By.CSS_SELECTOR, "#questions-table tbody tr"))
     seen["graph_opened"] = driver.find_element(By.ID, "benchmark-title").text
+    # A graph answer: its downloads are the RDF formats.
+    driver.execute_script("document.getElementById('query').value = arguments[0]",
+                          "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } } LIMIT 5")
+    click("#run")
+    wait.until(lambda d: d.find_element(By.ID, "status").text.startswith("graph in"))
+    seen["graph_downloads"] = downloads()
 
 
 CELLS = """return [...document.querySelectorAll('#leaderboard tbody td .board-cell')].map((b) => ({
