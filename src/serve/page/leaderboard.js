@@ -193,6 +193,29 @@ function traitCell(r, graph, named) {
   return { node: b, sort: mean ?? rate ?? -1, colour: rate === null ? "" : rateColour(rate) };
 }
 
+// scores-by-trait for each checkpoint shown: [graph, named graphs, rows].
+// The query groups by benchmark *name*, so a checkpoint whose name another
+// loaded checkpoint shares gets a query of its own (over it and its runs);
+// unfiltered, all the others share one query over every graph (its rows
+// are theirs by name): 2 requests rather than 120 for 120 checkpoints of
+// distinct names.
+async function traitAnswers() {
+  const sets = datasets(true);
+  const filtered = document.getElementById("board-run").value || document.getElementById("board-benchmark").value;
+  const named = (g) => [...checkpointGraphs.values()].filter((c) => c.name === checkpointGraphs.get(g)?.name).length;
+  const alone = filtered ? [] : sets.filter(([g]) => named(g) === 1);
+  const apart = sets.filter((s) => !alone.includes(s));
+  const [shared, ...own] = await Promise.all([
+    alone.length ? catalogueRows("scores-by-trait") : [],
+    ...apart.map(([, graphs]) => catalogueRows("scores-by-trait", graphs)),
+  ]);
+  const byName = new Map(alone.map(([g]) => [checkpointGraphs.get(g).name, g]));
+  return [
+    ...alone.map(([g]) => [g, [], shared.filter((r) => byName.get(r.benchmark) === g)]),
+    ...apart.map(([g, graphs], i) => [g, graphs, own[i]]),
+  ];
+}
+
 // ---- the table -------------------------------------------------------------
 async function drawBoard() {
   const view = document.getElementById("board-view").value;
@@ -217,16 +240,14 @@ async function drawBoard() {
       }
     }
   } else {
-    const sets = datasets(true);
-    const answers = await Promise.all(sets.map(([, named]) => catalogueRows("scores-by-trait", named)));
-    sets.forEach(([g, named], i) => {
-      for (const r of answers[i]) {
+    for (const [g, named, rows] of await traitAnswers()) {
+      for (const r of rows) {
         const label = `${benchmarkLabel(g, r.benchmark)} · ${r.score_key}`;
         const parts = benchmarkParts(g, r.benchmark);
         put(r, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`, label, `${label} (${r.type}, ${r.scope} trait)`, traitCell(r, g, named),
           { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") });
       }
-    });
+    }
   }
   const keys = [...columns.keys()].sort((a, b) => columns.get(a).label.localeCompare(columns.get(b).label));
   const table = document.getElementById("leaderboard");
