@@ -220,6 +220,21 @@ fn assert_cell_data<'a>(cells: &'a [Value], want: &serde_json::Map<String, Value
     c
 }
 
+/// The page's download links (`seen` by browser_board.py): these labels in
+/// this order, each fetched with status 200 in its media type.
+fn assert_downloads<'a>(seen: &'a Value, want: &[(&str, &str)]) -> &'a Vec<Value> {
+    let links = seen.as_array().unwrap();
+    let got: Vec<(&str, &str)> = links
+        .iter()
+        .map(|d| {
+            assert_eq!(d["got"][0], 200, "{d}");
+            (d["label"].as_str().unwrap(), d["got"][1].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want);
+    links
+}
+
 #[test]
 #[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() {
@@ -313,21 +328,15 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     );
     // Downloads: every format the endpoint writes for solutions, each
     // answered in its media type, CSV and TSV with every row.
-    let downloads = seen["downloads"].as_array().unwrap();
-    let labels: Vec<&str> = downloads
-        .iter()
-        .map(|d| d["label"].as_str().unwrap())
-        .collect();
-    assert_eq!(labels, ["JSON", "XML", "CSV", "TSV"]);
-    for (d, media) in downloads.iter().zip([
-        "application/sparql-results+json",
-        "application/sparql-results+xml",
-        "text/csv; charset=utf-8",
-        "text/tab-separated-values; charset=utf-8",
-    ]) {
-        assert_eq!(d["got"][0], 200, "{d}");
-        assert_eq!(d["got"][1], media, "{d}");
-    }
+    let downloads = assert_downloads(
+        &seen["downloads"],
+        &[
+            ("JSON", "application/sparql-results+json"),
+            ("XML", "application/sparql-results+xml"),
+            ("CSV", "text/csv; charset=utf-8"),
+            ("TSV", "text/tab-separated-values; charset=utf-8"),
+        ],
+    );
     assert_eq!(downloads[2]["got"][2], 5001);
     assert_eq!(downloads[3]["got"][2], 5001);
     // A question's IRI opens its DESCRIBE; a checkpoint graph's IRI the
@@ -360,30 +369,17 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         .starts_with(opened["name"].as_str().unwrap()));
 
     // A graph answer downloads in every RDF format the endpoint writes.
-    let rdf = seen["graph_downloads"].as_array().unwrap();
-    let labels: Vec<&str> = rdf.iter().map(|d| d["label"].as_str().unwrap()).collect();
-    assert_eq!(
-        labels,
-        [
-            "Turtle",
-            "N-Triples",
-            "N-Quads",
-            "TriG",
-            "RDF/XML",
-            "JSON-LD"
-        ]
+    assert_downloads(
+        &seen["graph_downloads"],
+        &[
+            ("Turtle", "text/turtle"),
+            ("N-Triples", "application/n-triples"),
+            ("N-Quads", "application/n-quads"),
+            ("TriG", "application/trig"),
+            ("RDF/XML", "application/rdf+xml"),
+            ("JSON-LD", "application/ld+json"),
+        ],
     );
-    for (d, media) in rdf.iter().zip([
-        "text/turtle",
-        "application/n-triples",
-        "application/n-quads",
-        "application/trig",
-        "application/rdf+xml",
-        "application/ld+json",
-    ]) {
-        assert_eq!(d["got"][0], 200, "{d}");
-        assert_eq!(d["got"][1], media, "{d}");
-    }
 
     // ---- the leaderboard: every cell is a row of kld query's ----
     let want = query_rows(&files, "pass-rate-by-benchmark");
