@@ -394,6 +394,8 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         "{sorted:?}"
     );
     assert_eq!(seen["sorted_aria"], "descending");
+    // Sorted from the keyboard, the pressed header keeps the focus.
+    assert_eq!(seen["sort_focus"], 1);
     // The run filter: each run bound to a benchmark, its cells kld query's
     // over that run's export and its checkpoint alone.
     let runs = query_rows(&files, "runs");

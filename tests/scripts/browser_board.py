@@ -201,6 +201,7 @@ def leaderboard():
     seen["sorted_column"] = driver.execute_script(
         "return [...document.querySelectorAll('#leaderboard tbody tr')].map((tr) => tr.cells[1].querySelector('.board-cell')?.dataset.passRate ?? null)")
     seen["sorted_aria"] = driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")[1].get_attribute("aria-sort")
+    seen["sort_focus"] = driver.execute_script("return document.activeElement.closest('th')?.cellIndex ?? -1")
     # The run filter: each run bound to a benchmark, its cells.
     runs = Select(driver.find_element(By.ID, "board-run"))
     seen["run_options"] = [o.get_attribute("value") for o in runs.options]

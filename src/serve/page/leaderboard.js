@@ -217,6 +217,7 @@ async function traitAnswers() {
 }
 
 // ---- the table -------------------------------------------------------------
+// Asks the server for the view's answers under the filters, then draws them.
 async function drawBoard() {
   const view = document.getElementById("board-view").value;
   // Another view has other columns: its sort starts again.
@@ -249,6 +250,15 @@ async function drawBoard() {
       }
     }
   }
+  board.data = { columns, models, view };
+  renderBoard();
+}
+
+// Draws the board's answers (board.data) in its order; sorting draws again
+// without asking the server, the pressed header keeping the focus.
+function renderBoard(focus = -1) {
+  const { columns, models, view } = board.data;
+  const status = document.getElementById("board-status");
   const keys = [...columns.keys()].sort((a, b) => columns.get(a).label.localeCompare(columns.get(b).label));
   const table = document.getElementById("leaderboard");
   const { sort } = board;
@@ -260,7 +270,7 @@ async function drawBoard() {
       el("span", { className: "label" }, cutText(parts.name, 120)));
     if (parts.file) button.append(el("span", { className: "file" }, parts.file));
     // A benchmark column sorts highest first, then lowest first.
-    button.onclick = () => { sort.asc = sort.col === i ? !sort.asc : i === 0; sort.col = i; drawBoard(); };
+    button.onclick = () => { sort.asc = sort.col === i ? !sort.asc : i === 0; sort.col = i; renderBoard(i); };
     const th = el("th", { scope: "col" }, button);
     th.setAttribute("aria-sort", sort.col === i ? (sort.asc ? "ascending" : "descending") : "none");
     if (sort.col === i) th.className = sort.asc ? "asc" : "desc";
@@ -287,6 +297,7 @@ async function drawBoard() {
       return td;
     }))));
   status.textContent = `${rows.length} models × ${keys.length} ${view === "pass" ? "benchmarks" : "trait scores"}`;
+  if (focus >= 0) table.tHead.querySelectorAll("button.sort")[focus]?.focus();
 }
 
 Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText });
