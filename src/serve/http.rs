@@ -543,6 +543,19 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             "/style.css",
             get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
         )
+        .route(
+            "/table.js",
+            get(|| async { asset("text/javascript; charset=utf-8", super::board::TABLE_JS) }),
+        )
+        .route(
+            "/leaderboard.js",
+            get(|| async {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    super::board::LEADERBOARD_JS,
+                )
+            }),
+        )
         .merge(work)
         .fallback(|| async { respond(Answer::text(404, "no such route; see / for the page")) })
         .with_state(app)

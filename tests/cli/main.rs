@@ -26,6 +26,7 @@ mod interop_hostile;
 mod interop_page;
 mod manners;
 mod metadata;
+mod page_board;
 mod params;
 mod preset;
 mod queries;

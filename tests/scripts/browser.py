@@ -1,13 +1,15 @@
 """Headless Chromium for the page tests (selenium + chromedriver from PATH)."""
+import json
 import shutil
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def chromium(window="1400,1800", downloads=None):
+def chromium(window="1400,1800", downloads=None, network_log=False):
     """A headless Chromium driver with the given window size; downloads, when
-    a directory is given, land there without asking."""
+    a directory is given, land there without asking; `network_log` keeps
+    the log [`requested_urls`] reads."""
     opts = webdriver.ChromeOptions()
     for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window}"]:
         opts.add_argument(a)
@@ -16,6 +18,8 @@ def chromium(window="1400,1800", downloads=None):
             "download.default_directory": downloads,
             "download.prompt_for_download": False,
         })
+    if network_log:
+        opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary:
         opts.binary_location = binary
@@ -23,3 +27,14 @@ def chromium(window="1400,1800", downloads=None):
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def requested_urls(driver):
+    """The URLs the browser requested since the last call (Chromium's
+    network log: needs `chromium(..., network_log=True)`)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    return urls

@@ -20,12 +20,18 @@ async function getJson(url) {
 }
 
 // ---- sortable tables -------------------------------------------------------
+// Each header becomes a button (reached and pressed from the keyboard) that
+// sorts by its column; aria-sort says the order.
 function makeSortable(table) {
   table.querySelectorAll("thead th").forEach((th, i) => {
-    th.onclick = () => {
+    const button = el("button", { type: "button", className: "sort" }, ...th.childNodes);
+    th.replaceChildren(button);
+    th.scope = "col";
+    button.onclick = () => {
       const asc = !th.classList.contains("asc");
-      table.querySelectorAll("thead th").forEach((h) => h.classList.remove("asc", "desc"));
+      table.querySelectorAll("thead th").forEach((h) => { h.classList.remove("asc", "desc"); h.removeAttribute("aria-sort"); });
       th.classList.add(asc ? "asc" : "desc");
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
       const num = th.dataset.type === "num";
       const rows = [...table.tBodies[0].rows];
       rows.sort((a, b) => {
@@ -51,6 +57,7 @@ async function loadBenchmarks() {
       el("td", {}, Object.keys(b.keywords || {}).length),
       el("td", {}, b.source));
     tr.dataset.graph = b.graph;
+    checkpointGraphs.set(b.graph, b);
     tr.onclick = () => openBenchmark(b);
     body.append(tr);
   }
@@ -191,13 +198,8 @@ async function loadCatalogue() {
   $("#catalogue").append(...catalogue.map((q) => el("option", { value: q.name }, q.name)));
 }
 
-function downloadsFor(query) {
-  const span = $("#downloads");
-  span.replaceChildren("Download: ",
-    ...["csv", "tsv", "json"].map((f) => {
-      const a = el("a", { href: `/sparql?format=${f}&query=${encodeURIComponent(query)}`, download: `results.${f}` }, f.toUpperCase());
-      return el("span", {}, a, " ");
-    }));
+function downloadsFor(query, graph) {
+  $("#downloads").replaceChildren(...downloadLinks(query, graph));
 }
 
 async function runQuery() {
@@ -212,8 +214,9 @@ async function runQuery() {
     body: new URLSearchParams({ query }),
   });
   const ms = Math.round(performance.now() - started);
-  const thead = $("#results thead"), tbody = $("#results tbody");
-  thead.replaceChildren(); tbody.replaceChildren();
+  const box = $("#results-box");
+  box.replaceChildren();
+  $("#downloads").replaceChildren();
   if (!r.ok) {
     status.textContent = `error ${r.status} after ${ms} ms`;
     errorBox.textContent = await r.text();
@@ -225,34 +228,15 @@ async function runQuery() {
     errorBox.hidden = false;
     errorBox.style.color = "inherit";
     errorBox.textContent = await r.text();
+    downloadsFor(query, true);
     status.textContent = `graph in ${ms} ms`;
     return;
   }
   errorBox.style.color = "";
   const res = await r.json();
-  if ("boolean" in res) {
-    thead.append(el("tr", {}, el("th", {}, "ASK")));
-    tbody.append(el("tr", {}, el("td", {}, String(res.boolean))));
-    status.textContent = `answered in ${ms} ms`;
-    return;
-  }
-  const vars = res.head.vars;
-  thead.append(el("tr", {}, ...vars.map((v) => {
-    const th = el("th", {}, v);
-    th.dataset.type = "auto";
-    return th;
-  })));
-  for (const b of res.results.bindings) {
-    tbody.append(el("tr", {}, ...vars.map((v) => {
-      const t = b[v];
-      const td = el("td", {}, t ? (t.type === "uri" ? `<${t.value}>` : t.value) : "");
-      if (t && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t.value)) td.dataset.sort = t.value.padStart(24, "0");
-      return td;
-    })));
-  }
-  makeSortable($("#results"));
-  downloadsFor(query);
-  status.textContent = `${res.results.bindings.length} rows in ${ms} ms`;
+  const n = showTable(box, res);
+  downloadsFor(query, false);
+  status.textContent = "boolean" in res ? `answered in ${ms} ms` : `${n} rows in ${ms} ms`;
 }
 
 // ---- results view ----------------------------------------------------------
@@ -263,12 +247,10 @@ const sparqlString = (s) => '"' + String(s).replace(/[\\"\n\r]/g,
 const sparqlIri = (s) => "<" + String(s).replace(/[\u0000-\u0020<>"{}|^`\\]/g,
   (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")) + ">";
 
-async function select(query) {
-  const r = await fetch("/sparql", {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
-    body: new URLSearchParams({ query }),
-  });
+// `named`: the dataset's named graphs (the SPARQL Protocol's
+// named-graph-uri; none: every graph).
+async function select(query, named = []) {
+  const r = await postQuery(query, "application/sparql-results+json", named);
   if (!r.ok) throw new Error(await r.text());
   const res = await r.json();
   return res.results.bindings.map((b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v.value])));
@@ -286,6 +268,7 @@ async function loadResults() {
   const q = catalogue.find((c) => c.name === "pass-rate-by-benchmark");
   if (!q) return;
   drawChart(await select(q.query));
+  await loadBoard();
   await loadRuns();
   await loadUnbound();
 }
@@ -322,7 +305,7 @@ function drawChart(rows) {
   if (!rows.length) { box.replaceChildren(); $("#outcomes").hidden = true; return; }
   const barH = 22, gap = 8, labelW = 420, chartW = 420, top = 26;
   const height = top + rows.length * (barH + gap) + 4;
-  const chart = svg("svg", { width: labelW + chartW + 230, height, role: "img",
+  const chart = svg("svg", { width: labelW + chartW + 230, height, viewBox: `0 0 ${labelW + chartW + 230} ${height}`, role: "img",
     "aria-label": "outcomes per answering model and benchmark" });
   for (const p of [0, 25, 50, 75, 100]) {
     const x = labelW + (chartW * p) / 100;
@@ -342,9 +325,9 @@ function drawChart(rows) {
     const label = r.pass_rate !== undefined
       ? `${r.passed}/${r.results} passed (${Math.round((100 * count("passed")) / n)}%)`
       : `no verdict (${count("no_verdict")} of ${r.results} null)`;
-    g.append(svg("title", {}, `${r.interface}:${r.model_name} on ${r.benchmark}: ${counts}`),
+    g.append(svg("title", {}, `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${counts}`),
       svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" },
-        `${r.benchmark} · ${r.interface}:${r.model_name}`),
+        `${shortBenchmarkLabel(r.graph, r.benchmark, 36)} · ${cutText(`${r.interface}:${r.model_name}`, 24)}`),
       svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }));
     let x = labelW;
     for (const [k, cls] of VERDICTS) {
@@ -382,7 +365,8 @@ const verdictOf = (o) => (o.verify_result === "true" ? ["true", "true"]
   : o.verify_result === "false" ? ["false", "false"]
   : o.format === "csv" ? ["unknown", "false or null"] : ["null", "null (no verdict)"]);
 
-async function showOutcomes(r) {
+// `named`: the leaderboard's filter (the dataset its cell was counted over).
+async function showOutcomes(r, named = []) {
   const g = sparqlIri(r.graph);
   // The results behind the bar: as pass-rate-by-benchmark counts them.
   const rows = await select(`PREFIX karenina: <urn:karenina:vocab:>
@@ -411,10 +395,10 @@ SELECT ?question_id ?question_text ?replicate ?verify_result ?format ?failure_ca
       GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:text ?text }
     } GROUP BY ?question_id
   }
-} ORDER BY ?question_id ?run ?replicate`);
+} ORDER BY ?question_id ?run ?replicate`, named);
   $("#outcomes").hidden = false;
   $("#outcomes-title").textContent =
-    `${r.interface}:${r.model_name} on ${r.benchmark}: ${r.passed} of ${r.results} passed`;
+    `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${r.passed} of ${r.results} passed`;
   $("#outcomes-table tbody").replaceChildren(...rows.map((o) => {
     const [cls, text] = verdictOf(o);
     const tr = el("tr", {},
@@ -446,8 +430,10 @@ async function main() {
     if (q) { $("#query").value = q.query; $("#query-description").textContent = q.description; }
   };
   $("#run").onclick = runQuery;
+  for (const id of ["#board-view", "#board-run", "#board-benchmark"]) $(id).onchange = drawBoard;
   makeSortable($("#outcomes-table"));
   makeSortable($("#unbound-table"));
+  makeSortable($("#runs-table"));
   await Promise.all([loadBenchmarks(), loadCatalogue()]);
   await loadResults();
   if (await loadErrors()) {
