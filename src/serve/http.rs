@@ -543,6 +543,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             "/style.css",
             get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
         )
+        .merge(super::assets::routes())
         .merge(work)
         .fallback(|| async { respond(Answer::text(404, "no such route; see / for the page")) })
         .with_state(app)

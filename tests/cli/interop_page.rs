@@ -108,3 +108,179 @@ fn the_page_downloads_inspect_croissant_and_a_runs_eee_files() {
     let v: Value = serde_json::from_str(&python("eee_validate.py", &args)).unwrap();
     assert_eq!(v["errors"], Value::Array(vec![]));
 }
+
+/// The values of `var` in kld query's JSON answer to `sparql` on `files`.
+fn kld_column(files: &[std::path::PathBuf], sparql: &str, var: &str) -> Vec<String> {
+    let out = stdout_of(
+        kld()
+            .args(["query", "--format", "json", "-e", sparql])
+            .args(files),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["results"]["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b[var]["value"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+#[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
+fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_offline() {
+    let checkpoint = corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld");
+    let files = vec![checkpoint];
+    let s = serve(&files, &[]);
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    let out = python(
+        "browser_editor.py",
+        &[&s.base, shots.to_str().unwrap(), "traits"],
+    );
+    let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let rows = |k: &str| seen[k].as_array().unwrap().clone();
+
+    // The store's terms came in on load; schema:DataFeed was offered under
+    // kld's prefix, and choosing it declared the prefix with https.
+    assert!(seen["vocabulary"].as_str().unwrap().contains(" classes"));
+    let offered = seen["completions"].as_array().unwrap();
+    assert!(
+        offered[0].as_str().unwrap().starts_with("schema:DataFeed"),
+        "{offered:?}"
+    );
+    let typed = seen["typed"].as_str().unwrap();
+    assert_eq!(
+        typed,
+        "PREFIX schema: <https://schema.org/>\n\
+         SELECT ?graph ?name WHERE { GRAPH ?graph { ?feed a schema:DataFeed ; schema:name ?name } }"
+    );
+    // Highlighted: keywords, variables and plain text in different colours.
+    let c = &seen["colours"];
+    assert_ne!(c["SELECT"], c["plain"]);
+    assert_ne!(c["SELECT"], c["?graph"]);
+    // Ctrl-Enter ran it: kld query's rows, the names shown.
+    let names = kld_column(&files, typed, "name");
+    let got = rows("rows");
+    assert_eq!(got.len(), names.len());
+    assert!(!names.is_empty());
+    for n in &names {
+        assert!(got.iter().any(|r| r[1] == *n), "{n} not in {got:?}");
+    }
+    // The permalink reopened it in a new tab: the same text, the same rows;
+    // the address bar holds it too.
+    let link = seen["permalink"].as_str().unwrap();
+    assert!(link.starts_with(&format!("{}/#query=", s.base)), "{link}");
+    assert_eq!(seen["location"], seen["permalink"]);
+    assert_eq!(seen["permalink_text"], typed);
+    assert_eq!(rows("permalink_rows"), got);
+
+    // The syntax error is marked where the server's 400 says.
+    let bad = seen["bad"].as_str().unwrap();
+    let r = client()
+        .post(format!("{}/sparql", s.base))
+        .form(&[("query", bad)])
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body = r.text().unwrap();
+    let at = body.split("syntax error at ").nth(1).unwrap();
+    let mut pos = at.split(':').take(2).map(|n| n.parse::<u64>().unwrap());
+    let (line, column) = (pos.next().unwrap(), pos.next().unwrap());
+    assert_eq!(line, 3, "{body}");
+    let m = &seen["marked"];
+    assert_eq!(m["line"].as_u64().unwrap(), line, "{m}");
+    assert_eq!(m["column"].as_u64().unwrap(), column, "{m}");
+    assert_eq!(m["data_line"], line.to_string());
+    assert_eq!(m["data_column"], column.to_string());
+    assert!(seen["error_box"]
+        .as_str()
+        .unwrap()
+        .starts_with(body.lines().next().unwrap()));
+
+    // History (localStorage, across a reload): newest first; two arrow keys
+    // on the list bring the typed query back.
+    let history: Vec<&str> = seen["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(history, vec![bad, typed]);
+    assert_eq!(seen["recalled"], typed);
+
+    // A catalogue query: its documentation (the comment header, as GET
+    // /queries gives it) beside the editor; its permalink names it and
+    // reopens it with the documentation and kld query's rows.
+    let catalogue: Value = client()
+        .get(format!("{}/queries", s.base))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let traits = catalogue
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["name"] == "traits")
+        .unwrap();
+    assert_eq!(seen["doc_shown"], true);
+    assert_eq!(seen["doc_beside"], true);
+    assert_eq!(seen["doc_text"], traits["description"]);
+    let returns: Vec<String> = traits["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| format!("?{}", v.as_str().unwrap()))
+        .collect();
+    assert_eq!(seen["doc_returns"], returns.join(" "));
+    assert!(seen["catalogue_permalink"]
+        .as_str()
+        .unwrap()
+        .ends_with("&name=traits"));
+    let want = super::queries::query_rows(&files, "traits");
+    assert_eq!(rows("catalogue_rows").len(), want.len());
+    assert_eq!(rows("catalogue_permalink_rows"), rows("catalogue_rows"));
+    assert_eq!(seen["catalogue_permalink_chosen"], "traits");
+    assert_eq!(seen["catalogue_permalink_doc"], traits["description"]);
+
+    // Keyboard: Tab reaches the editor and leaves it; every control has a
+    // name; text contrast at least 4.5:1 (WCAG AA).
+    let order: Vec<&str> = seen["tab_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let i = order
+        .iter()
+        .position(|o| *o == "editor")
+        .expect("Tab reaches the editor");
+    // Tab leaves the editor: the next focus is another element.
+    let next = order.get(i + 1).expect("a Tab after the editor");
+    assert_ne!(*next, "editor", "{order:?}");
+    assert_eq!(seen["unnamed"], Value::Array(vec![]));
+    assert!(
+        seen["contrast"]["ratio"].as_f64().unwrap() >= 4.5,
+        "{}",
+        seen["contrast"]
+    );
+
+    // 400 px wide: the editor area fits, the documentation below the editor.
+    let n = &seen["narrow"];
+    assert_eq!(n["inner"], 400);
+    assert!(n["area_overflow"].as_f64().unwrap() <= 0.0, "{n}");
+    assert!(n["bar_overflow"].as_f64().unwrap() <= 0.0, "{n}");
+    assert!(n["editor_right"].as_f64().unwrap() <= 400.0, "{n}");
+    assert_eq!(n["doc_below"], true);
+
+    // Every request went to this server (all other hosts resolved to nothing).
+    assert!(seen["requests"].as_u64().unwrap() >= 10);
+    assert_eq!(seen["foreign"], Value::Array(vec![]));
+    for shot in [
+        "editor-completion.png",
+        "editor-results.png",
+        "editor-error.png",
+        "editor-catalogue.png",
+    ] {
+        assert!(shots.join(shot).exists(), "{shot}");
+    }
+}

@@ -23,6 +23,7 @@ mod interop;
 mod interop_hostile;
 mod interop_page;
 mod manners;
+mod page_editor;
 mod preset;
 mod queries;
 mod rdf;

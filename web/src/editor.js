@@ -1,0 +1,109 @@
+// The SPARQL editor of `kld serve`'s page: CodeMirror 6 with the SPARQL
+// grammar of codemirror-lang-sparql, bundled by esbuild (web/build.mjs) into
+// src/serve/page/editor.bundle.js, which the binary serves. Everything the
+// editor knows comes from the page (the server's prefixes, the store's
+// classes and predicates): nothing is fetched from elsewhere.
+//
+// The page's own code (src/serve/page/editor.js) drives it through one
+// global, `KldEditor.create(...)`, so that the page's logic stays plain
+// script and only CodeMirror needs a build.
+
+import { EditorState, Prec } from "@codemirror/state";
+import {
+  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+  drawSelection, highlightSpecialChars, placeholder,
+} from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import {
+  syntaxHighlighting, defaultHighlightStyle, bracketMatching, indentOnInput,
+} from "@codemirror/language";
+import {
+  autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap,
+} from "@codemirror/autocomplete";
+import { setDiagnostics, lintGutter } from "@codemirror/lint";
+import { sparql } from "codemirror-lang-sparql";
+import { completionSource } from "./complete.js";
+
+// Token colours of defaultHighlightStyle that fall below 4.5:1 on white are
+// darkened (WCAG AA for body text).
+const theme = EditorView.theme({
+  "&": { fontSize: "13px", border: "1px solid #b9c1cf", borderRadius: "4px", background: "#fff" },
+  "&.cm-focused": { outline: "2px solid #24324a", outlineOffset: "1px" },
+  ".cm-content": { fontFamily: "ui-monospace, monospace", minHeight: "12em" },
+  ".cm-scroller": { maxHeight: "28em", overflow: "auto" },
+  ".cm-gutters": { background: "#f3f4f7", color: "#4f5868", borderRight: "1px solid #dde2ea" },
+  ".cm-lintRange-error": { backgroundColor: "#ffd7d9" },
+});
+
+/**
+ * Mounts an editor in `parent`.
+ * - `doc`: the initial text; `label`: the accessible name of the text area;
+ * - `onRun()`: called on Ctrl-Enter / Cmd-Enter;
+ * - `onChange(text)`: called after each change of the text;
+ * - `vocabulary()`: { prefixes: [[name, iri]], classes: [iri], predicates: [iri] },
+ *   read at each completion (it may fill in after the editor is made).
+ * Returns { view, get(), set(text), focus(), markError(line, column, message), clearError() }.
+ */
+export function create({ parent, doc = "", label = "SPARQL query", describedBy, onRun, onChange, vocabulary }) {
+  const run = () => { if (onRun) onRun(); return true; };
+  const attrs = { "aria-label": label, "aria-multiline": "true" };
+  if (describedBy) attrs["aria-describedby"] = describedBy;
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
+        indentOnInput(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), bracketMatching(),
+        closeBrackets(), autocompletion({ override: [completionSource(() => (vocabulary ? vocabulary() : {}))] }),
+        highlightActiveLine(), lintGutter(), sparql(), theme, placeholder("SELECT * WHERE { ?s ?p ?o } LIMIT 10"),
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of(attrs),
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run }, { key: "Ctrl-Enter", run }])),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) {
+            // An edit makes a marked error stale.
+            if (u.transactions.some((t) => t.isUserEvent("input") || t.isUserEvent("delete"))) clear();
+            if (onChange) onChange(u.state.doc.toString());
+          }
+        }),
+      ],
+    }),
+  });
+  function clear() {
+    view.dispatch(setDiagnostics(view.state, []));
+    delete view.dom.dataset.errorLine;
+    delete view.dom.dataset.errorColumn;
+  }
+  return {
+    view,
+    get: () => view.state.doc.toString(),
+    set(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      clear();
+    },
+    focus: () => view.focus(),
+    clearError: clear,
+    // `line` and `column` are 1-based, the column counted in characters (as
+    // the server's parser counts), not UTF-16 units.
+    markError(line, column, message) {
+      const doc = view.state.doc;
+      const l = doc.line(Math.min(Math.max(line, 1), doc.lines));
+      const chars = [...l.text];
+      const offset = chars.slice(0, Math.max(column - 1, 0)).join("").length;
+      const from = Math.min(l.from + offset, l.to);
+      // The token at the place, else the rest of the line, else one place.
+      const rest = l.text.slice(from - l.from);
+      const word = /^[^\s{}()]+/.exec(rest);
+      let to = from + (word ? word[0].length : rest.length);
+      let start = from;
+      if (to === start) {
+        if (start > l.from) start -= 1; else to = Math.min(start + 1, doc.length);
+      }
+      view.dispatch(setDiagnostics(view.state, [{ from: start, to, severity: "error", message }]));
+      view.dom.dataset.errorLine = String(l.number);
+      view.dom.dataset.errorColumn = String(column);
+    },
+  };
+}
