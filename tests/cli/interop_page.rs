@@ -3,7 +3,7 @@
 //! Eval Ever files, each the bytes `kld export` (or `GET /export`) gives.
 
 use super::interop::files_under;
-use super::queries::query_rows;
+use super::queries::{expr_rows, query_rows};
 use super::serve::{client, python, serve};
 use super::{kld, stdout_of};
 use crate::common::corpus;
@@ -109,22 +109,6 @@ fn the_page_downloads_inspect_croissant_and_a_runs_eee_files() {
     assert_eq!(v["errors"], Value::Array(vec![]));
 }
 
-/// The values of `var` in kld query's JSON answer to `sparql` on `files`.
-fn kld_column(files: &[std::path::PathBuf], sparql: &str, var: &str) -> Vec<String> {
-    let out = stdout_of(
-        kld()
-            .args(["query", "--format", "json", "-e", sparql])
-            .args(files),
-    );
-    let v: Value = serde_json::from_str(&out).unwrap();
-    v["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b[var]["value"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
 #[test]
 #[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_offline() {
@@ -158,7 +142,10 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
     assert_ne!(c["SELECT"], c["plain"]);
     assert_ne!(c["SELECT"], c["?graph"]);
     // Ctrl-Enter ran it: kld query's rows, the names shown.
-    let names = kld_column(&files, typed, "name");
+    let names: Vec<Value> = expr_rows(&files, typed)
+        .into_iter()
+        .map(|r| r["name"].clone())
+        .collect();
     let got = rows("rows");
     assert_eq!(got.len(), names.len());
     assert!(!names.is_empty());
@@ -236,7 +223,7 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
         .as_str()
         .unwrap()
         .ends_with("&name=traits"));
-    let want = super::queries::query_rows(&files, "traits");
+    let want = query_rows(&files, "traits");
     assert_eq!(rows("catalogue_rows").len(), want.len());
     assert_eq!(rows("catalogue_permalink_rows"), rows("catalogue_rows"));
     assert_eq!(seen["catalogue_permalink_chosen"], "traits");
