@@ -123,8 +123,10 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
     let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     let rows = |k: &str| seen[k].as_array().unwrap().clone();
 
-    // The store's terms came in on load; schema:DataFeed was offered under
+    // The store's terms came in when the editor was first focused (not on
+    // load); schema:DataFeed was offered under
     // kld's prefix, and choosing it declared the prefix with https.
+    assert_eq!(seen["vocabulary_before_focus"], Value::Null);
     assert!(seen["vocabulary"].as_str().unwrap().contains(" classes"));
     let offered = seen["completions"].as_array().unwrap();
     assert!(

@@ -42,7 +42,6 @@ def wait_rows(before=None):
 def open_page(url):
     driver.get(url)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor .cm-content"))
-    wait.until(lambda d: d.find_element(By.ID, "editor").get_attribute("data-vocabulary"))
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#catalogue option")) > 1)
 
 
@@ -64,6 +63,10 @@ def replace_text(keys):
 
 try:
     open_page(base + "/")
+    # The store's terms are asked for when the editor is first focused.
+    seen["vocabulary_before_focus"] = driver.find_element(By.ID, "editor").get_attribute("data-vocabulary")
+    driver.find_element(By.CSS_SELECTOR, "#editor .cm-content").click()
+    wait.until(lambda d: d.find_element(By.ID, "editor").get_attribute("data-vocabulary"))
     seen["vocabulary"] = driver.find_element(By.ID, "editor").get_attribute("data-vocabulary")
     # Typed, with schema:DataFeed taken from the completion list.
     content = replace_text("SELECT ?graph ?name WHERE { GRAPH ?graph { ?feed a schema:DataF")
