@@ -184,17 +184,28 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
         .as_str()
         .unwrap()
         .starts_with(body.lines().next().unwrap()));
+    assert_eq!(seen["mark_after_edit"], 0, "an edit clears the mark");
+    // At the end of a line: the server's column is past it; its last
+    // character is marked.
+    let end = &seen["marked_end"];
+    let line3 = seen["bad_end"].as_str().unwrap().lines().nth(2).unwrap();
+    assert_eq!(end["data_line"], "3");
+    assert_eq!(end["data_column"], (line3.chars().count() + 1).to_string());
+    assert_eq!(end["line"], line3);
+    assert_eq!(end["text"], "}");
 
-    // History (localStorage, across a reload): newest first; two arrow keys
-    // on the list bring the typed query back.
+    // History (localStorage, across a reload): newest first, each query
+    // once; three arrow keys on the list bring the typed query back.
     let history: Vec<&str> = seen["history"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(history, vec![bad, typed]);
+    let bad_end = seen["bad_end"].as_str().unwrap();
+    assert_eq!(history, vec![bad, bad_end, typed]);
     assert_eq!(seen["recalled"], typed);
+    assert_eq!(rows("recalled_rows"), got);
 
     // A catalogue query: its documentation (the comment header, as GET
     // /queries gives it) beside the editor; its permalink names it and
@@ -230,6 +241,15 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
     assert_eq!(rows("catalogue_permalink_rows"), rows("catalogue_rows"));
     assert_eq!(seen["catalogue_permalink_chosen"], "traits");
     assert_eq!(seen["catalogue_permalink_doc"], traits["description"]);
+    assert_eq!(seen["name_only_text"], traits["query"]);
+    assert_eq!(rows("name_only_rows"), rows("catalogue_rows"));
+    // The history keeps the 30 newest, the newest first; Clear history
+    // empties it.
+    let kept = &seen["history_kept"];
+    assert_eq!(kept[0], 30);
+    assert_eq!(kept[1], traits["query"]);
+    assert_eq!(kept[2], "ASK { ?s ?p 28 }");
+    assert_eq!(seen["history_cleared"], serde_json::json!([null, 1]));
 
     // Keyboard: Tab reaches the editor and leaves it; every control has a
     // name; text contrast at least 4.5:1 (WCAG AA).

@@ -123,8 +123,30 @@ try:
                data_line: ed.dataset.errorLine, data_column: ed.dataset.errorColumn };
     """)
     shot("editor-error.png")
+    # Editing clears the mark.
+    content.send_keys(Keys.END, " ")
+    seen["mark_after_edit"] = len(driver.find_elements(By.CSS_SELECTOR, "#editor .cm-lintRange-error"))
+    # An error at the end of a line (where the parser often stops): the
+    # line's last character is marked.
+    bad_end = "SELECT * WHERE {\n  ?s ?p ?o .\n  FILTER(?o = ) }"
+    seen["bad_end"] = bad_end
+    driver.execute_script("kldEditor.setText(arguments[0])", bad_end)
+    content.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor .cm-lintRange-error"))
+    seen["marked_end"] = driver.execute_script("""
+      const mark = document.querySelector('#editor .cm-lintRange-error');
+      const ed = document.querySelector('#editor .cm-editor');
+      return { text: mark.textContent, line: mark.closest('.cm-line').textContent,
+               data_line: ed.dataset.errorLine, data_column: ed.dataset.errorColumn };
+    """)
+    # Back to the first bad query, whose permalink the reload below opens.
+    driver.execute_script("kldEditor.setText(arguments[0])", bad)
+    content.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait.until(lambda d: d.find_element(By.ID, "editor").find_element(
+        By.CSS_SELECTOR, ".cm-editor").get_attribute("data-error-column") != seen["marked_end"]["data_column"])
 
-    # History, after a reload: the typed query is back by keyboard alone.
+    # History, after a reload: the typed query (third newest) is back by
+    # keyboard alone.
     driver.refresh()
     open_page(driver.current_url)
     # The address bar holds the bad query's permalink: it ran again, and failed.
@@ -133,9 +155,14 @@ try:
     hist = driver.find_element(By.ID, "history")
     seen["history"] = [o.get_attribute("title") for o in Select(hist).options if o.get_attribute("value")]
     driver.execute_script("arguments[0].focus()", hist)
-    hist.send_keys(Keys.DOWN)
-    hist.send_keys(Keys.DOWN)
+    for _ in range(3):
+        hist.send_keys(Keys.DOWN)
     seen["recalled"] = editor_text()
+    # ... and Cmd-Enter (Meta) in the editor runs it: the first rows again.
+    content = driver.find_element(By.CSS_SELECTOR, "#editor .cm-content")
+    content.click()
+    content.send_keys(Keys.META, Keys.ENTER)
+    seen["recalled_rows"] = wait_rows()
     seen["recalled_name"] = Select(driver.find_element(By.ID, "catalogue")).first_selected_option.get_attribute("value")
 
     # A catalogue query: its documentation beside the editor, a permalink
@@ -161,6 +188,26 @@ try:
     seen["catalogue_permalink_doc"] = driver.find_element(By.ID, "query-doc-text").text
     driver.close()
     driver.switch_to.window(first_tab)
+
+    # `#name=NAME` alone opens and runs that catalogue query.
+    driver.switch_to.new_window("tab")
+    open_page(base + "/#name=" + catalogue_name)
+    seen["name_only_rows"] = wait_rows()
+    seen["name_only_text"] = editor_text()
+    driver.close()
+    driver.switch_to.window(first_tab)
+
+    # The history keeps the 30 newest; Clear history forgets them.
+    driver.execute_script("""localStorage.setItem('kld-serve-history', JSON.stringify(
+      Array.from({ length: 30 }, (_, i) => ({ query: 'ASK { ?s ?p ' + i + ' }', name: '', at: '' }))))""")
+    before = driver.find_element(By.ID, "status").text
+    driver.find_element(By.ID, "run").click()
+    wait_rows(before)
+    kept = driver.execute_script("return JSON.parse(localStorage.getItem('kld-serve-history'))")
+    seen["history_kept"] = [len(kept), kept[0]["query"], kept[-1]["query"]]
+    driver.find_element(By.ID, "history-clear").click()
+    seen["history_cleared"] = [driver.execute_script("return localStorage.getItem('kld-serve-history')"),
+                               len(Select(driver.find_element(By.ID, "history")).options)]
 
     # Keyboard: Tab from the catalogue reaches the editor, and Tab leaves it.
     driver.execute_script("document.getElementById('catalogue').focus()")

@@ -38,7 +38,7 @@ const theme = EditorView.theme({
 /**
  * Mounts an editor in `parent`.
  * - `doc`: the initial text; `label`: the accessible name of the text area;
- * - `onRun()`: called on Ctrl-Enter / Cmd-Enter;
+ * - `onRun()`: called on Ctrl-Enter / Cmd-Enter (Meta-Enter);
  * - `onChange(text)`: called after each change of the text;
  * - `vocabulary()`: { prefixes: [[name, iri]], classes: [iri], predicates: [iri] },
  *   read at each completion (it may fill in after the editor is made).
@@ -59,7 +59,8 @@ export function create({ parent, doc = "", label = "SPARQL query", describedBy, 
         highlightActiveLine(), lintGutter(), sparql(), theme, placeholder("SELECT * WHERE { ?s ?p ?o } LIMIT 10"),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of(attrs),
-        Prec.highest(keymap.of([{ key: "Mod-Enter", run }, { key: "Ctrl-Enter", run }])),
+        // Ctrl-Enter and Cmd-Enter on every platform.
+        Prec.highest(keymap.of([{ key: "Ctrl-Enter", run }, { key: "Meta-Enter", run }])),
         keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) {
