@@ -60,6 +60,27 @@ fn bundle_gzipped() -> &'static [u8] {
     GZ.get_or_init(|| gzip(EDITOR_BUNDLE.as_bytes()))
 }
 
+/// The bundle's entity tag: a digest of its bytes, so that a browser
+/// revalidates (`Cache-Control: no-cache`) and gets 304 until kld changes.
+fn bundle_etag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(EDITOR_BUNDLE.as_bytes());
+        let hex = format!("{d:x}");
+        format!("\"{}\"", &hex[..32])
+    })
+}
+
+/// Whether an `If-None-Match` value matches `etag` (`*` or one of a list;
+/// weak tags compare by their opaque part, as RFC 9110 has it for GET).
+pub fn none_match(if_none_match: &str, etag: &str) -> bool {
+    if_none_match
+        .split(',')
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == etag)
+}
+
 /// The prefixes every query may use undeclared, as the page reads them:
 /// `[{"prefix": "schema", "iri": "https://schema.org/"}, …]`.
 pub fn prefixes() -> serde_json::Value {
@@ -81,6 +102,18 @@ fn file(ctype: &'static str, body: impl Into<axum::body::Body>) -> Response {
 }
 
 async fn bundle(headers: HeaderMap) -> Response {
+    let etag = HeaderValue::from_static(bundle_etag());
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| none_match(v, bundle_etag()));
+    if fresh {
+        let mut r = StatusCode::NOT_MODIFIED.into_response();
+        r.headers_mut().insert(header::ETAG, etag);
+        r.headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        return r;
+    }
     let gz = headers
         .get(header::ACCEPT_ENCODING)
         .and_then(|v| v.to_str().ok())
@@ -93,8 +126,10 @@ async fn bundle(headers: HeaderMap) -> Response {
     } else {
         file("text/javascript; charset=utf-8", EDITOR_BUNDLE)
     };
-    r.headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    let h = r.headers_mut();
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    h.insert(header::ETAG, etag);
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
 
@@ -133,6 +168,18 @@ mod tests {
         assert!(!accepts_gzip("*, gzip;q=0"));
         assert!(!accepts_gzip("br, *;q=0"));
         assert!(!accepts_gzip(""));
+    }
+
+    #[test]
+    fn if_none_match_matches_the_tag_a_list_with_it_a_weak_form_and_star() {
+        let tag = bundle_etag();
+        assert_eq!(tag.len(), 34);
+        assert!(tag.starts_with('"') && tag.ends_with('"'));
+        assert!(none_match(tag, tag));
+        assert!(none_match(&format!("\"x\", W/{tag}"), tag));
+        assert!(none_match("*", tag));
+        assert!(!none_match("\"x\"", tag));
+        assert!(!none_match("", tag));
     }
 
     #[test]

@@ -40,6 +40,8 @@ fn the_editor_bundle_is_served_gzipped_to_who_accepts_it_and_whole_to_who_does_n
     assert_eq!(gz.status(), 200);
     assert_eq!(gz.headers()["content-encoding"], "gzip");
     assert_eq!(gz.headers()["vary"], "accept-encoding");
+    assert_eq!(gz.headers()["cache-control"], "no-cache");
+    let gz_etag = gz.headers()["etag"].to_str().unwrap().to_string();
     assert!(gz.headers()["content-type"]
         .to_str()
         .unwrap()
@@ -56,6 +58,25 @@ fn the_editor_bundle_is_served_gzipped_to_who_accepts_it_and_whole_to_who_does_n
         .read_to_end(&mut back)
         .unwrap();
     assert_eq!(back, raw);
+    // Revalidation: its tag gets 304 and no body; another tag the bundle.
+    let etag = gz_etag;
+    assert_eq!(etag.len(), 34, "{etag}");
+    let again = client()
+        .get(&url)
+        .header("Accept-Encoding", "gzip")
+        .header("If-None-Match", &etag)
+        .send()
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+    assert!(again.bytes().unwrap().is_empty());
+    let other = client()
+        .get(&url)
+        .header("If-None-Match", "\"other\"")
+        .send()
+        .unwrap();
+    assert_eq!(other.status(), 200);
+    assert_eq!(other.bytes().unwrap().len(), raw.len());
     // No gzip asked, or gzip refused: the bundle as it is.
     for accept in [None, Some("identity"), Some("gzip;q=0, *")] {
         let mut req = client().get(&url);
