@@ -531,6 +531,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             super::guard::refuse_cross_site(cors.clone(), req, next)
         }));
     let mut router = Router::new()
+        .merge(super::assets::routes())
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
@@ -543,7 +544,6 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             "/style.css",
             get(|| async { asset("text/css; charset=utf-8", STYLE_CSS) }),
         )
-        .merge(super::assets::routes())
         .merge(work)
         .fallback(|| async { respond(Answer::text(404, "no such route; see / for the page")) })
         .with_state(app)

@@ -1,25 +1,25 @@
 """Headless Chromium for the page tests (selenium + chromedriver from PATH)."""
+import json
 import shutil
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def chromium(window="1400,1800", downloads=None, args=(), perf_log=False):
+def chromium(window="1400,1800", downloads=None, network_log=False, args=()):
     """A headless Chromium driver with the given window size; downloads, when
-    a directory is given, land there without asking; `args` are more
-    command-line flags; `perf_log` keeps the performance log (every request,
-    read with driver.get_log("performance"))."""
+    a directory is given, land there without asking; `network_log` keeps
+    the log [`requested_urls`] reads; `args` are more command-line flags."""
     opts = webdriver.ChromeOptions()
     for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window}", *args]:
         opts.add_argument(a)
-    if perf_log:
-        opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     if downloads:
         opts.add_experimental_option("prefs", {
             "download.default_directory": downloads,
             "download.prompt_for_download": False,
         })
+    if network_log:
+        opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary:
         opts.binary_location = binary
@@ -27,3 +27,14 @@ def chromium(window="1400,1800", downloads=None, args=(), perf_log=False):
     if downloads:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return driver
+
+
+def requested_urls(driver):
+    """The URLs the browser requested since the last call (Chromium's
+    network log: needs `chromium(..., network_log=True)`)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg.get("method") == "Network.requestWillBeSent":
+            urls.append(msg["params"]["request"]["url"])
+    return urls

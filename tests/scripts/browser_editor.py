@@ -12,14 +12,14 @@ import json
 import os
 import sys
 
-from browser import chromium
+from browser import chromium, requested_urls
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, shots, catalogue_name = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(shots, exist_ok=True)
-driver = chromium("1280,800", args=["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"], perf_log=True)
+driver = chromium("1280,800", network_log=True, args=["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"])
 wait = WebDriverWait(driver, 30)
 seen = {}
 
@@ -259,11 +259,7 @@ try:
     driver.set_window_size(1280, 800)
 
     # Every request the browser made, from the performance log.
-    urls = []
-    for entry in driver.get_log("performance"):
-        msg = json.loads(entry["message"])["message"]
-        if msg["method"] == "Network.requestWillBeSent":
-            urls.append(msg["params"]["request"]["url"])
+    urls = requested_urls(driver)
     seen["requests"] = len(urls)
     seen["foreign"] = sorted({u for u in urls if not u.startswith(base + "/") and not u.startswith(("data:", "blob:"))})
 finally:
