@@ -11,9 +11,9 @@
 //! listing and the canonical file of a graph. [`http`] is the thin axum layer
 //! and [`watch`] re-reads files that change.
 
-mod assets;
 mod conn;
 mod describe;
+mod editor;
 mod guard;
 pub mod http;
 mod interop;
