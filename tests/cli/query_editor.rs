@@ -23,6 +23,15 @@ fn page_file(name: &str) -> Vec<u8> {
     .unwrap()
 }
 
+/// GET `url` with the request headers `headers`.
+fn get(url: &str, headers: &[(&str, &str)]) -> reqwest::blocking::Response {
+    headers
+        .iter()
+        .fold(client().get(url), |r, (k, v)| r.header(*k, *v))
+        .send()
+        .unwrap()
+}
+
 fn one_checkpoint() -> super::serve::Server {
     serve(
         &[corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld")],
@@ -36,11 +45,7 @@ fn the_editor_bundle_is_served_gzipped_to_who_accepts_it_and_whole_to_who_does_n
     let raw = page_file("editor.bundle.js");
     assert!(raw.len() <= 500_000, "bundle of {} bytes", raw.len());
     let url = format!("{}/editor.bundle.js", s.base);
-    let gz = client()
-        .get(&url)
-        .header("Accept-Encoding", "gzip, deflate, br")
-        .send()
-        .unwrap();
+    let gz = get(&url, &[("Accept-Encoding", "gzip, deflate, br")]);
     assert_eq!(gz.status(), 200);
     assert_eq!(gz.headers()["content-encoding"], "gzip");
     assert_eq!(gz.headers()["vary"], "accept-encoding");
@@ -65,39 +70,25 @@ fn the_editor_bundle_is_served_gzipped_to_who_accepts_it_and_whole_to_who_does_n
     // Revalidation: its tag gets 304 and no body; another tag the bundle.
     let etag = gz_etag;
     assert_eq!(etag.len(), 34, "{etag}");
-    let again = client()
-        .get(&url)
-        .header("Accept-Encoding", "gzip")
-        .header("If-None-Match", &etag)
-        .send()
-        .unwrap();
+    let again = get(
+        &url,
+        &[("Accept-Encoding", "gzip"), ("If-None-Match", &etag)],
+    );
     assert_eq!(again.status(), 304);
     assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
     assert!(again.bytes().unwrap().is_empty());
-    let other = client()
-        .get(&url)
-        .header("If-None-Match", "\"other\"")
-        .send()
-        .unwrap();
+    let other = get(&url, &[("If-None-Match", "\"other\"")]);
     assert_eq!(other.status(), 200);
     assert_eq!(other.bytes().unwrap().len(), raw.len());
     // No gzip asked, or gzip refused: the bundle as it is.
     for accept in [None, Some("identity"), Some("gzip;q=0, *")] {
-        let mut req = client().get(&url);
-        if let Some(a) = accept {
-            req = req.header("Accept-Encoding", a);
-        }
-        let r = req.send().unwrap();
+        let headers: Vec<(&str, &str)> = accept.iter().map(|a| ("Accept-Encoding", *a)).collect();
+        let r = get(&url, &headers);
         assert!(r.headers().get("content-encoding").is_none(), "{accept:?}");
         assert_eq!(r.bytes().unwrap().to_vec(), raw, "{accept:?}");
     }
     // The page loads it, and its own script, from this server only.
-    let html = client()
-        .get(format!("{}/", s.base))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let html = get(&format!("{}/", s.base), &[]).text().unwrap();
     assert!(html.contains(r#"<script src="/editor.bundle.js"></script>"#));
     assert!(html.contains(r#"<script src="/editor.js"></script>"#));
     // Nothing it loads or links names another host (IRIs in the sample
@@ -108,22 +99,14 @@ fn the_editor_bundle_is_served_gzipped_to_who_accepts_it_and_whole_to_who_does_n
             assert!(v.starts_with('/') || v.starts_with('#'), "{attr}{v}");
         }
     }
-    let js = client()
-        .get(format!("{}/editor.js", s.base))
-        .send()
-        .unwrap()
-        .bytes()
-        .unwrap();
+    let js = get(&format!("{}/editor.js", s.base), &[]).bytes().unwrap();
     assert_eq!(js.to_vec(), page_file("editor.js"));
 }
 
 #[test]
 fn every_package_of_the_lock_file_in_the_bundle_has_its_licence_served_beside_it() {
     let s = one_checkpoint();
-    let served = client()
-        .get(format!("{}/editor.bundle.LICENSES.txt", s.base))
-        .send()
-        .unwrap()
+    let served = get(&format!("{}/editor.bundle.LICENSES.txt", s.base), &[])
         .text()
         .unwrap();
     assert_eq!(
@@ -167,12 +150,7 @@ fn every_package_of_the_lock_file_in_the_bundle_has_its_licence_served_beside_it
 #[test]
 fn the_prefixes_the_editor_offers_are_the_ones_the_endpoint_takes_undeclared() {
     let s = one_checkpoint();
-    let prefixes: Value = client()
-        .get(format!("{}/prefixes", s.base))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let prefixes: Value = get(&format!("{}/prefixes", s.base), &[]).json().unwrap();
     let list = prefixes.as_array().unwrap();
     let iri = |p: &str| {
         list.iter()
@@ -304,12 +282,7 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
     // A catalogue query: its documentation (the comment header, as GET
     // /queries gives it) beside the editor; its permalink names it and
     // reopens it with the documentation and kld query's rows.
-    let catalogue: Value = client()
-        .get(format!("{}/queries", s.base))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let catalogue: Value = get(&format!("{}/queries", s.base), &[]).json().unwrap();
     let traits = catalogue
         .as_array()
         .unwrap()
