@@ -96,7 +96,13 @@ const kldEditor = (() => {
     if (!entry) return;
     q("#query-doc-name").textContent = entry.name;
     q("#query-doc-text").textContent = entry.description;
-    q("#query-doc-returns").textContent = entry.returns.map((v) => "?" + v).join(" ");
+    // One unbreakable piece per variable (`?` and its name stay together).
+    q("#query-doc-returns").replaceChildren(...entry.returns.flatMap((v, i) => {
+      const span = document.createElement("span");
+      span.className = "var";
+      span.textContent = "?" + v;
+      return i ? [" ", span] : [span];
+    }));
     q("#query-doc-link").href = "/queries/" + encodeURIComponent(entry.name);
   }
 
