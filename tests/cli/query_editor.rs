@@ -299,11 +299,25 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
         .map(|v| format!("?{}", v.as_str().unwrap()))
         .collect();
     assert_eq!(seen["doc_returns"], returns.join(" "));
+    // Its link gives the answer as JSON (a browser's own Accept would get
+    // XML): kld query's rows.
+    let link = seen["doc_link"].as_str().unwrap();
+    assert_eq!(link, format!("{}/queries/traits?format=json", s.base));
+    let answer: Value = get(
+        link,
+        &[("Accept", "text/html,application/xml;q=0.9,*/*;q=0.8")],
+    )
+    .json()
+    .unwrap();
+    let want = query_rows(&files, "traits");
+    assert_eq!(
+        answer["results"]["bindings"].as_array().unwrap().len(),
+        want.len()
+    );
     assert!(seen["catalogue_permalink"]
         .as_str()
         .unwrap()
         .ends_with("&name=traits"));
-    let want = query_rows(&files, "traits");
     assert_eq!(rows("catalogue_rows").len(), want.len());
     assert_eq!(rows("catalogue_permalink_rows"), rows("catalogue_rows"));
     assert_eq!(seen["catalogue_permalink_chosen"], "traits");

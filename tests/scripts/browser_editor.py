@@ -180,6 +180,7 @@ try:
     seen["doc_shown"] = doc.is_displayed()
     seen["doc_text"] = driver.find_element(By.ID, "query-doc-text").text
     seen["doc_returns"] = driver.find_element(By.ID, "query-doc-returns").text
+    seen["doc_link"] = driver.find_element(By.ID, "query-doc-link").get_attribute("href")
     ed_box = driver.find_element(By.ID, "editor").rect
     doc_box = doc.rect
     seen["doc_beside"] = doc_box["x"] >= ed_box["x"] + ed_box["width"] - 1 and doc_box["y"] < ed_box["y"] + ed_box["height"]

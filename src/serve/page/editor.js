@@ -103,7 +103,8 @@ const kldEditor = (() => {
       span.textContent = "?" + v;
       return i ? [" ", span] : [span];
     }));
-    q("#query-doc-link").href = "/queries/" + encodeURIComponent(entry.name);
+    // A browser's Accept would get SPARQL XML: format=json says JSON.
+    q("#query-doc-link").href = "/queries/" + encodeURIComponent(entry.name) + "?format=json";
   }
 
   function choose(name, withText = true) {
