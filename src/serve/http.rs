@@ -531,6 +531,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             super::guard::refuse_cross_site(cors.clone(), req, next)
         }));
     let mut router = Router::new()
+        .merge(super::editor::routes())
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),

@@ -14,6 +14,7 @@
 mod board;
 mod conn;
 mod describe;
+mod editor;
 mod guard;
 pub mod http;
 mod interop;

@@ -30,6 +30,7 @@ mod page_board;
 mod params;
 mod preset;
 mod queries;
+mod query_editor;
 mod rdf;
 mod remote;
 mod results;

@@ -10,9 +10,19 @@ use std::path::{Path, PathBuf};
 
 /// SPARQL JSON results of a catalogue query over `files`, as rows of var → value.
 pub(crate) fn query_rows(files: &[PathBuf], name: &str) -> Vec<serde_json::Map<String, Value>> {
+    rows_of(files, &["--named", name])
+}
+
+/// [`query_rows`] of the SPARQL text `sparql`.
+pub(crate) fn expr_rows(files: &[PathBuf], sparql: &str) -> Vec<serde_json::Map<String, Value>> {
+    rows_of(files, &["-e", sparql])
+}
+
+fn rows_of(files: &[PathBuf], query: &[&str]) -> Vec<serde_json::Map<String, Value>> {
     let out = stdout_of(
         kld()
-            .args(["query", "--format", "json", "--named", name])
+            .args(["query", "--format", "json"])
+            .args(query)
             .args(files),
     );
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -6,12 +6,12 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def chromium(window="1400,1800", downloads=None, network_log=False):
+def chromium(window="1400,1800", downloads=None, network_log=False, args=()):
     """A headless Chromium driver with the given window size; downloads, when
     a directory is given, land there without asking; `network_log` keeps
-    the log [`requested_urls`] reads."""
+    the log [`requested_urls`] reads; `args` are more command-line flags."""
     opts = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window}"]:
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window}", *args]:
         opts.add_argument(a)
     if downloads:
         opts.add_experimental_option("prefs", {

@@ -1,7 +1,7 @@
 // The page of `kld serve`: benchmarks, one benchmark's questions, the pass
 // rates of verification results (an SVG chart) with the outcomes behind each
-// bar, a SPARQL editor over the catalogue, and (under --watch) the current
-// load errors.
+// bar, the SPARQL query's results (the editor itself is editor.js), and
+// (under --watch) the current load errors.
 // Plain JS, no dependencies: everything comes from this server's routes.
 "use strict";
 
@@ -195,7 +195,6 @@ let catalogue = [];
 
 async function loadCatalogue() {
   catalogue = await getJson("/queries");
-  $("#catalogue").append(...catalogue.map((q) => el("option", { value: q.name }, q.name)));
 }
 
 function downloadsFor(query, graph) {
@@ -221,6 +220,7 @@ async function runQuery() {
     status.textContent = `error ${r.status} after ${ms} ms`;
     errorBox.textContent = await r.text();
     errorBox.hidden = false;
+    if (typeof kldEditor !== "undefined") kldEditor.markError(errorBox.textContent);
     return;
   }
   const ctype = r.headers.get("Content-Type") || "";
@@ -425,10 +425,6 @@ async function main() {
   makeSortable($("#benchmarks-table"));
   makeSortable($("#questions-table"));
   for (const id of ["#f-keyword", "#f-unfinished", "#f-notemplate", "#f-trait"]) $(id).onchange = renderQuestions;
-  $("#catalogue").onchange = () => {
-    const q = catalogue.find((c) => c.name === $("#catalogue").value);
-    if (q) { $("#query").value = q.query; $("#query-description").textContent = q.description; }
-  };
   $("#run").onclick = runQuery;
   for (const id of ["#board-view", "#board-run", "#board-benchmark"]) $(id).onchange = drawBoard;
   makeSortable($("#outcomes-table"));
