@@ -200,6 +200,21 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
             "a_host_with_a_byte_that_is_not_ascii_is_refused",
         ],
     ),
+    (
+        "shows 100 rows a page (50, 100 or 500 to choose;",
+        &["the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys"],
+    ),
+    (
+        "\"rows 101–200 of 5000\"",
+        &["the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys"],
+    ),
+    (
+        "server's 400 answer (`SPARQL syntax error at LINE:COLUMN",
+        &[
+            "the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_offline",
+            "each_refusal_has_its_status",
+        ],
+    ),
 ];
 
 /// HTTP statuses kld answers or logs.
@@ -242,12 +257,13 @@ fn states_status(line: &str) -> bool {
                 || (matches!(b.get(end), Some(b',' | b'.'))
                     && b.get(end + 1).is_some_and(u8::is_ascii_digit));
             let a_count = line[end..].starts_with(" \u{d7}");
+            let a_width = line[end..].starts_with(" px");
             let flag_argument = line[..at].ends_with(' ')
                 && line[..at]
                     .split_whitespace()
                     .next_back()
                     .is_some_and(|w| w.starts_with('-'));
-            !(glued_before || glued_after || a_count || flag_argument)
+            !(glued_before || glued_after || a_count || a_width || flag_argument)
         })
     })
 }
@@ -322,6 +338,7 @@ fn a_new_status_or_a_renamed_test_in_the_serving_manual_is_reported() {
                 ## Limits\n\n| limit | default | why |\n|---|---|---|\n| `--timeout` | 60 s | bounds time |\n";
     let lines: Vec<usize> = claim_lines(fake).iter().map(|(n, _)| *n).collect();
     assert_eq!(lines, [3, 10], "a status line and a limits row, not counts");
+    assert!(claim_lines("At 400 px wide the table scrolls.").is_empty(), "a width");
     let claims: &[(&str, &[&str])] = &[
         ("gets 400", &["each_refusal_has_its_status"]),
         ("| `--timeout` |", &["no_such_test_anywhere"]),
