@@ -374,6 +374,13 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     let distinct: std::collections::BTreeSet<&String> = bars.iter().collect();
     assert_eq!(distinct.len(), bars.len(), "{bars:?}");
     assert!(bars.iter().all(|b| b.chars().count() <= 64), "{bars:?}");
+    // Every label whole inside the chart (a long name once lost its first
+    // letters past the left edge).
+    assert!(
+        seen["bar_label_left"].as_f64().unwrap() >= 0.0,
+        "{}",
+        seen["bar_label_left"]
+    );
     let titles = strings(&seen["bar_titles"]);
     assert!(titles.iter().any(|t| t.contains(&long_name)));
     assert!(titles

@@ -191,6 +191,10 @@ def leaderboard():
     seen["columns"] = [{"label": th.text, "title": th.find_element(By.TAG_NAME, "button").get_attribute("title"),
                         "width": th.size["width"]} for th in heads]
     seen["bar_labels"] = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar text.label")]
+    # The leftmost point of any bar's label, in the chart's own units: below
+    # 0 a label has lost its start at the chart's left edge.
+    seen["bar_label_left"] = driver.execute_script(
+        "return Math.min(...[...document.querySelectorAll('#pass-chart text.label')].map((t) => t.getBBox().x))")
     seen["bar_titles"] = driver.execute_script(
         "return [...document.querySelectorAll('#pass-chart .bar title')].map((t) => t.textContent)")
     driver.execute_script("document.getElementById('board').scrollIntoView()")

@@ -326,8 +326,7 @@ function drawChart(rows) {
       ? `${r.passed}/${r.results} passed (${Math.round((100 * count("passed")) / n)}%)`
       : `no verdict (${count("no_verdict")} of ${r.results} null)`;
     g.append(svg("title", {}, `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${counts}`),
-      svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" },
-        `${shortBenchmarkLabel(r.graph, r.benchmark, 36)} · ${cutText(`${r.interface}:${r.model_name}`, 24)}`),
+      svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" }, barLabel(r, 36, 24)),
       svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }));
     let x = labelW;
     for (const [k, cls] of VERDICTS) {
@@ -341,7 +340,20 @@ function drawChart(rows) {
     chart.append(g);
   });
   box.replaceChildren(chart);
+  // Cut by characters, a label can still be wider than its column (wide
+  // glyphs, punctuation) and lose its start at the chart's left edge: once
+  // drawn, each is cut shorter until it fits.
+  chart.querySelectorAll("text.label").forEach((t, i) => {
+    for (let name = 32, model = 22; t.getComputedTextLength() > labelW - 12 && name > 8; name -= 4, model = Math.max(12, model - 2)) {
+      t.textContent = barLabel(rows[i], name, model);
+    }
+  });
 }
+
+// A bar's label: the benchmark (told apart by file) and the answering
+// model, each cut to at most `name` and `model` characters.
+const barLabel = (r, name, model) =>
+  `${shortBenchmarkLabel(r.graph, r.benchmark, name)} · ${cutText(`${r.interface}:${r.model_name}`, model)}`;
 
 // Runs bound to no benchmark (orphan, ambiguous, a refused --for), with why.
 async function loadUnbound() {
