@@ -517,6 +517,13 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
         "{}",
         seen["narrow"]
     );
+    // On it the chart keeps its size (and scrolls sideways in its section)
+    // rather than shrinking its 12 px labels to about 5 px.
+    assert!(
+        seen["narrow_chart_scale"].as_f64().unwrap() >= 0.99,
+        "{}",
+        seen["narrow_chart_scale"]
+    );
     // Nothing left 127.0.0.1.
     let urls = strings(&seen["urls"]);
     assert!(urls.len() > 10, "{urls:?}");

@@ -257,6 +257,12 @@ def leaderboard():
         "return [window.innerWidth, document.documentElement.scrollWidth]")
     driver.execute_script("document.getElementById('board').scrollIntoView()")
     driver.save_screenshot(os.path.join(shots, "leaderboard-400px.png"))
+    # The chart on it: drawn at its own size (12 px labels), not scaled down.
+    seen["narrow_chart_scale"] = driver.execute_script(
+        "const s = document.querySelector('#pass-chart svg');"
+        "return s.getBoundingClientRect().width / s.width.baseVal.value")
+    driver.execute_script("document.getElementById('pass-chart').scrollIntoView()")
+    driver.save_screenshot(os.path.join(shots, "chart-400px.png"))
 
 
 try:
