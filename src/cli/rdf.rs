@@ -495,15 +495,29 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
                     .map(|(_, w)| w as usize)
             })
             .flatten(),
-        params: a.param,
+        params: a.param.clone(),
         ..query::QueryOptions::default()
     };
-    let run =
-        |out: &mut (dyn Write + Send)| query::run_with(store.store(), &text, &opts, format, out);
-    match &a.output {
+    let rows = std::cell::Cell::new(None);
+    let run = |out: &mut (dyn Write + Send)| {
+        let n = query::run_with(store.store(), &text, &opts, format, out)?;
+        rows.set(Some(n));
+        Ok(n)
+    };
+    let code = match &a.output {
         Some(path) => write_answer_to(status, path, run),
         None => write_answer(status, run),
+    };
+    // No row, and a parameter given as a string that reads as a number or
+    // a boolean: say why (a string equals no typed value) and what would.
+    if rows.get() == Some(0) && !graph_answer {
+        for (name, value) in &a.param {
+            if let Some(hint) = query::typed_value_hint(name, value) {
+                eprintln!("kld: note: {hint}");
+            }
+        }
     }
+    code
 }
 
 /// `VAR=VALUE` of `--param`: VALUE a string, `<IRI>` or an N-Triples literal.

@@ -19,6 +19,7 @@ mod write;
 pub use answer::{answer, Answer};
 pub use catalogue::{find, suggest, NamedQuery, CATALOGUE};
 pub use control::Control;
+pub use params::typed_value_hint;
 pub use syntax::{with_prefixes, PREDEFINED};
 pub use write::write_results_of;
 

@@ -82,6 +82,37 @@ impl Parsed {
     }
 }
 
+/// When `value`, a parameter's value given as a plain string, reads as a
+/// number or a boolean: the advice for an answer it left empty. A plain
+/// string is never `sameTerm` with `3` or `true` (as Karenina's counts,
+/// scores and flags are typed), so `--param questions=3` keeps no row; the
+/// advice names the typed literal that would.
+pub fn typed_value_hint(name: &str, value: &oxigraph::model::Term) -> Option<String> {
+    use oxigraph::model::vocab::xsd;
+    let oxigraph::model::Term::Literal(l) = value else {
+        return None;
+    };
+    if l.datatype() != xsd::STRING || l.language().is_some() {
+        return None;
+    }
+    let v = l.value();
+    let datatype = if v.parse::<i64>().is_ok() {
+        xsd::INTEGER
+    } else if v == "true" || v == "false" {
+        xsd::BOOLEAN
+    } else if v.parse::<f64>().is_ok_and(f64::is_finite) && v.contains('.') {
+        xsd::DECIMAL
+    } else {
+        return None;
+    };
+    let name = name.trim_start_matches(['?', '$']);
+    Some(format!(
+        "?{name}={v} was compared as the string \"{v}\", which no number or boolean equals; \
+         for the typed value give --param '{name}=\"{v}\"^^<{}>'",
+        datatype.as_str()
+    ))
+}
+
 fn pattern(q: &Query) -> &GraphPattern {
     match q {
         Query::Select { pattern, .. }
@@ -127,6 +158,32 @@ fn filtered(p: GraphPattern, cond: Expression) -> GraphPattern {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_plain_string_that_reads_as_a_number_or_boolean_gets_advice() {
+        use oxigraph::model::{Literal, NamedNode, Term};
+        let plain = |v: &str| Term::from(Literal::new_simple_literal(v));
+        let hint = super::typed_value_hint("?questions", &plain("3")).unwrap();
+        assert!(hint.contains("XMLSchema#integer"), "{hint}");
+        assert!(hint.starts_with("?questions=3 "), "{hint}");
+        assert!(super::typed_value_hint("x", &plain("true"))
+            .unwrap()
+            .contains("#boolean"));
+        assert!(super::typed_value_hint("x", &plain("0.5"))
+            .unwrap()
+            .contains("#decimal"));
+        // Not numbers: a version, a name, NaN; and values already typed.
+        for v in ["1.0.0", "gpt-4.1-mini", "NaN", "inf", ""] {
+            assert_eq!(super::typed_value_hint("x", &plain(v)), None, "{v}");
+        }
+        let typed = Term::from(Literal::new_typed_literal(
+            "3",
+            oxigraph::model::vocab::xsd::INTEGER,
+        ));
+        assert_eq!(super::typed_value_hint("x", &typed), None);
+        let iri = Term::from(NamedNode::new_unchecked("urn:x:3"));
+        assert_eq!(super::typed_value_hint("x", &iri), None);
+    }
+
     use super::super::{answer, parse, Answer, QueryOptions};
     use oxigraph::model::{GraphName, Literal, NamedNode, Quad};
     use oxigraph::store::Store;

@@ -98,3 +98,37 @@ fn a_param_the_query_lacks_is_refused_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn a_string_param_that_reads_as_a_number_and_keeps_no_row_says_which_literal_would() {
+    // `questions` is an xsd:integer: the string "3" equals none of them, so
+    // the answer is empty; the note names the typed literal, which keeps
+    // the benchmark with 3 questions.
+    let probe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
+    let run = |param: &str| {
+        kld()
+            .args(["query", "--format", "json", "--named", "benchmark-stats"])
+            .args(["--param", param])
+            .arg(&probe)
+            .output()
+            .unwrap()
+    };
+    let out = run("questions=3");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(rows(&String::from_utf8_lossy(&out.stdout)).is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let advised = r#"questions="3"^^<http://www.w3.org/2001/XMLSchema#integer>"#;
+    assert!(
+        err.contains("compared as the string \"3\"") && err.contains(advised),
+        "{err}"
+    );
+    let out = run(advised);
+    let kept = rows(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(kept.len(), 1, "{out:?}");
+    assert_eq!(kept[0]["benchmark"], "Spec Probe");
+    assert!(out.stderr.is_empty(), "{out:?}");
+    // A string that matches nothing and does not read as a number: no note.
+    let out = run("benchmark=No Such Benchmark");
+    assert!(rows(&String::from_utf8_lossy(&out.stdout)).is_empty());
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
