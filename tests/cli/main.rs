@@ -27,6 +27,7 @@ mod interop_page;
 mod manners;
 mod metadata;
 mod page_board;
+mod page_markup;
 mod params;
 mod preset;
 mod queries;
