@@ -79,10 +79,17 @@ pub fn custom<E: Emit>(e: &mut E, n: &mut E::Node, p: &Property) {
 }
 
 /// What Karenina's reader makes of the value (UC:358-383): `json.loads` of a
-/// string that parses, else the value itself.
+/// string that parses, else the value itself. JSON nested deeper than kld's
+/// reader goes ([`json::MAX_DEPTH`]) is still JSON to `json.loads` (a nested
+/// list or object, never a name): it reads as nothing rather than as a
+/// person named with the whole text.
 fn decoded(v: &Json) -> Json {
     match v {
-        Json::String(s) => json::parse(s.as_bytes()).unwrap_or_else(|_| v.clone()),
+        Json::String(s) => match json::parse(s.as_bytes()) {
+            Ok(parsed) => parsed,
+            Err(f) if f.code == "KLD-E005" => Json::Null,
+            Err(_) => v.clone(),
+        },
         _ => v.clone(),
     }
 }
@@ -227,5 +234,25 @@ mod tests {
         );
         let plain = Json::String("Jane Doe".into());
         assert_eq!(decoded(&plain), plain);
+    }
+
+    #[test]
+    fn json_nested_deeper_than_kld_reads_is_no_author() {
+        // json.loads reads this as lists around an object: no author, and
+        // never a person named "[[[[…".
+        for depth in [json::MAX_DEPTH + 1, 5000] {
+            let deep = format!(
+                "{}{{\"name\": \"Deep\"}}{}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let value = Json::String(deep).to_compact();
+            assert_eq!(added(&[prop("author", &value)]), "{}", "{depth}");
+            assert_eq!(added(&[prop("sources", &value)]), "{}", "{depth}");
+        }
+        // Within the depth, the same reading as Karenina's: a list of lists
+        // holds no author either.
+        let shallow = Json::String("[[{\"name\": \"Ada\"}]]".into()).to_compact();
+        assert_eq!(added(&[prop("author", &shallow)]), "{}");
     }
 }
