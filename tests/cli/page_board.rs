@@ -374,6 +374,12 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     let distinct: std::collections::BTreeSet<&String> = bars.iter().collect();
     assert_eq!(distinct.len(), bars.len(), "{bars:?}");
     assert!(bars.iter().all(|b| b.chars().count() <= 64), "{bars:?}");
+    // Each row's model name level with its cells' first line.
+    assert!(
+        seen["row_head_offset"].as_f64().unwrap() < 4.0,
+        "{}",
+        seen["row_head_offset"]
+    );
     // Every label whole inside the chart (a long name once lost its first
     // letters past the left edge).
     assert!(

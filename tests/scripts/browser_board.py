@@ -191,6 +191,12 @@ def leaderboard():
     seen["columns"] = [{"label": th.text, "title": th.find_element(By.TAG_NAME, "button").get_attribute("title"),
                         "width": th.size["width"]} for th in heads]
     seen["bar_labels"] = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar text.label")]
+    # How far a row's model name sits from its cells' first line (px, the
+    # most over the rows): the name once sat at the bottom of a tall row.
+    seen["row_head_offset"] = driver.execute_script("""
+      const top = (e) => { const r = document.createRange(); r.selectNodeContents(e); return r.getBoundingClientRect().top; };
+      return Math.max(...[...document.querySelectorAll('#leaderboard tbody tr')].map(
+        (tr) => Math.abs(top(tr.cells[0]) - Math.min(...[...tr.cells].slice(1).map(top)))));""")
     # The leftmost point of any bar's label, in the chart's own units: below
     # 0 a label has lost its start at the chart's left edge.
     seen["bar_label_left"] = driver.execute_script(
