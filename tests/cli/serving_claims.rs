@@ -338,7 +338,10 @@ fn a_new_status_or_a_renamed_test_in_the_serving_manual_is_reported() {
                 ## Limits\n\n| limit | default | why |\n|---|---|---|\n| `--timeout` | 60 s | bounds time |\n";
     let lines: Vec<usize> = claim_lines(fake).iter().map(|(n, _)| *n).collect();
     assert_eq!(lines, [3, 10], "a status line and a limits row, not counts");
-    assert!(claim_lines("At 400 px wide the table scrolls.").is_empty(), "a width");
+    assert!(
+        claim_lines("At 400 px wide the table scrolls.").is_empty(),
+        "a width"
+    );
     let claims: &[(&str, &[&str])] = &[
         ("gets 400", &["each_refusal_has_its_status"]),
         ("| `--timeout` |", &["no_such_test_anywhere"]),
