@@ -55,10 +55,13 @@ pub(super) struct App {
 const QUEUE_PER_SLOT: usize = 64;
 
 /// What the query thread sends the response: first `Ready` (the media
-/// type, and the query's control) or `Failed`, then chunks and `Done` or
-/// `Failed`.
+/// type, the query's control and its cache headers) or `Failed`, then chunks
+/// and `Done` or `Failed`; or, instead of all that, `Hit` (the whole answer
+/// from the cache) or `NotModified` (the client's copy is current).
 enum Msg {
-    Ready(&'static str, query::Control),
+    Ready(&'static str, query::Control, Cache),
+    Hit(super::cache::Cached, Cache),
+    NotModified(Cache),
     Chunk(Bytes),
     Done,
     Failed(Answer),
@@ -115,6 +118,39 @@ impl std::io::Write for ChannelWriter {
     }
 }
 
+/// How an answer relates to the cache: its `X-Kld-Cache` value (`hit`,
+/// `miss`, or `off` with `--cache-mb 0`) and its entity tag.
+#[derive(Clone)]
+struct Cache {
+    status: &'static str,
+    etag: Option<String>,
+}
+
+impl Cache {
+    /// Adds the cache's headers to a response.
+    fn mark(&self, mut r: Response) -> Response {
+        let h = r.headers_mut();
+        h.insert("x-kld-cache", HeaderValue::from_static(self.status));
+        if let Some(v) = self
+            .etag
+            .as_deref()
+            .and_then(|e| HeaderValue::from_str(e).ok())
+        {
+            h.insert(header::ETAG, v);
+        }
+        r
+    }
+}
+
+/// True when an `If-None-Match` header names `etag` (or is `*`); weak
+/// comparison, as RFC 9110 has it for `If-None-Match`.
+fn matches(if_none_match: &str, etag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    if_none_match
+        .split(',')
+        .any(|t| t.trim() == "*" || bare(t) == bare(etag))
+}
+
 /// Cancels a query when the request or its response is dropped before the
 /// query finished (a client that went away).
 struct CancelOnDrop(query::Control);
@@ -133,6 +169,7 @@ impl App {
         &self,
         req: SparqlRequest,
         accept: Option<String>,
+        if_none_match: Option<String>,
         head: bool,
         arrived: Option<Arrived>,
     ) -> Response {
@@ -174,8 +211,30 @@ impl App {
                     return;
                 }
             };
+            // From the cache: the whole answer at once, or nothing when the
+            // client's copy is the current one.
+            let found = state.lookup(&prepared);
+            let cache = |status| Cache {
+                status,
+                etag: found.etag.clone(),
+            };
+            if let (Some(tag), Some(sent)) = (&found.etag, &if_none_match) {
+                if matches(sent, tag) {
+                    let _ = tx.blocking_send(Msg::NotModified(cache("hit")));
+                    return;
+                }
+            }
+            if let Some(hit) = found.hit.clone() {
+                let _ = tx.blocking_send(Msg::Hit(hit, cache("hit")));
+                return;
+            }
+            let status = if found.etag.is_some() { "miss" } else { "off" };
             prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
-            let ready = Msg::Ready(prepared.negotiated.media_type, prepared.control());
+            let ready = Msg::Ready(
+                prepared.negotiated.media_type,
+                prepared.control(),
+                cache(status),
+            );
             if send_until(&tx, ready, deadline).is_err() || head {
                 return;
             }
@@ -202,19 +261,32 @@ impl App {
                 limit: self.state.settings.timeout,
             }))
         };
-        let (media, guard) = match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
-            Ok(Some(Msg::Ready(media, control))) => (media, CancelOnDrop(control)),
+        let (media, guard, cache) = match tokio::time::timeout_at(headers_by.into(), rx.recv())
+            .await
+        {
+            Ok(Some(Msg::Ready(media, control, cache))) => (media, CancelOnDrop(control), cache),
+            Ok(Some(Msg::Hit(hit, cache))) => {
+                let r = respond_bytes(
+                    200,
+                    hit.media_type,
+                    if head { Bytes::new() } else { hit.body },
+                );
+                return cache.mark(r);
+            }
+            Ok(Some(Msg::NotModified(cache))) => {
+                return cache.mark(respond_bytes(304, "", Bytes::new()));
+            }
             Ok(Some(Msg::Failed(a))) => return respond(a),
             Err(_) => return late(),
             _ => return respond(Answer::text(500, "the query task ended without an answer")),
         };
         if head {
             drop(guard);
-            return respond(Answer {
+            return cache.mark(respond(Answer {
                 status: 200,
                 content_type: media.into(),
                 body: Vec::new(),
-            });
+            }));
         }
         // Whatever has arrived before the headers go out is held: an answer
         // complete by then is sent whole (with its length), and a failure by
@@ -222,19 +294,19 @@ impl App {
         let mut held: Vec<Bytes> = Vec::new();
         match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
             Ok(Some(Msg::Failed(a))) => return respond(a),
-            Ok(Some(Msg::Done)) => return whole(media, held),
+            Ok(Some(Msg::Done)) => return cache.mark(whole(media, held)),
             Ok(Some(Msg::Chunk(b))) => held.push(b),
             Err(_) => return late(),
-            Ok(Some(Msg::Ready(..)) | None) => {
+            Ok(Some(Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) | None) => {
                 return respond(Answer::text(500, "the query ended without an answer"))
             }
         }
         loop {
             match rx.try_recv() {
                 Ok(Msg::Chunk(b)) => held.push(b),
-                Ok(Msg::Done) => return whole(media, held),
+                Ok(Msg::Done) => return cache.mark(whole(media, held)),
                 Ok(Msg::Failed(a)) => return respond(a),
-                Ok(Msg::Ready(..)) | Err(_) => break,
+                Ok(Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) | Err(_) => break,
             }
         }
         // The rest streams; a failure mid-answer (time limit, size limit)
@@ -246,7 +318,7 @@ impl App {
                 }
                 match rx.recv().await {
                     Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done | Msg::Ready(..)) => None,
+                    Some(Msg::Done | Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) => None,
                     // The query thread ended without `Done` (it gave up on a
                     // client that did not read): cut, never a short whole.
                     None => Some((
@@ -261,11 +333,13 @@ impl App {
             });
         let body = futures_util::stream::iter(held.into_iter().map(Ok::<_, std::io::Error>));
         let stream = futures_util::StreamExt::chain(body, rest);
-        Response::builder()
-            .status(StatusCode::OK)
-            .header(header::CONTENT_TYPE, media)
-            .body(Body::from_stream(stream))
-            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+        cache.mark(
+            Response::builder()
+                .status(StatusCode::OK)
+                .header(header::CONTENT_TYPE, media)
+                .body(Body::from_stream(stream))
+                .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+        )
     }
 }
 
@@ -276,6 +350,18 @@ fn whole(media: &'static str, chunks: Vec<Bytes>) -> Response {
         content_type: media.into(),
         body: chunks.concat(),
     })
+}
+
+/// A response of shared bytes (a cached answer; no `Content-Type` when
+/// `media` is empty).
+fn respond_bytes(status: u16, media: &str, body: Bytes) -> Response {
+    let mut r = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    if !media.is_empty() {
+        r = r.header(header::CONTENT_TYPE, media);
+    }
+    r.body(Body::from(body))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
 pub(super) fn respond(a: Answer) -> Response {
@@ -298,6 +384,13 @@ pub(super) fn pairs(raw: Option<&str>) -> Vec<(String, String)> {
 fn accept(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+fn if_none_match(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
 }
@@ -347,8 +440,14 @@ async fn sparql_get(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
-        .await
+    app.query(
+        req,
+        accept(&headers),
+        if_none_match(&headers),
+        method == Method::HEAD,
+        arrived(ext),
+    )
+    .await
 }
 
 async fn sparql_post(
@@ -402,7 +501,14 @@ async fn sparql_post(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), false, arrived(ext)).await
+    app.query(
+        req,
+        accept(&headers),
+        if_none_match(&headers),
+        false,
+        arrived(ext),
+    )
+    .await
 }
 
 async fn named_query(
@@ -435,8 +541,14 @@ async fn named_query(
         Err(resp) => return *resp,
     };
     req.query = Some(nq.text.to_string());
-    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
-        .await
+    app.query(
+        req,
+        accept(&headers),
+        if_none_match(&headers),
+        method == Method::HEAD,
+        arrived(ext),
+    )
+    .await
 }
 
 async fn store_get(
@@ -522,6 +634,12 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         )
         .route("/queries/{name}", get(named_query))
         .route("/errors", get(errors))
+        .route(
+            "/cache",
+            get(|AxState(app): AxState<App>| async move {
+                respond(Answer::json(&app.state.cache_report()))
+            }),
+        )
         // The cross-site refusal comes first: nothing of such a request is
         // read or run.
         .route_layer(axum::middleware::from_fn(move |req, next| {

@@ -32,6 +32,7 @@ mod results_more;
 mod runs;
 mod seams;
 mod serve;
+mod serve_cache;
 mod sidecars;
 mod siege_serve;
 mod trust;
