@@ -64,6 +64,46 @@ impl Key {
     }
 }
 
+/// A request as it arrived (before parsing and negotiation): what
+/// [`AnswerCache::alias`] maps to the [`Key`] its answer is kept under, so a
+/// repeated request finds its answer without being parsed again.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Raw {
+    /// The query text.
+    pub text: String,
+    /// The base IRI it came with.
+    pub base: Option<String>,
+    /// `default-graph-uri` values.
+    pub default_graphs: Vec<String>,
+    /// `named-graph-uri` values.
+    pub named_graphs: Vec<String>,
+    /// The `Accept` header.
+    pub accept: Option<String>,
+    /// The `format` parameter.
+    pub format: Option<String>,
+}
+
+impl Raw {
+    fn weight(&self) -> usize {
+        self.text.len()
+            + [&self.base, &self.accept, &self.format]
+                .iter()
+                .map(|s| s.as_ref().map_or(0, String::len))
+                .sum::<usize>()
+            + self
+                .default_graphs
+                .iter()
+                .chain(&self.named_graphs)
+                .map(String::len)
+                .sum::<usize>()
+            + ENTRY_OVERHEAD
+    }
+}
+
+/// The longest query text remembered as a [`Raw`] request (looking one up
+/// hashes its text on the server's network thread).
+pub const RAW_TEXT_LIMIT: usize = 64 << 10;
+
 /// Bookkeeping bytes counted per entry (the key's and the answer's handles,
 /// two map slots).
 const ENTRY_OVERHEAD: usize = 256;
@@ -141,6 +181,10 @@ struct Slot {
 #[derive(Default)]
 struct Inner {
     map: HashMap<Arc<Key>, Slot>,
+    /// Requests as they arrived, by the key they were prepared into (not
+    /// tied to a generation: parsing and negotiation do not read the store).
+    aliases: HashMap<Raw, Arc<Key>>,
+    alias_bytes: usize,
     /// Least recently used first.
     order: BTreeMap<u64, Arc<Key>>,
     tick: u64,
@@ -206,6 +250,38 @@ impl AnswerCache {
         inner.order.insert(tick, k);
         inner.stats.hits += 1;
         Some(answer)
+    }
+
+    /// Remembers that requests like `raw` are answered under `key`. The
+    /// aliases hold at most an eighth of the budget (all are dropped when
+    /// the next would pass it).
+    pub fn alias(&self, raw: Raw, key: &Key) {
+        if !self.enabled() {
+            return;
+        }
+        let weight = raw.weight() + key.weight() as usize;
+        let room = (self.budget / 8) as usize;
+        if weight > room {
+            return;
+        }
+        let mut inner = self.lock();
+        if inner.aliases.contains_key(&raw) {
+            return;
+        }
+        if inner.alias_bytes + weight > room {
+            inner.aliases.clear();
+            inner.alias_bytes = 0;
+        }
+        inner.alias_bytes += weight;
+        inner.aliases.insert(raw, Arc::new(key.clone()));
+    }
+
+    /// The key a request like `raw` was prepared into before, if known.
+    pub fn key_of(&self, raw: &Raw) -> Option<Arc<Key>> {
+        if !self.enabled() {
+            return None;
+        }
+        self.lock().aliases.get(raw).cloned()
     }
 
     /// True when the answer to `key` at `generation` is stored (neither a
@@ -369,6 +445,33 @@ mod tests {
         // Storing a key again replaces it without counting it twice.
         assert!(c.insert(0, key("a"), answer(500)));
         assert_eq!(c.stats().bytes, per * 3 + 500 + key("a").weight());
+    }
+
+    #[test]
+    fn a_request_seen_before_finds_its_key_and_aliases_stay_bounded() {
+        let c = AnswerCache::new(64 << 10);
+        let raw = |i: usize| Raw {
+            text: format!("SELECT * {{ ?s ?p ?o }} LIMIT {i}"),
+            base: Some("http://localhost/sparql".into()),
+            default_graphs: Vec::new(),
+            named_graphs: Vec::new(),
+            accept: Some("application/json".into()),
+            format: None,
+        };
+        assert!(c.key_of(&raw(0)).is_none());
+        c.alias(raw(0), &key("q"));
+        assert_eq!(*c.key_of(&raw(0)).unwrap(), key("q"));
+        let mut other = raw(0);
+        other.accept = Some("text/csv".into());
+        assert!(c.key_of(&other).is_none(), "another Accept");
+        // An eighth of 64 KiB holds about fifteen; many more never pass it.
+        for i in 1..200 {
+            c.alias(raw(i), &key("q"));
+            let inner = c.lock();
+            assert!(inner.alias_bytes <= 8 << 10, "{}", inner.alias_bytes);
+        }
+        assert!(c.key_of(&raw(199)).is_some());
+        assert!(c.key_of(&raw(0)).is_none(), "dropped to make room");
     }
 
     #[test]

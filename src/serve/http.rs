@@ -56,12 +56,11 @@ const QUEUE_PER_SLOT: usize = 64;
 
 /// What the query thread sends the response: first `Ready` (the media
 /// type, the query's control and its cache headers) or `Failed`, then chunks
-/// and `Done` or `Failed`; or, instead of all that, `Hit` (the whole answer
-/// from the cache) or `NotModified` (the client's copy is current).
+/// and `Done` or `Failed`; or, instead of all that, `Cached` (the response
+/// from the cache: the whole answer, or 304).
 enum Msg {
     Ready(&'static str, query::Control, Cache),
-    Hit(super::cache::Cached, Cache),
-    NotModified(Cache),
+    Cached(Response),
     Chunk(Bytes),
     Done,
     Failed(Answer),
@@ -142,6 +141,23 @@ impl Cache {
     }
 }
 
+/// The response from the cache, if it has one: the whole answer (headers
+/// only for HEAD), or 304 when `if_none_match` names its current tag.
+fn cached(found: &super::Lookup, if_none_match: Option<&str>, head: bool) -> Option<Response> {
+    let mark = Cache {
+        status: "hit",
+        etag: found.etag.clone(),
+    };
+    if let (Some(tag), Some(sent)) = (&found.etag, if_none_match) {
+        if matches(sent, tag) {
+            return Some(mark.mark(respond_bytes(304, "", Bytes::new())));
+        }
+    }
+    let hit = found.hit.as_ref()?;
+    let body = if head { Bytes::new() } else { hit.body.clone() };
+    Some(mark.mark(respond_bytes(200, hit.media_type, body)))
+}
+
 /// True when an `If-None-Match` header names `etag` (or is `*`); weak
 /// comparison, as RFC 9110 has it for `If-None-Match`.
 fn matches(if_none_match: &str, etag: &str) -> bool {
@@ -173,6 +189,13 @@ impl App {
         head: bool,
         arrived: Option<Arrived>,
     ) -> Response {
+        // A request prepared before whose answer is cached is answered here,
+        // without a query slot.
+        if let Some(found) = self.state.quick_lookup(&req, accept.as_deref()) {
+            if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
+                return r;
+            }
+        }
         let limit = self.state.settings.max_concurrent.max(1);
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= limit * (QUEUE_PER_SLOT + 1) {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -214,20 +237,14 @@ impl App {
             // From the cache: the whole answer at once, or nothing when the
             // client's copy is the current one.
             let found = state.lookup(&prepared);
+            if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
+                let _ = tx.blocking_send(Msg::Cached(r));
+                return;
+            }
             let cache = |status| Cache {
                 status,
                 etag: found.etag.clone(),
             };
-            if let (Some(tag), Some(sent)) = (&found.etag, &if_none_match) {
-                if matches(sent, tag) {
-                    let _ = tx.blocking_send(Msg::NotModified(cache("hit")));
-                    return;
-                }
-            }
-            if let Some(hit) = found.hit.clone() {
-                let _ = tx.blocking_send(Msg::Hit(hit, cache("hit")));
-                return;
-            }
             let status = if found.etag.is_some() { "miss" } else { "off" };
             prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
             let ready = Msg::Ready(
@@ -265,17 +282,7 @@ impl App {
             .await
         {
             Ok(Some(Msg::Ready(media, control, cache))) => (media, CancelOnDrop(control), cache),
-            Ok(Some(Msg::Hit(hit, cache))) => {
-                let r = respond_bytes(
-                    200,
-                    hit.media_type,
-                    if head { Bytes::new() } else { hit.body },
-                );
-                return cache.mark(r);
-            }
-            Ok(Some(Msg::NotModified(cache))) => {
-                return cache.mark(respond_bytes(304, "", Bytes::new()));
-            }
+            Ok(Some(Msg::Cached(r))) => return r,
             Ok(Some(Msg::Failed(a))) => return respond(a),
             Err(_) => return late(),
             _ => return respond(Answer::text(500, "the query task ended without an answer")),
@@ -297,7 +304,7 @@ impl App {
             Ok(Some(Msg::Done)) => return cache.mark(whole(media, held)),
             Ok(Some(Msg::Chunk(b))) => held.push(b),
             Err(_) => return late(),
-            Ok(Some(Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) | None) => {
+            Ok(Some(Msg::Ready(..) | Msg::Cached(..)) | None) => {
                 return respond(Answer::text(500, "the query ended without an answer"))
             }
         }
@@ -306,7 +313,7 @@ impl App {
                 Ok(Msg::Chunk(b)) => held.push(b),
                 Ok(Msg::Done) => return cache.mark(whole(media, held)),
                 Ok(Msg::Failed(a)) => return respond(a),
-                Ok(Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) | Err(_) => break,
+                Ok(Msg::Ready(..) | Msg::Cached(..)) | Err(_) => break,
             }
         }
         // The rest streams; a failure mid-answer (time limit, size limit)
@@ -318,7 +325,7 @@ impl App {
                 }
                 match rx.recv().await {
                     Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done | Msg::Ready(..) | Msg::Hit(..) | Msg::NotModified(..)) => None,
+                    Some(Msg::Done | Msg::Ready(..) | Msg::Cached(..)) => None,
                     // The query thread ended without `Done` (it gave up on a
                     // client that did not read): cut, never a short whole.
                     None => Some((

@@ -264,6 +264,12 @@ impl State {
         self.generation.load(Ordering::SeqCst)
     }
 
+    /// [`State::generation`], or `None` while a change holds the store.
+    fn generation_now(&self) -> Option<u64> {
+        let _store = self.store.try_read().ok()?;
+        Some(self.generation.load(Ordering::SeqCst))
+    }
+
     /// The Oxigraph store and its generation, read together.
     fn snapshot(&self) -> (oxigraph::store::Store, u64) {
         let store = self.store.read().unwrap_or_else(|e| e.into_inner());

@@ -88,10 +88,32 @@ impl State {
     /// The cached answer to a prepared query at the current generation, and
     /// its entity tag.
     pub fn lookup(&self, prepared: &PreparedQuery) -> Lookup {
-        let Some(key) = &prepared.key else {
-            return Lookup::default();
-        };
-        let generation = self.generation();
+        match &prepared.key {
+            Some(key) => self.lookup_key(key),
+            None => Lookup::default(),
+        }
+    }
+
+    /// [`State::lookup`] for a request prepared before with the same text,
+    /// dataset, base, `Accept` and `format`: no parsing, so a repeated
+    /// request is answered before it takes a query slot. `None` when no
+    /// such request was prepared (or the cache is off).
+    pub fn quick_lookup(&self, req: &SparqlRequest, accept: Option<&str>) -> Option<Lookup> {
+        if req.update.is_some() {
+            return None;
+        }
+        let key = self.cache.key_of(&raw(req, accept)?)?;
+        // (Called on the server's network threads: never waits for a reload
+        // holding the store; the request then takes the usual path.)
+        let generation = self.generation_now()?;
+        Some(self.lookup_at(generation, &key))
+    }
+
+    fn lookup_key(&self, key: &cache::Key) -> Lookup {
+        self.lookup_at(self.generation(), key)
+    }
+
+    fn lookup_at(&self, generation: u64, key: &cache::Key) -> Lookup {
         Lookup {
             hit: self.cache.get(generation, key),
             etag: Some(format!(
@@ -126,10 +148,10 @@ impl State {
         // so its answer is cached once for every URL it arrives by
         // (`/queries/NAME`, `/sparql` under any Host).
         let unbased = match req.base {
-            Some(_) => query::parse_with_base(text, None)
+            Some(_) if self.cache.enabled() => query::parse_with_base(text, None)
                 .ok()
                 .filter(|p| !cache::base_matters(p.algebra().as_deref())),
-            None => None,
+            _ => None,
         };
         let base = if unbased.is_some() {
             None
@@ -167,6 +189,9 @@ impl State {
             named_graphs: req.named_graphs.clone(),
             media_type: negotiated.media_type,
         });
+        if let (Some(key), Some(raw)) = (&key, raw(req, accept)) {
+            self.cache.alias(raw, key);
+        }
         Ok(PreparedQuery {
             parsed,
             negotiated,
@@ -270,6 +295,23 @@ impl State {
             Err(a) => a,
         }
     }
+}
+
+/// A request as it arrived, for the cache's aliases;
+/// `None` past [`cache::RAW_TEXT_LIMIT`].
+fn raw(req: &SparqlRequest, accept: Option<&str>) -> Option<cache::Raw> {
+    let text = req.query.as_ref()?;
+    if text.len() > cache::RAW_TEXT_LIMIT {
+        return None;
+    }
+    Some(cache::Raw {
+        text: text.clone(),
+        base: req.base.clone(),
+        default_graphs: req.default_graphs.clone(),
+        named_graphs: req.named_graphs.clone(),
+        accept: accept.map(str::to_string),
+        format: req.format.clone(),
+    })
 }
 
 /// Passes an answer on to its writer and keeps a copy for the cache, up to

@@ -326,3 +326,36 @@ fn a_timed_out_query_is_not_cached() {
     assert_eq!(stats["stored"].as_u64().unwrap(), before, "{stats}");
     assert_eq!(stats["hits"], 0, "{stats}");
 }
+
+#[test]
+fn a_repeated_request_is_answered_while_every_query_slot_is_busy() {
+    let s = serve(
+        &[corpus().join("loads")],
+        &["--max-concurrent", "1", "--timeout", "4"],
+    );
+    let c = client();
+    answer(post(&c, &s, NAMES));
+    let runaway = {
+        let url = format!("{}/sparql", s.base);
+        std::thread::spawn(move || {
+            client()
+                .post(url)
+                .form(&[(
+                    "query",
+                    "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",
+                )])
+                .send()
+                .unwrap()
+                .status()
+        })
+    };
+    // The runaway holds the one slot (the warm-up runs beside the slots).
+    std::thread::sleep(Duration::from_millis(500));
+    let (mark, _) = answer(post(&c, &s, NAMES));
+    assert_eq!(mark, "hit");
+    assert!(
+        !runaway.is_finished(),
+        "the hit waited for the slot the runaway held"
+    );
+    assert_eq!(runaway.join().unwrap(), 503);
+}
