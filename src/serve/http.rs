@@ -184,11 +184,12 @@ impl App {
     async fn query(
         &self,
         req: SparqlRequest,
-        accept: Option<String>,
-        if_none_match: Option<String>,
+        headers: &HeaderMap,
         head: bool,
         arrived: Option<Arrived>,
     ) -> Response {
+        let accept = accept(headers);
+        let if_none_match = if_none_match(headers);
         // A request prepared before whose answer is cached is answered here,
         // without a query slot.
         if let Some(found) = self.state.quick_lookup(&req, accept.as_deref()) {
@@ -447,14 +448,8 @@ async fn sparql_get(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(
-        req,
-        accept(&headers),
-        if_none_match(&headers),
-        method == Method::HEAD,
-        arrived(ext),
-    )
-    .await
+    app.query(req, &headers, method == Method::HEAD, arrived(ext))
+        .await
 }
 
 async fn sparql_post(
@@ -508,14 +503,7 @@ async fn sparql_post(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(
-        req,
-        accept(&headers),
-        if_none_match(&headers),
-        false,
-        arrived(ext),
-    )
-    .await
+    app.query(req, &headers, false, arrived(ext)).await
 }
 
 async fn named_query(
@@ -548,14 +536,8 @@ async fn named_query(
         Err(resp) => return *resp,
     };
     req.query = Some(nq.text.to_string());
-    app.query(
-        req,
-        accept(&headers),
-        if_none_match(&headers),
-        method == Method::HEAD,
-        arrived(ext),
-    )
-    .await
+    app.query(req, &headers, method == Method::HEAD, arrived(ext))
+        .await
 }
 
 async fn store_get(

@@ -59,11 +59,16 @@ fn catalogue_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// Two servers of the corpus's `loads`: with the cache, and with
+/// `--cache-mb 0` (every answer computed).
+fn with_and_without_cache() -> (Server, Server) {
+    let inputs = [corpus().join("loads")];
+    (serve(&inputs, &[]), serve(&inputs, &["--cache-mb", "0"]))
+}
+
 #[test]
 fn a_repeated_query_is_a_hit_with_the_same_bytes_as_a_server_without_cache() {
-    let inputs = [corpus().join("loads")];
-    let s = serve(&inputs, &[]);
-    let plain = serve(&inputs, &["--cache-mb", "0"]);
+    let (s, plain) = with_and_without_cache();
     let c = client();
     let (first, body) = answer(post(&c, &s, NAMES));
     assert_eq!(first, "miss");
@@ -123,12 +128,7 @@ fn a_repeated_query_is_a_hit_with_the_same_bytes_as_a_server_without_cache() {
 
 #[test]
 fn an_entity_tag_answers_304_until_the_store_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = crate::copy_to(
-        dir.path(),
-        &corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"),
-    );
-    let s = serve(&[dir.path().to_path_buf()], &["--watch"]);
+    let (_dir, f, s) = watched_minimal();
     let c = client();
     let r = post(&c, &s, NAMES);
     let tag = r.headers()["etag"].to_str().unwrap().to_string();
@@ -151,6 +151,18 @@ fn an_entity_tag_answers_304_until_the_store_changes() {
         .unwrap();
     assert_eq!(r.status(), 200, "an old generation's tag");
     assert_ne!(r.headers()["etag"].to_str().unwrap(), tag);
+}
+
+/// A server watching a directory holding one small checkpoint: the
+/// directory (removed when dropped), the checkpoint's path and the server.
+fn watched_minimal() -> (tempfile::TempDir, std::path::PathBuf, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = crate::copy_to(
+        dir.path(),
+        &corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"),
+    );
+    let s = serve(&[dir.path().to_path_buf()], &["--watch"]);
+    (dir, f, s)
 }
 
 /// Renames the checkpoint in `f`.
@@ -191,12 +203,7 @@ fn names_of(body: &[u8]) -> Vec<String> {
 
 #[test]
 fn no_answer_of_the_old_store_is_served_once_a_reload_is_visible() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = crate::copy_to(
-        dir.path(),
-        &corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"),
-    );
-    let s = serve(&[dir.path().to_path_buf()], &["--watch"]);
+    let (_dir, f, s) = watched_minimal();
     let c = client();
     let name_rows = karenina_ld::query::find("benchmark-stats").unwrap();
     warmed(&c, &s, 0);
@@ -286,9 +293,7 @@ fn a_huge_answer_is_not_cached_and_the_budget_holds() {
 
 #[test]
 fn concurrent_identical_queries_are_all_answered_alike() {
-    let inputs = [corpus().join("loads")];
-    let s = serve(&inputs, &[]);
-    let plain = serve(&inputs, &["--cache-mb", "0"]);
+    let (s, plain) = with_and_without_cache();
     let c = client();
     let q = "SELECT ?g ?o WHERE { GRAPH ?g { ?s <https://schema.org/text> ?o } } ORDER BY ?g ?o";
     let (_, expected) = answer(post(&c, &plain, q));
