@@ -22,6 +22,7 @@ mod listen;
 mod negotiate;
 mod run;
 mod status;
+mod stream;
 pub mod warm;
 pub mod watch;
 
