@@ -126,6 +126,15 @@ fn a_repeated_query_is_a_hit_with_the_same_bytes_as_a_server_without_cache() {
     assert_eq!(answer(r).0, "hit");
 }
 
+/// POSTs [`NAMES`] with `If-None-Match: tag`.
+fn if_none_match(c: &Client, s: &Server, tag: &str) -> Response {
+    c.post(format!("{}/sparql", s.base))
+        .header("If-None-Match", tag)
+        .form(&[("query", NAMES)])
+        .send()
+        .unwrap()
+}
+
 #[test]
 fn an_entity_tag_answers_304_until_the_store_changes() {
     let (_dir, f, s) = watched_minimal();
@@ -133,22 +142,12 @@ fn an_entity_tag_answers_304_until_the_store_changes() {
     let r = post(&c, &s, NAMES);
     let tag = r.headers()["etag"].to_str().unwrap().to_string();
     assert!(tag.starts_with("W/\""), "{tag}");
-    let r = c
-        .post(format!("{}/sparql", s.base))
-        .header("If-None-Match", &tag)
-        .form(&[("query", NAMES)])
-        .send()
-        .unwrap();
+    let r = if_none_match(&c, &s, &tag);
     assert_eq!(r.status(), 304);
     assert!(r.bytes().unwrap().is_empty());
     touch_name(&f, "renamed");
     wait_for_name(&c, &s, "renamed");
-    let r = c
-        .post(format!("{}/sparql", s.base))
-        .header("If-None-Match", &tag)
-        .form(&[("query", NAMES)])
-        .send()
-        .unwrap();
+    let r = if_none_match(&c, &s, &tag);
     assert_eq!(r.status(), 200, "an old generation's tag");
     assert_ne!(r.headers()["etag"].to_str().unwrap(), tag);
 }
