@@ -264,7 +264,7 @@ pub enum Command {
     #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Export(export::ExportArgs),
     /// Serve the loaded checkpoints: SPARQL endpoint, Graph Store reads, a browser page.
-    #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n  kld serve benchmarks/ --watch --cache-mb 256   # keep more answers (0: none)\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Serve(serve::ServeArgs),
     /// Push checkpoint graphs into an existing SPARQL server (Graph Store Protocol).
     #[command(after_help = concat!("Examples:\n  kld push --server oxigraph http://localhost:7878 benchmarks/ --dry-run\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]

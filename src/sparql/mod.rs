@@ -120,6 +120,19 @@ pub struct Parsed {
     query: spargebra::Query,
 }
 
+impl Parsed {
+    /// The query as parsed, written back as SPARQL (comments gone, prefixed
+    /// names expanded): what the answer cache reads to tell whether the
+    /// base IRI matters. Written on a stack sized for its depth (as it was
+    /// parsed); `None` if writing it failed.
+    pub fn algebra(&self) -> Option<String> {
+        limits::with_stack(limits::stack_for(self.shape.depth), || {
+            Ok(self.query.to_string())
+        })
+        .ok()
+    }
+}
+
 /// Parses `sparql` (the [`PREDEFINED`] prefixes declared); an UPDATE is
 /// [`Error::UpdateRefused`], a query past the nesting bound
 /// [`Error::TooComplex`], a syntax error an [`Error::SparqlSyntax`] with its

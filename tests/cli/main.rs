@@ -38,6 +38,7 @@ mod results_more;
 mod runs;
 mod seams;
 mod serve;
+mod serve_cache;
 mod serve_limits;
 mod serving_claims;
 mod sidecars;
