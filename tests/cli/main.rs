@@ -9,6 +9,7 @@ mod database;
 mod database_live;
 mod differential_karenina;
 mod eee_paths;
+mod find;
 mod first_hour;
 mod git;
 mod git_merge;
