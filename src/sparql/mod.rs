@@ -11,6 +11,7 @@
 mod answer;
 mod catalogue;
 pub mod control;
+mod hints;
 pub mod limits;
 mod syntax;
 mod write;

@@ -546,7 +546,7 @@ fn an_unclosed_bracket_is_hinted() {
         .code(1)
         .stdout("")
         .stderr(predicate::str::contains(
-            "hint: 1 `(` against 0 `)`: a bracket is not closed",
+            "hint: the `(` at 1:46 is not closed: the `}` at 1:55 comes first (a `)` is missing)",
         ));
 }
 
