@@ -506,6 +506,9 @@ pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
             Some("try again when fewer queries run, or raise --total-memory")
         }
         karenina_ld::Error::WrongFormat { .. } => Some("choose one with --format"),
+        karenina_ld::Error::ServiceRefused { .. } => Some(
+            "e.g. kld push --server oxigraph URL FILES, then kld query --server oxigraph URL: the query runs on that server",
+        ),
         _ => None,
     }
 }

@@ -24,6 +24,7 @@ mod interop;
 mod interop_hostile;
 mod interop_page;
 mod manners;
+mod offline;
 mod preset;
 mod queries;
 mod rdf;
