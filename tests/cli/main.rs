@@ -7,6 +7,7 @@ mod batch_inputs;
 mod checkpoint;
 mod database;
 mod database_live;
+mod default_graph;
 mod differential_karenina;
 mod eee_paths;
 mod find;
