@@ -27,6 +27,7 @@ mod interop_page;
 mod manners;
 mod offline;
 mod preset;
+mod push_stdin;
 mod queries;
 mod rdf;
 mod remote;
