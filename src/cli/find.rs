@@ -5,7 +5,6 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use karenina_ld::find::{self, Field, Hit, Matcher, Options};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::terminal::escape_controls as esc;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// `--field` values.
@@ -77,14 +76,7 @@ pub fn find(a: FindArgs) -> anyhow::Result<u8> {
         a.paths
     };
     let (files, refused) = super::checkpoint::checkpoint_files(&paths)?;
-    let color = match a.color.as_str() {
-        "always" => true,
-        "never" => false,
-        _ => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
+    let color = super::color_choice(&a.color);
     let mut failed = refused != OK;
     let (mut matched, mut json_hits, mut json_errors) = (false, Vec::new(), Vec::new());
     for file in &files {

@@ -48,6 +48,20 @@ pub(crate) fn plural(n: usize, thing: &str) -> String {
     }
 }
 
+/// `--color auto|always|never`: auto is on when stdout is a terminal and
+/// `NO_COLOR` (https://no-color.org) is unset or empty.
+pub(crate) fn color_choice(choice: &str) -> bool {
+    use std::io::IsTerminal;
+    match choice {
+        "always" => true,
+        "never" => false,
+        _ => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
 /// `-o FILE` as commands take it: `-o -` is standard output, as if `-o`
 /// were not given (ripgrep, jq and Oxigraph's CLI do the same).
 pub(crate) fn output_file(o: Option<PathBuf>) -> Option<PathBuf> {

@@ -13,20 +13,7 @@ use std::time::Duration;
 /// the union default graph; its base URL and the guard that kills it.
 fn oxigraph(dir: &Path, union: bool) -> (String, ServerGuard) {
     let port = free_port();
-    let mut cmd = std::process::Command::new("oxigraph");
-    cmd.arg("serve");
-    if union {
-        cmd.arg("--union-default-graph");
-    }
-    let guard = ServerGuard(
-        cmd.arg("--location")
-            .arg(dir)
-            .args(["--bind", &format!("127.0.0.1:{port}")])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("the Oxigraph server (pip install oxigraph)"),
-    );
+    let guard = oxigraph_server_with(dir, port, union);
     assert!(
         wait_for_port(port, Duration::from_secs(60)),
         "oxigraph did not start"

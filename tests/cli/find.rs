@@ -6,7 +6,7 @@ use crate::common::corpus;
 use crate::kld;
 use predicates::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn loads(name: &str) -> PathBuf {
     corpus().join("loads").join(name)
@@ -218,13 +218,6 @@ fn control_characters_in_a_match_are_escaped() {
     assert!(!shown.contains('\x1b'), "{shown:?}");
 }
 
-fn venv_python() -> PathBuf {
-    let venv = std::env::var_os("KLD_KARENINA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/karenina-venv"));
-    venv.join("bin/python")
-}
-
 /// The question IDs `kld find` reports are those Karenina's own accessors
 /// give (`Benchmark.load`, `get_all_questions`, the rubrics, the custom
 /// properties) searched with Python's `re`, pattern by pattern, over every
@@ -264,18 +257,13 @@ fn the_same_questions_as_karenina_finds() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/scripts/karenina_find.py"
     );
-    let out = std::process::Command::new(venv_python())
-        .arg(script)
-        .arg(&out_file)
-        .args(patterns)
-        .arg("--")
-        .args(&files)
-        .output()
-        .expect("the Karenina venv's python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    crate::common::run_ok(
+        std::process::Command::new(crate::common::karenina_python())
+            .arg(script)
+            .arg(&out_file)
+            .args(patterns)
+            .arg("--")
+            .args(&files),
     );
     let theirs: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> =
         serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
