@@ -74,6 +74,27 @@ fn lines_name_file_question_and_field_and_exit_codes_are_greps() {
         .stderr(predicate::str::contains("KLD-E015").and(predicate::str::contains("not searched")));
 }
 
+/// Without paths, the current directory is searched (as ripgrep does);
+/// files of other kinds there are skipped.
+#[test]
+fn no_path_searches_the_current_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::copy_to(dir.path(), &probe());
+    std::fs::write(dir.path().join("notes.json"), "{\"Ada\": 1}").unwrap();
+    let out = kld()
+        .current_dir(dir.path())
+        .args(["find", "Ada"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("./karenina-output__probe_default.jsonld:urn:uuid:question-"),
+        "{text}"
+    );
+}
+
 #[test]
 fn case_literal_and_field_options_and_benchmark_level_hits() {
     let probe = probe();
