@@ -79,8 +79,13 @@ pub fn find(a: FindArgs) -> anyhow::Result<u8> {
     let color = super::color_choice(&a.color);
     let mut failed = refused != OK;
     let (mut matched, mut json_hits, mut json_errors) = (false, Vec::new(), Vec::new());
-    for file in &files {
-        let hits = match search_file(file, &matcher) {
+    // Read and searched on all cores, printed in input order.
+    let results: Vec<_> = {
+        use rayon::prelude::*;
+        files.par_iter().map(|f| search_file(f, &matcher)).collect()
+    };
+    for (file, result) in files.iter().zip(results) {
+        let hits = match result {
             Ok(h) => h,
             Err(e) => {
                 failed = true;
