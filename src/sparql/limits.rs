@@ -240,6 +240,13 @@ enum Node<'a> {
 /// Measures `query` without recursion (so a tree of any depth is measured
 /// on any stack).
 pub fn shape(query: &Query) -> Shape {
+    shape_and_service(query).0
+}
+
+/// [`shape`], and the endpoint of a `SERVICE` clause without `SILENT`
+/// (`<iri>` or `?var`) if the query has one (kld refuses to run it).
+pub(super) fn shape_and_service(query: &Query) -> (Shape, Option<String>) {
+    let mut service = None;
     let root = match query {
         Query::Select { pattern, .. }
         | Query::Construct { pattern, .. }
@@ -259,6 +266,14 @@ pub fn shape(query: &Query) -> Shape {
                 // one triple per step, so its length is depth too.
                 if let GraphPattern::Bgp { patterns } = p {
                     shape.depth = shape.depth.max(d.saturating_add(patterns.len()));
+                }
+                if let GraphPattern::Service {
+                    name,
+                    silent: false,
+                    ..
+                } = p
+                {
+                    service.get_or_insert_with(|| name.to_string());
                 }
                 shape.operators += match p {
                     GraphPattern::Bgp { patterns } => patterns.len().max(1),
@@ -284,7 +299,7 @@ pub fn shape(query: &Query) -> Shape {
             Node::Expr(e) => push_expression(e, d, &mut stack),
         }
     }
-    shape
+    (shape, service)
 }
 
 fn push_pattern<'a>(p: &'a GraphPattern, d: usize, stack: &mut Vec<(Node<'a>, usize)>) {
