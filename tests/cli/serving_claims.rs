@@ -201,6 +201,10 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "`SERVICE <endpoint> { … }` is refused with 400",
+        &["serve_answers_service_with_400_and_the_reason"],
+    ),
+    (
         "| negations |",
         &["nested_negations_are_counted_and_side_by_side_ones_are_not"],
     ),
