@@ -8,7 +8,14 @@
 //!   empty and loaded over HTTP with `kld export -f nq` of the same files (the
 //!   export is made beforehand and not counted for Oxigraph);
 //! - for each catalogue query, 8 concurrent clients for 20 s on loopback:
-//!   p50 / p95 latency and queries per second on both servers;
+//!   p50 latency and queries per second of kld's answers *warm* (from its
+//!   answer cache, once the catalogue warm-up after loading is done),
+//!   *cold* (computed: every request's text made unique by a comment, so
+//!   each is a cache miss computed, copied and stored as the first request
+//!   after a reload is), *off* (a second `kld serve --cache-mb 0`, i.e.
+//!   kld before the cache) and Oxigraph's server, with the ratios
+//!   Oxigraph p50 / kld warm p50 and Oxigraph p50 / kld cold p50.
+//!   `KLD_BENCH_ONLY=catalogue` runs only these;
 //! - the memory budget (issue 31): peak resident memory and time of the
 //!   queries that grew kld to gigabytes (ORDER BY and COUNT(DISTINCT) over a
 //!   cartesian product, chained CONCAT doubling, four concurrent CONSTRUCTs
@@ -61,6 +68,11 @@ fn until_answer(start: Instant, endpoint: &str) -> Duration {
 
 /// 8 clients for `secs`: (p50 ms, p95 ms, queries per second).
 fn load(endpoint: &str, query: &str, secs: f64) -> (f64, f64, f64) {
+    load_with(endpoint, secs, |_| query.to_string())
+}
+
+/// [`load`] with the `n`th request of each client sending `query(n)`.
+fn load_with(endpoint: &str, secs: f64, query: impl Fn(usize) -> String + Sync) -> (f64, f64, f64) {
     let stop = Instant::now() + Duration::from_secs_f64(secs);
     let mut lat: Vec<f64> = std::thread::scope(|s| {
         let hs: Vec<_> = (0..8)
@@ -69,8 +81,9 @@ fn load(endpoint: &str, query: &str, secs: f64) -> (f64, f64, f64) {
                     let c = client();
                     let mut v = Vec::new();
                     while Instant::now() < stop {
+                        let q = query(v.len());
                         let t = Instant::now();
-                        assert!(ask(&c, endpoint, query), "query failed on {endpoint}");
+                        assert!(ask(&c, endpoint, &q), "query failed on {endpoint}");
                         v.push(t.elapsed().as_secs_f64() * 1e3);
                     }
                     v
@@ -117,6 +130,25 @@ fn main() {
     );
     let kld_ep = format!("http://127.0.0.1:{kport}/sparql");
     let kld_ready = until_answer(start, &kld_ep);
+    // The same without its answer cache: kld as it was before it.
+    let off_port = common::free_port();
+    let _off = common::ServerGuard(
+        Command::new(kld)
+            .arg("serve")
+            .arg(dir.path())
+            .args([
+                "--bind",
+                &format!("127.0.0.1:{off_port}"),
+                "--quiet",
+                "--cache-mb",
+                "0",
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let off_ep = format!("http://127.0.0.1:{off_port}/sparql");
+    until_answer(Instant::now(), &off_ep);
 
     // Oxigraph server: start, load the same quads over HTTP, first answer.
     let oport = common::free_port();
@@ -158,10 +190,38 @@ fn main() {
         .unwrap();
     assert!(r.status().is_success(), "{}", r.status());
 
+    // The catalogue warm-up after loading ends before warm answers are timed.
+    let warm_started = Instant::now();
+    let warmed = loop {
+        let v: serde_json::Value = client()
+            .get(format!("http://127.0.0.1:{kport}/cache"))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        if !v["warmed"].is_null() {
+            break v;
+        }
+        assert!(
+            warm_started.elapsed() < Duration::from_secs(900),
+            "no warm-up: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "200 x 50 checkpoints, {quads} quads; {secs} s per query and server, 8 clients"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "catalogue warm-up after loading (beside Oxigraph's load): {} answers in {:.2} s, cache {} of {} bytes",
+        warmed["warmed"]["answers"],
+        warmed["warmed"]["seconds"].as_f64().unwrap_or(0.0),
+        warmed["bytes"],
+        warmed["budget"]
     )
     .unwrap();
     writeln!(
@@ -174,33 +234,53 @@ fn main() {
     .unwrap();
     writeln!(
         out,
-        "{:<28} {:>9} {:>9} {:>8}   {:>9} {:>9} {:>8}   {:>6}",
-        "query", "kld p50", "p95", "q/s", "oxi p50", "p95", "q/s", "ratio"
+        "p50 (q/s): kld warm = from the cache; cold = computed (each text unique: a miss, stored); off = --cache-mb 0; ratios = oxigraph p50 / kld p50"
     )
     .unwrap();
-    let only_memory = std::env::var("KLD_BENCH_ONLY").is_ok_and(|v| v == "memory");
-    for q in karenina_ld::query::CATALOGUE
+    writeln!(
+        out,
+        "{:<28} {:>17} {:>17} {:>17} {:>17}   {:>8} {:>8}",
+        "query", "kld warm", "kld cold", "kld off", "oxigraph", "warm", "cold"
+    )
+    .unwrap();
+    let only = std::env::var("KLD_BENCH_ONLY").unwrap_or_default();
+    let cell = |(p50, _, qs): (f64, f64, f64)| format!("{p50:>7.2}ms ({qs:>6.0})");
+    let queries: Vec<_> = karenina_ld::query::CATALOGUE
         .iter()
-        .filter(|_| !only_memory)
-    {
-        let (k50, k95, kq) = load(&kld_ep, q.text, secs);
-        let (o50, o95, oq) = load(&oxi_ep, q.text, secs);
+        .filter(|_| only != "memory")
+        .collect();
+    // Every warm figure before any cold one: the cold runs' unique texts
+    // fill the cache and push the catalogue's answers out.
+    let warm: Vec<_> = queries
+        .iter()
+        .map(|q| load(&kld_ep, q.text, secs))
+        .collect();
+    for (q, warm) in queries.iter().zip(warm) {
+        let thread = std::sync::atomic::AtomicUsize::new(0);
+        let cold = load_with(&kld_ep, secs, |_| {
+            let t = thread.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            format!("{}\n# cold {t}", q.text)
+        });
+        let off = load(&off_ep, q.text, secs);
+        let oxi = load(&oxi_ep, q.text, secs);
         writeln!(
             out,
-            "{:<28} {:>7.1}ms {:>7.1}ms {:>8.1}   {:>7.1}ms {:>7.1}ms {:>8.1}   {:>5.2}x",
+            "{:<28} {:>17} {:>17} {:>17} {:>17}   {:>7.1}x {:>7.2}x",
             q.name,
-            k50,
-            k95,
-            kq,
-            o50,
-            o95,
-            oq,
-            o50 / k50
+            cell(warm),
+            cell(cold),
+            cell(off),
+            cell(oxi),
+            oxi.0 / warm.0,
+            oxi.0 / cold.0,
         )
         .unwrap();
         out.flush().unwrap();
     }
     drop(out);
+    if only == "catalogue" {
+        return;
+    }
     memory_cases(
         _k.0.id(),
         &kld_ep,

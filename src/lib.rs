@@ -150,6 +150,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod error;
 pub mod export;
+pub mod find;
 pub mod fsutil;
 pub mod interop;
 pub mod json;

@@ -6,7 +6,7 @@ use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
 use karenina_ld::{rdfc, Error};
 use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `kld diff`.
@@ -80,16 +80,7 @@ pub fn diff(a: DiffArgs) -> anyhow::Result<u8> {
             writeln!(out)?;
         }
         ReportFormat::Text => {
-            let color = match a.color.as_str() {
-                "always" => true,
-                "never" => false,
-                // https://no-color.org: a set, non-empty NO_COLOR turns
-                // colour off unless asked for.
-                _ => {
-                    std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
-            };
+            let color = super::color_choice(&a.color);
             out.write_all(d.render(Style { color }).as_bytes())?;
         }
     }

@@ -19,6 +19,7 @@ macro_rules! out {
 
 mod checkpoint;
 mod export;
+mod find;
 mod git;
 mod gitdriver;
 mod interop;
@@ -44,6 +45,20 @@ pub(crate) fn plural(n: usize, thing: &str) -> String {
         format!("1 {thing}")
     } else {
         format!("{n} {thing}s")
+    }
+}
+
+/// `--color auto|always|never`: auto is on when stdout is a terminal and
+/// `NO_COLOR` (https://no-color.org) is unset or empty.
+pub(crate) fn color_choice(choice: &str) -> bool {
+    use std::io::IsTerminal;
+    match choice {
+        "always" => true,
+        "never" => false,
+        _ => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     }
 }
 
@@ -263,8 +278,11 @@ pub enum Command {
     /// Export checkpoints as RDF (N-Triples, N-Quads, Turtle, TriG, RDF/XML, JSON-LD).
     #[command(after_help = concat!("Examples:\n  kld export bench.jsonld -f ttl -o bench.ttl\n  kld export benchmarks/ -f nq --plain -o all.nq\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Export(export::ExportArgs),
+    /// Search questions, answers, templates, rubric traits and metadata of checkpoints by regular expression.
+    #[command(after_help = concat!("Examples:\n  kld find 'capital of \\w+' benchmarks/\n  kld find -i -F 'ada' bench.jsonld --field metadata\n  kld find BRCA1 benchmarks/ --format json | jq '.matches[].question'\n\n", "Output: FILE:QUESTION-ID: FIELD: LINE, one line per matching line of a value; (benchmark) for the benchmark's own metadata and global traits.\n\n", "Exit codes: 0 something matched; 1 nothing matched; 2 an error (a bad pattern, a file that cannot be read or is not a valid checkpoint), even when something matched."))]
+    Find(find::FindArgs),
     /// Serve the loaded checkpoints: SPARQL endpoint, Graph Store reads, a browser page.
-    #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    #[command(after_help = concat!("Examples:\n  kld serve benchmarks/ --watch\n  kld serve --store store/ --bind 8080 --cors http://localhost:8888\n  kld serve benchmarks/ --watch --cache-mb 256   # keep more answers (0: none)\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Serve(serve::ServeArgs),
     /// Push checkpoint graphs into an existing SPARQL server (Graph Store Protocol).
     #[command(after_help = concat!("Examples:\n  kld push --server oxigraph http://localhost:7878 benchmarks/ --dry-run\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
@@ -439,6 +457,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Query(a) => rdf::query(a),
         Command::Queries { name, format } => rdf::queries(name.as_deref(), format),
         Command::Export(a) => export::export(a),
+        Command::Find(a) => find::find(a),
         Command::Serve(a) => serve::serve(a),
         Command::Push(a) => remote::push(a),
         Command::Diff(a) => git::diff(a),
@@ -501,6 +520,9 @@ pub fn hint(e: &karenina_ld::Error) -> Option<&'static str> {
             Some("try again when fewer queries run, or raise --total-memory")
         }
         karenina_ld::Error::WrongFormat { .. } => Some("choose one with --format"),
+        karenina_ld::Error::ServiceRefused { .. } => Some(
+            "e.g. kld push --server oxigraph URL FILES, then kld query --server oxigraph URL: the query runs on that server",
+        ),
         _ => None,
     }
 }

@@ -469,9 +469,17 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         }
         let client = a.server.client()?;
         let format = format.unwrap_or(default_format(graph_answer));
-        return write_answer(OK, |out| {
-            karenina_ld::remote::run_query(&client, &text, format, out)
-        });
+        let mut rows = None;
+        let status = write_answer(OK, |out| {
+            let n = karenina_ld::remote::run_query(&client, &text, format, out)?;
+            rows = Some(n);
+            Ok(n)
+        })?;
+        // An empty answer may be a default graph that is not the union.
+        if rows == Some(0) {
+            super::remote::warn_unless_union(&client);
+        }
+        return Ok(status);
     }
     if inputs.is_empty() && a.store.is_none() {
         bail!("give checkpoints, results exports or directories to query, or --store DIR");

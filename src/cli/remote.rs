@@ -101,6 +101,20 @@ impl ServerArgs {
     }
 }
 
+/// Says on stderr, once, when the server's default graph is not the union
+/// of its named graphs (the catalogue's queries would answer with a header
+/// only), with the fix for each server. A check that cannot be made says
+/// nothing: it must not fail the command it follows.
+pub(super) fn warn_unless_union(client: &RemoteClient) {
+    use karenina_ld::remote::default_graph::{check, DefaultGraph, UNION_FIXES};
+    if let Ok(DefaultGraph::Separate { graph }) = check(client) {
+        eprintln!(
+            "kld: warning: the server's default graph is not the union of its named graphs (a triple of <{}> is not in it): queries that read the default graph (the catalogue's pass-rate-by-benchmark, runs, graphs…) answer with a header only. Fix: {UNION_FIXES}",
+            karenina_ld::terminal::escape_controls(&graph)
+        );
+    }
+}
+
 /// Arguments of `kld push`.
 #[derive(clap::Args, Debug)]
 pub struct PushArgs {
@@ -221,6 +235,7 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             });
             outln!("{}", serde_json::to_string_pretty(&doc)?);
         }
+        warn_unless_union(&client);
         return Ok(status);
     }
     let mut graphs = Vec::new();
@@ -336,6 +351,7 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         "kld push: {sent} sent, {} unchanged, {deleted} deleted, {failed} failed",
         plan.unchanged.len()
     );
+    warn_unless_union(&client);
     if json {
         let doc = serde_json::json!({
             "dry_run": false,

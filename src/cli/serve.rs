@@ -49,6 +49,12 @@ pub struct ServeArgs {
     /// repeatable; `*` lets every website.
     #[arg(long = "cors", value_name = "ORIGIN")]
     pub cors: Vec<String>,
+    /// Keep up to MB megabytes of complete answers, by query, dataset and
+    /// format, until the store changes (a --watch reload); the catalogue's
+    /// answers are computed ahead after loading and after every reload.
+    /// 0 turns the cache off.
+    #[arg(long, value_name = "MB", default_value_t = serve::DEFAULT_CACHE_BYTES >> 20)]
+    pub cache_mb: u64,
     /// Answer requests whose Host is NAME (besides localhost, loopback IPs
     /// and the bound address); repeatable.
     #[arg(long = "allow-host", value_name = "NAME")]
@@ -149,6 +155,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             cors: a.cors.clone(),
             allowed_hosts: a.allow_host.clone(),
             memory: memory_limits(a.query_memory, a.total_memory),
+            cache_bytes: a.cache_mb.saturating_mul(1 << 20),
         },
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -179,6 +186,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         } else {
             None
         };
+        let _warmer = serve::warm::spawn(state.clone(), (!a.quiet).then(|| print.clone()))?;
         let router = serve::http::router(state.clone(), a.watch, (!a.quiet).then_some(print), addr);
         eprintln!(
             "kld serve: {} loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",

@@ -294,6 +294,13 @@ pub enum Error {
     /// A SPARQL UPDATE where only queries are run.
     #[error("SPARQL: this is a SPARQL UPDATE; only read-only queries (SELECT, ASK, CONSTRUCT, DESCRIBE) are run")]
     UpdateRefused,
+    /// A `SERVICE` clause (without `SILENT`): kld evaluates queries over its
+    /// own store and contacts no server a query names.
+    #[error("SPARQL: SERVICE {service} is refused: kld is offline and contacts only the servers you name, never one a query names; to join these benchmarks with another endpoint, push them to a SPARQL server that federates (Oxigraph, Fuseki, Virtuoso, QLever) and run the query there")]
+    ServiceRefused {
+        /// The endpoint the clause names (`<iri>` or `?var`).
+        service: String,
+    },
     /// A query past a complexity bound (nesting depth), refused before it ran.
     #[error("SPARQL: the query's {what} is over the limit of {limit}; simplify it (VALUES instead of long UNION chains, fewer nested groups)")]
     TooComplex {

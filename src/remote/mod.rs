@@ -14,8 +14,11 @@
 //!   (Virtuoso shortens doubles) never yields a silently different file.
 //! - [`run_query`]: catalogue and ad-hoc queries on the server, written in the
 //!   same formats as local queries.
+//! - [`default_graph`]: whether the server's default graph is the union of
+//!   its named graphs, as the catalogue's queries need.
 
 pub mod client;
+pub mod default_graph;
 pub mod fetch;
 pub mod plan;
 pub mod push;

@@ -137,7 +137,8 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
     if crate::results::sniff_file(file)?.is_some() {
         return push_results(client, file, graph);
     }
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    // `-` is standard input, as in the other commands.
+    let bytes = crate::fsutil::read_input(file)?;
     let cp = model::read_checkpoint(file, &bytes, ReadOptions::default())?;
     let quads = rdf::lossless_quads(&cp, &GraphName::DefaultGraph, Processor::Direct)?;
     let canonical = write_checkpoint(&cp, &WriteOptions::default());
@@ -155,12 +156,10 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
     })
 }
 
-/// A file's absolute path, as the provenance records it.
+/// A file's absolute path, as the provenance records it (`/dev/stdin`
+/// for `-`).
 fn source_of(file: &Path) -> Result<String> {
-    Ok(std::fs::canonicalize(file)
-        .map_err(|e| Error::io(file, e))?
-        .display()
-        .to_string())
+    Ok(crate::fsutil::canonical_input(file)?.display().to_string())
 }
 
 /// PUTs `quads` (their graph names ignored) as `graph`; the provenance of it.

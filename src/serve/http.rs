@@ -1,6 +1,6 @@
 //! The HTTP layer of `kld serve` (axum on hyper and tokio): routes to
-//! [`State`]'s methods, a concurrency bound, streamed answers under the
-//! request's deadline, and the layers of [`super::guard`] (Host, cross-site
+//! [`State`]'s methods (a query's way through the cache, the concurrency
+//! bound and a streamed answer is [`super::stream`]), and the layers of [`super::guard`] (Host, cross-site
 //! refusal, CORS, body bounds, the log) in front. No protocol logic lives
 //! here.
 //!
@@ -19,10 +19,9 @@ use axum::routing::get;
 use axum::{Extension, Router};
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::Semaphore;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 pub use super::conn::Arrived;
@@ -38,244 +37,12 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 /// Receives one log line per request (`None`: quiet).
 pub type Log = Option<Arc<dyn Fn(String) + Send + Sync>>;
 
-/// An answer is sent in chunks of this size; a query that fails before its
-/// first chunk gets a proper error status.
-const CHUNK: usize = 64 << 10;
-
 #[derive(Clone)]
 pub(super) struct App {
     pub(super) state: Arc<State>,
-    permits: Arc<Semaphore>,
-    waiting: Arc<AtomicUsize>,
+    pub(super) permits: Arc<Semaphore>,
+    pub(super) waiting: Arc<AtomicUsize>,
     watching: bool,
-}
-
-/// How many queries may wait for a free slot per running slot before new
-/// ones are turned away with 503.
-const QUEUE_PER_SLOT: usize = 64;
-
-/// What the query thread sends the response: first `Ready` (the media
-/// type, and the query's control) or `Failed`, then chunks and `Done` or
-/// `Failed`.
-enum Msg {
-    Ready(&'static str, query::Control),
-    Chunk(Bytes),
-    Done,
-    Failed(Answer),
-}
-
-/// Sends the response a message from the query thread, waiting at most
-/// until `deadline` for room (a client that does not read fills the
-/// channel): the query's slot is never held past the request's deadline.
-fn send_until(tx: &mpsc::Sender<Msg>, msg: Msg, deadline: Instant) -> std::io::Result<()> {
-    let send = tokio::time::timeout_at(deadline.into(), tx.send(msg));
-    match tokio::runtime::Handle::current().block_on(send) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(_)) => Err(std::io::Error::new(
-            std::io::ErrorKind::BrokenPipe,
-            "client gone",
-        )),
-        Err(_) => Err(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            "the client did not read the answer before the time limit",
-        )),
-    }
-}
-
-/// Writes an answer into the response as chunks; fails once the response
-/// is gone (the client left) or the deadline passes with the client not
-/// reading, which stops the query.
-struct ChannelWriter {
-    tx: mpsc::Sender<Msg>,
-    buf: Vec<u8>,
-    deadline: Instant,
-}
-
-impl ChannelWriter {
-    fn send(&mut self) -> std::io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        let chunk = Bytes::from(std::mem::take(&mut self.buf));
-        send_until(&self.tx, Msg::Chunk(chunk), self.deadline)
-    }
-}
-
-impl std::io::Write for ChannelWriter {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.buf.extend_from_slice(data);
-        if self.buf.len() >= CHUNK {
-            self.send()?;
-        }
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Cancels a query when the request or its response is dropped before the
-/// query finished (a client that went away).
-struct CancelOnDrop(query::Control);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
-    }
-}
-
-impl App {
-    /// Runs a query on the blocking pool once a slot is free; too many
-    /// waiting queries get 503 at once rather than piling up. The answer is
-    /// streamed; HEAD gets the headers a GET would, without running it.
-    async fn query(
-        &self,
-        req: SparqlRequest,
-        accept: Option<String>,
-        head: bool,
-        arrived: Option<Arrived>,
-    ) -> Response {
-        let limit = self.state.settings.max_concurrent.max(1);
-        if self.waiting.fetch_add(1, Ordering::SeqCst) >= limit * (QUEUE_PER_SLOT + 1) {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return respond(Answer::text(
-                503,
-                "too many queries at once; try again shortly",
-            ));
-        }
-        // `--timeout` bounds the whole request from its arrival, reading its
-        // body and waiting for a slot included: a query that waited its time
-        // away gets none to run (so a queue of runaways drains at their
-        // deadline instead of each running again).
-        let deadline = arrived.map_or_else(Instant::now, |a| a.0) + self.state.settings.timeout;
-        let wait =
-            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
-        let permit = match wait {
-            Ok(Ok(p)) => p,
-            _ => {
-                return respond(Answer::text(
-                    503,
-                    "the server is busy: no query slot became free in time",
-                ))
-            }
-        };
-        // One blocking task parses, negotiates and runs (one hop, not two):
-        // its first message says what was prepared.
-        let state = self.state.clone();
-        let (tx, mut rx) = mpsc::channel::<Msg>(4);
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let mut prepared = match state.prepare(&req, accept.as_deref()) {
-                Ok(p) => p,
-                Err(a) => {
-                    let _ = tx.blocking_send(Msg::Failed(a));
-                    return;
-                }
-            };
-            prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
-            let ready = Msg::Ready(prepared.negotiated.media_type, prepared.control());
-            if send_until(&tx, ready, deadline).is_err() || head {
-                return;
-            }
-            let mut w = ChannelWriter {
-                tx: tx.clone(),
-                buf: Vec::with_capacity(CHUNK),
-                deadline,
-            };
-            let msg = match state.run_prepared(&prepared, &mut w) {
-                Ok(_) => match w.send() {
-                    Ok(()) => Msg::Done,
-                    Err(_) => return,
-                },
-                Err(a) => Msg::Failed(a),
-            };
-            let _ = send_until(&tx, msg, deadline);
-        });
-        // The deadline holds for the headers whatever the query thread does
-        // (a parse that outlasts it included): past it (and a moment for the
-        // query's own 503, which says more), 503.
-        let headers_by = deadline + Duration::from_millis(250);
-        let late = || {
-            respond(super::error_answer(&crate::Error::Timeout {
-                limit: self.state.settings.timeout,
-            }))
-        };
-        let (media, guard) = match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
-            Ok(Some(Msg::Ready(media, control))) => (media, CancelOnDrop(control)),
-            Ok(Some(Msg::Failed(a))) => return respond(a),
-            Err(_) => return late(),
-            _ => return respond(Answer::text(500, "the query task ended without an answer")),
-        };
-        if head {
-            drop(guard);
-            return respond(Answer {
-                status: 200,
-                content_type: media.into(),
-                body: Vec::new(),
-            });
-        }
-        // Whatever has arrived before the headers go out is held: an answer
-        // complete by then is sent whole (with its length), and a failure by
-        // then still gets its own status.
-        let mut held: Vec<Bytes> = Vec::new();
-        match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
-            Ok(Some(Msg::Failed(a))) => return respond(a),
-            Ok(Some(Msg::Done)) => return whole(media, held),
-            Ok(Some(Msg::Chunk(b))) => held.push(b),
-            Err(_) => return late(),
-            Ok(Some(Msg::Ready(..)) | None) => {
-                return respond(Answer::text(500, "the query ended without an answer"))
-            }
-        }
-        loop {
-            match rx.try_recv() {
-                Ok(Msg::Chunk(b)) => held.push(b),
-                Ok(Msg::Done) => return whole(media, held),
-                Ok(Msg::Failed(a)) => return respond(a),
-                Ok(Msg::Ready(..)) | Err(_) => break,
-            }
-        }
-        // The rest streams; a failure mid-answer (time limit, size limit)
-        // aborts the body, so the client sees an incomplete response.
-        let rest =
-            futures_util::stream::unfold((rx, guard, false), |(mut rx, guard, done)| async move {
-                if done {
-                    return None;
-                }
-                match rx.recv().await {
-                    Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done | Msg::Ready(..)) => None,
-                    // The query thread ended without `Done` (it gave up on a
-                    // client that did not read): cut, never a short whole.
-                    None => Some((
-                        Err(std::io::Error::other("the answer was cut off")),
-                        (rx, guard, true),
-                    )),
-                    Some(Msg::Failed(a)) => {
-                        let reason = String::from_utf8_lossy(&a.body).trim().to_string();
-                        Some((Err(std::io::Error::other(reason)), (rx, guard, true)))
-                    }
-                }
-            });
-        let body = futures_util::stream::iter(held.into_iter().map(Ok::<_, std::io::Error>));
-        let stream = futures_util::StreamExt::chain(body, rest);
-        Response::builder()
-            .status(StatusCode::OK)
-            .header(header::CONTENT_TYPE, media)
-            .body(Body::from_stream(stream))
-            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-    }
-}
-
-/// A complete answer from its chunks.
-fn whole(media: &'static str, chunks: Vec<Bytes>) -> Response {
-    respond(Answer {
-        status: 200,
-        content_type: media.into(),
-        body: chunks.concat(),
-    })
 }
 
 pub(super) fn respond(a: Answer) -> Response {
@@ -295,7 +62,7 @@ pub(super) fn pairs(raw: Option<&str>) -> Vec<(String, String)> {
     .unwrap_or_default()
 }
 
-fn accept(headers: &HeaderMap) -> Option<String> {
+pub(super) fn accept(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -347,7 +114,7 @@ async fn sparql_get(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
+    app.query(req, &headers, method == Method::HEAD, arrived(ext))
         .await
 }
 
@@ -402,7 +169,7 @@ async fn sparql_post(
         Err(resp) => return *resp,
     };
     req.base = base(&headers, uri.path());
-    app.query(req, accept(&headers), false, arrived(ext)).await
+    app.query(req, &headers, false, arrived(ext)).await
 }
 
 async fn named_query(
@@ -435,7 +202,7 @@ async fn named_query(
         Err(resp) => return *resp,
     };
     req.query = Some(nq.text.to_string());
-    app.query(req, accept(&headers), method == Method::HEAD, arrived(ext))
+    app.query(req, &headers, method == Method::HEAD, arrived(ext))
         .await
 }
 
@@ -522,6 +289,12 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         )
         .route("/queries/{name}", get(named_query))
         .route("/errors", get(errors))
+        .route(
+            "/cache",
+            get(|AxState(app): AxState<App>| async move {
+                respond(Answer::json(&app.state.cache_report()))
+            }),
+        )
         // The cross-site refusal comes first: nothing of such a request is
         // read or run.
         .route_layer(axum::middleware::from_fn(move |req, next| {

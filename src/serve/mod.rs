@@ -9,9 +9,11 @@
 //! ([`SparqlRequest`]), content negotiation ([`negotiate`]), running a query
 //! into bytes with the right media type ([`State::run_query`]), the checkpoint
 //! listing and the canonical file of a graph. [`http`] is the thin axum layer
-//! and [`watch`] re-reads files that change.
+//! and [`watch`] re-reads files that change. Answers are kept per store
+//! generation in [`cache`] and the catalogue's computed ahead by [`warm`].
 
 mod board;
+pub mod cache;
 mod conn;
 mod describe;
 mod editor;
@@ -20,18 +22,23 @@ pub mod http;
 mod interop;
 mod listen;
 mod negotiate;
+mod run;
 mod status;
+mod stream;
+pub mod warm;
 pub mod watch;
 
 pub use negotiate::{negotiate, negotiate_rdf, supported, Negotiated};
+pub use run::{Lookup, PreparedQuery};
 pub use status::{error_answer, refuse_update};
 
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::Error;
 use crate::export;
-use crate::query::{self, QueryOptions};
+use crate::query;
 use crate::store::CheckpointStore;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -153,7 +160,12 @@ pub struct Settings {
     /// Memory one query, and all running queries together, may hold; a
     /// query past either is stopped (503).
     pub memory: crate::memory::Limits,
+    /// The answer cache's budget in bytes ([`cache`]); 0 turns it off.
+    pub cache_bytes: u64,
 }
+
+/// The default answer cache: 64 MiB.
+pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
 /// The default largest answer: 256 MiB.
 pub const DEFAULT_MAX_RESULT_BYTES: u64 = 256 << 20;
@@ -167,35 +179,26 @@ impl Default for Settings {
             cors: Vec::new(),
             allowed_hosts: Vec::new(),
             memory: crate::memory::Limits::for_machine(),
+            cache_bytes: DEFAULT_CACHE_BYTES,
         }
     }
 }
 
-/// A request ready to run: parsed, its format negotiated.
-pub struct PreparedQuery {
-    parsed: query::Parsed,
-    /// The chosen format and media type.
-    pub negotiated: Negotiated,
-    opts: QueryOptions,
-}
-
-impl PreparedQuery {
-    /// Cancels it (from another thread) if it is running or about to.
-    pub fn control(&self) -> query::Control {
-        self.opts.control.clone()
-    }
-
-    /// Lets it run for at most `limit` (what is left of the request's time
-    /// after waiting for a slot).
-    pub fn limit_time(&mut self, limit: Duration) {
-        self.opts.timeout = self.opts.timeout.min(limit);
-    }
-}
-
 /// Everything the routes share: the store (replaced graph by graph under
-/// `--watch`), the settings, the current load errors and cached summaries.
+/// `--watch`), the settings, the current load errors and cached summaries
+/// and answers.
 pub struct State {
     store: RwLock<CheckpointStore>,
+    /// Bumped (under the store's write lock) by every change of the store.
+    generation: AtomicU64,
+    cache: cache::AnswerCache,
+    /// The warm-up's running query, cancelled by a change of the store.
+    warming: Mutex<Option<query::Control>>,
+    /// The last finished warm-up.
+    warmed: Mutex<Option<warm::Warmed>>,
+    /// Tells this process's entity tags from another's (a restarted server
+    /// starts again at generation 0).
+    boot: u64,
     /// Settings.
     pub settings: Settings,
     errors: Mutex<BTreeMap<String, LoadError>>,
@@ -208,8 +211,16 @@ pub struct State {
 impl State {
     /// Wraps a loaded store.
     pub fn new(store: CheckpointStore, settings: Settings) -> Arc<Self> {
+        let boot = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         Arc::new(State {
             store: RwLock::new(store),
+            generation: AtomicU64::new(0),
+            cache: cache::AnswerCache::new(settings.cache_bytes),
+            warming: Mutex::new(None),
+            warmed: Mutex::new(None),
+            boot,
             settings,
             errors: Mutex::new(BTreeMap::new()),
             summaries: Mutex::new(BTreeMap::new()),
@@ -234,9 +245,41 @@ impl State {
         f(&self.store.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Runs `f` with the store for writing (the watcher's graph replacements).
+    /// Runs `f` with the store for writing (the watcher's graph
+    /// replacements), then starts a new generation: cached answers go and a
+    /// running warm-up is cancelled. The generation moves before the write
+    /// lock is released, so whoever sees the change (every route takes the
+    /// read lock) also sees the new generation: no answer of the old store
+    /// is served after it.
     pub fn with_store_mut<T>(&self, f: impl FnOnce(&mut CheckpointStore) -> T) -> T {
-        f(&mut self.store.write().unwrap_or_else(|e| e.into_inner()))
+        let mut store = self.store.write().unwrap_or_else(|e| e.into_inner());
+        let r = f(&mut store);
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        self.cache.invalidate(generation);
+        self.cancel_warming();
+        drop(store);
+        r
+    }
+
+    /// The store's generation: 0 after loading, one more after every change.
+    pub fn generation(&self) -> u64 {
+        let _store = self.store.read().unwrap_or_else(|e| e.into_inner());
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// [`State::generation`], or `None` while a change holds the store.
+    fn generation_now(&self) -> Option<u64> {
+        let _store = self.store.try_read().ok()?;
+        Some(self.generation.load(Ordering::SeqCst))
+    }
+
+    /// The Oxigraph store and its generation, read together.
+    fn snapshot(&self) -> (oxigraph::store::Store, u64) {
+        let store = self.store.read().unwrap_or_else(|e| e.into_inner());
+        (
+            store.store().clone(),
+            self.generation.load(Ordering::SeqCst),
+        )
     }
 
     /// Records (or clears, with `None`) the load error of a file.
@@ -268,103 +311,6 @@ impl State {
             .collect()
     }
 
-    /// Checks, parses and negotiates a protocol request; `accept` is the
-    /// request's `Accept` header. A request that cannot run is answered here
-    /// (400, 403, 406).
-    pub fn prepare(
-        &self,
-        req: &SparqlRequest,
-        accept: Option<&str>,
-    ) -> Result<PreparedQuery, Answer> {
-        if req.update.is_some() {
-            return Err(refuse_update());
-        }
-        let Some(text) = req.query.as_deref() else {
-            return Err(Answer::text(
-                400,
-                "no query: pass `query` (GET or form POST) or a application/sparql-query body",
-            ));
-        };
-        if text.trim().is_empty() {
-            return Err(Answer::text(400, "the query is empty"));
-        }
-        let parsed =
-            query::parse_with_base(text, req.base.as_deref()).map_err(|e| error_answer(&e))?;
-        let form = parsed.form;
-        let Some(negotiated) = negotiate(form, accept, req.format.as_deref()) else {
-            return Err(Answer::text(
-                406,
-                format!(
-                    "cannot answer a {form:?} query in {}; supported: {}",
-                    req.format.as_deref().or(accept).unwrap_or(""),
-                    negotiate::supported(form)
-                ),
-            ));
-        };
-        let opts = QueryOptions {
-            timeout: self.settings.timeout,
-            default_graphs: req.default_graphs.clone(),
-            named_graphs: req.named_graphs.clone(),
-            max_result_bytes: self.settings.max_result_bytes,
-            control: query::Control::new(),
-            table_width: None,
-            memory: self.settings.memory,
-            params: Vec::new(),
-        };
-        Ok(PreparedQuery {
-            parsed,
-            negotiated,
-            opts,
-        })
-    }
-
-    /// Runs a prepared query into `out` (streamed as it is produced); the
-    /// query is listed as running meanwhile, so [`State::cancel_all`] stops it.
-    pub fn run_prepared(
-        &self,
-        prepared: &PreparedQuery,
-        out: &mut (dyn std::io::Write + Send),
-    ) -> Result<usize, Answer> {
-        let id = self
-            .next_id
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, prepared.control());
-        let r = query::run_parsed(
-            &self.oxigraph(),
-            &prepared.parsed,
-            &prepared.opts,
-            prepared.negotiated.format,
-            out,
-        );
-        self.running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
-        r.map_err(|e| match e {
-            // It ran for what was left of the request's time: say the
-            // configured limit, and where the rest went if it matters.
-            Error::Timeout { .. } => {
-                let limit = self.settings.timeout;
-                let waited = limit.saturating_sub(prepared.opts.timeout);
-                if waited < Duration::from_millis(100) {
-                    return error_answer(&Error::Timeout { limit });
-                }
-                Answer::text(
-                    503,
-                    format!(
-                        "SPARQL: query stopped at the server's {} s time limit, {:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)",
-                        limit.as_secs_f64(),
-                        waited.as_secs_f64()
-                    ),
-                )
-            }
-            e => error_answer(&e),
-        })
-    }
-
     /// Cancels every running query (a stopping server).
     pub fn cancel_all(&self) {
         for c in self
@@ -374,25 +320,6 @@ impl State {
             .values()
         {
             c.cancel();
-        }
-    }
-
-    /// Runs a protocol request into one buffered answer (see
-    /// [`State::prepare`] and [`State::run_prepared`]; the HTTP layer streams
-    /// instead).
-    pub fn run_query(&self, req: &SparqlRequest, accept: Option<&str>) -> Answer {
-        let prepared = match self.prepare(req, accept) {
-            Ok(p) => p,
-            Err(a) => return a,
-        };
-        let mut body = Vec::new();
-        match self.run_prepared(&prepared, &mut body) {
-            Ok(_) => Answer {
-                status: 200,
-                content_type: prepared.negotiated.media_type.to_string(),
-                body,
-            },
-            Err(a) => a,
         }
     }
 

@@ -37,6 +37,7 @@ pub fn error_answer(e: &Error) -> Answer {
         | Error::SparqlSyntax { .. }
         | Error::Usage(_)
         | Error::Iri { .. }
+        | Error::ServiceRefused { .. }
         | Error::TooComplex { .. } => Answer::text(400, e.to_string()),
         Error::NoSuchGraph(_) | Error::NoSuchRun { .. } => Answer::text(404, e.to_string()),
         // The answer exists; the format asked for cannot carry it.
@@ -57,6 +58,12 @@ mod tests {
         let iri_err = oxigraph::model::NamedNode::new("not an iri").unwrap_err();
         let cases: Vec<(Error, u16)> = vec![
             (Error::UpdateRefused, 403),
+            (
+                Error::ServiceRefused {
+                    service: "<http://example.org/sparql>".into(),
+                },
+                400,
+            ),
             (
                 Error::Timeout {
                     limit: Duration::from_secs(3),

@@ -76,15 +76,61 @@ pub fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
 /// could run is refused by this bound that another would not refuse.
 pub const MAX_BINDS: usize = MAX_DEPTH;
 
+/// Most negations (`!`) a query may nest, one inside the operand of
+/// another. The parser (spargebra, without its SPARQL 1.2 feature) reads the
+/// operand of every `!` twice: once as a double negation, which it then
+/// refuses, and again as what it is; so its time doubles with each level
+/// (20 levels, a 70-byte query, took 20 s and ignored `--timeout`, since
+/// parsing comes first). Twelve levels parse in milliseconds; no query a
+/// person writes comes near.
+pub const MAX_NEGATIONS: usize = 12;
+
 /// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
-/// [`MAX_DEPTH`], or that holds more than [`MAX_BINDS`] `BIND`s, without
-/// parsing it; returns the deepest nesting. Strings, IRIs and comments are
-/// skipped, so brackets and words inside them do not count.
+/// [`MAX_DEPTH`], that holds more than [`MAX_BINDS`] `BIND`s, or that nests
+/// more than [`MAX_NEGATIONS`] negations, without parsing it; returns the
+/// deepest nesting. Strings, IRIs and comments are skipped, so brackets and
+/// words inside them do not count.
 pub fn check_text(sparql: &str) -> Result<usize> {
     let b = sparql.as_bytes();
     let (mut i, mut depth, mut max, mut binds) = (0usize, 0usize, 0usize, 0usize);
+    // The depth each open negation's operand closes at.
+    let mut negations: Vec<usize> = Vec::new();
     while i < b.len() {
         match b[i] {
+            b'!' if b.get(i + 1) != Some(&b'=') => {
+                // `!`s, then the operand: a bracket, a call, or a word.
+                let mut bangs = 0;
+                let mut j = i;
+                while j < b.len() && b[j] == b'!' && b.get(j + 1) != Some(&b'=') {
+                    bangs += 1;
+                    j += 1;
+                    while j < b.len() && b[j].is_ascii_whitespace() {
+                        j += 1;
+                    }
+                }
+                let word = j;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b"?$_:".contains(&b[j])) {
+                    j += 1;
+                }
+                let mut k = j;
+                while k < b.len() && b[k].is_ascii_whitespace() {
+                    k += 1;
+                }
+                let open = negations.len() + bangs;
+                if open > MAX_NEGATIONS {
+                    return Err(Error::TooComplex {
+                        what: "negations (`!`) nested in one another".into(),
+                        limit: MAX_NEGATIONS,
+                    });
+                }
+                if b.get(k) == Some(&b'(') {
+                    negations.extend(std::iter::repeat_n(depth, bangs));
+                    i = k;
+                } else {
+                    i = word;
+                }
+                continue;
+            }
             b'#' | b'"' | b'\'' | b'<' => {
                 if let Some(end) = skip_literal(b, i) {
                     i = end;
@@ -116,7 +162,12 @@ pub fn check_text(sparql: &str) -> Result<usize> {
                     return Err(too_deep());
                 }
             }
-            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' | b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                while negations.last() == Some(&depth) {
+                    negations.pop();
+                }
+            }
             _ => {}
         }
         i += 1;
@@ -189,6 +240,13 @@ enum Node<'a> {
 /// Measures `query` without recursion (so a tree of any depth is measured
 /// on any stack).
 pub fn shape(query: &Query) -> Shape {
+    shape_and_service(query).0
+}
+
+/// [`shape`], and the endpoint of a `SERVICE` clause without `SILENT`
+/// (`<iri>` or `?var`) if the query has one (kld refuses to run it).
+pub(super) fn shape_and_service(query: &Query) -> (Shape, Option<String>) {
+    let mut service = None;
     let root = match query {
         Query::Select { pattern, .. }
         | Query::Construct { pattern, .. }
@@ -208,6 +266,14 @@ pub fn shape(query: &Query) -> Shape {
                 // one triple per step, so its length is depth too.
                 if let GraphPattern::Bgp { patterns } = p {
                     shape.depth = shape.depth.max(d.saturating_add(patterns.len()));
+                }
+                if let GraphPattern::Service {
+                    name,
+                    silent: false,
+                    ..
+                } = p
+                {
+                    service.get_or_insert_with(|| name.to_string());
                 }
                 shape.operators += match p {
                     GraphPattern::Bgp { patterns } => patterns.len().max(1),
@@ -233,7 +299,7 @@ pub fn shape(query: &Query) -> Shape {
             Node::Expr(e) => push_expression(e, d, &mut stack),
         }
     }
-    shape
+    (shape, service)
 }
 
 fn push_pattern<'a>(p: &'a GraphPattern, d: usize, stack: &mut Vec<(Node<'a>, usize)>) {
@@ -398,6 +464,44 @@ mod tests {
         // `<` as a comparison does not swallow what follows.
         let cmp = format!("SELECT * {{ FILTER(1 < 2) {}}}", "{".repeat(1001));
         assert!(check_text(&cmp).is_err());
+    }
+
+    #[test]
+    fn nested_negations_are_counted_and_side_by_side_ones_are_not() {
+        let nested =
+            |n: usize| format!("ASK {{ FILTER({}true{}) }}", "!(".repeat(n), ")".repeat(n));
+        assert!(check_text(&nested(MAX_NEGATIONS)).is_ok());
+        let e = check_text(&nested(MAX_NEGATIONS + 1)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TooComplex {
+                    limit: MAX_NEGATIONS,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Through calls, double negations and other brackets too.
+        let calls = format!(
+            "ASK {{ FILTER({}?x{}) }}",
+            "! BOUND(?y) || ! COALESCE(!!(".repeat(5),
+            "))".repeat(5)
+        );
+        assert!(check_text(&calls).is_err(), "15 nested");
+        assert!(check_text(&calls.replace("!!(", "(")).is_ok(), "5 nested");
+        // Negations side by side, `!=`, negated property sets and text are not nested.
+        let side = vec!["!(?a)"; 200].join(" && ");
+        assert!(check_text(&format!("ASK {{ FILTER({side}) }}")).is_ok());
+        let ne = vec!["?a != ?b"; 50].join(" && ");
+        assert!(check_text(&format!("ASK {{ FILTER(!({ne})) }}")).is_ok());
+        let q = format!(
+            "ASK {{ ?s !(<urn:a>|^<urn:b>) ?o FILTER(STR(?o) = \"{}\") }}",
+            "!(".repeat(40)
+        );
+        assert!(check_text(&q).is_ok());
+        // Every level the bound allows parses (its time is the benchmark's).
+        assert!(crate::sparql::parse(&nested(MAX_NEGATIONS)).is_ok());
     }
 
     #[test]

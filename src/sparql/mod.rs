@@ -11,6 +11,7 @@
 mod answer;
 mod catalogue;
 pub mod control;
+mod hints;
 pub mod limits;
 mod params;
 mod syntax;
@@ -118,7 +119,22 @@ pub struct Parsed {
     pub form: QueryForm,
     /// Its size (see [`limits`]).
     pub shape: limits::Shape,
+    /// The endpoint of its `SERVICE` clause without `SILENT`, if any.
+    service: Option<String>,
     query: spargebra::Query,
+}
+
+impl Parsed {
+    /// The query as parsed, written back as SPARQL (comments gone, prefixed
+    /// names expanded): what the answer cache reads to tell whether the
+    /// base IRI matters. Written on a stack sized for its depth (as it was
+    /// parsed); `None` if writing it failed.
+    pub fn algebra(&self) -> Option<String> {
+        limits::with_stack(limits::stack_for(self.shape.depth), || {
+            Ok(self.query.to_string())
+        })
+        .ok()
+    }
 }
 
 /// Parses `sparql` (the [`PREDEFINED`] prefixes declared); an UPDATE is
@@ -153,7 +169,7 @@ pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
         let query = parser
             .parse_query(sparql)
             .map_err(|e| syntax_error(sparql, e))?;
-        let shape = limits::shape(&query);
+        let (shape, service) = limits::shape_and_service(&query);
         if shape.depth > limits::MAX_DEPTH {
             limits::with_stack(limits::stack_for(shape.depth / 64), move || {
                 drop(query);
@@ -167,7 +183,12 @@ pub fn parse_with_base(sparql: &str, base: Option<&str>) -> Result<Parsed> {
             spargebra::Query::Construct { .. } => QueryForm::Construct,
             spargebra::Query::Describe { .. } => QueryForm::Describe,
         };
-        Ok(Parsed { form, shape, query })
+        Ok(Parsed {
+            form,
+            shape,
+            service,
+            query,
+        })
     })
 }
 
@@ -317,6 +338,12 @@ fn run_until(
     format: ResultFormat,
     out: &mut (dyn Write + Send),
 ) -> Result<usize> {
+    // Oxigraph would say only "not supported", once the answer was begun.
+    if let Some(service) = &parsed.service {
+        return Err(Error::ServiceRefused {
+            service: service.clone(),
+        });
+    }
     let control = &opts.control;
     let stop = control.clone();
     let account = crate::memory::Account::new(opts.memory, move |_| stop.stop_memory());
@@ -416,6 +443,31 @@ mod tests {
         names.sort();
         let embedded: Vec<_> = CATALOGUE.iter().map(|q| q.name.to_string()).collect();
         assert_eq!(names, embedded, "every queries/*.rq is embedded");
+    }
+
+    #[test]
+    fn service_is_refused_before_anything_is_written_and_silent_service_is_empty() {
+        let store = Store::new().unwrap();
+        for q in [
+            "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }",
+            "SELECT * WHERE { ?s ?p ?o OPTIONAL { SERVICE <http://example.org/sparql> { ?s ?p ?x } } }",
+            "ASK { FILTER EXISTS { SERVICE ?endpoint { ?s ?p ?o } } }",
+        ] {
+            let mut out = Vec::new();
+            let e = run(&store, q, DEFAULT_TIMEOUT, ResultFormat::Tsv, &mut out).unwrap_err();
+            assert!(matches!(e, Error::ServiceRefused { .. }), "{q}: {e}");
+            let m = e.to_string();
+            assert!(m.contains("offline") && m.contains("federates"), "{m}");
+            assert!(out.is_empty(), "{q}");
+        }
+        // SILENT asks for no error when the service fails: one empty solution.
+        let mut out = Vec::new();
+        let q = "SELECT ?s WHERE { SERVICE SILENT <http://example.org/sparql> { ?s ?p ?o } }";
+        assert_eq!(
+            run(&store, q, DEFAULT_TIMEOUT, ResultFormat::Tsv, &mut out).unwrap(),
+            1
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), "?s\n\n");
     }
 
     #[test]

@@ -114,18 +114,10 @@ pub(super) fn syntax_error(sparql: &str, message: &str) -> Error {
         Some(format!(
             "add `PREFIX {p}: <IRI>` before the query (schema:, karenina:, rdf:, rdfs: and xsd: need none)"
         ))
-    } else if sparql.matches('{').count() != sparql.matches('}').count() {
-        Some(format!(
-            "{} `{{` against {} `}}`: a group is not closed",
-            sparql.matches('{').count(),
-            sparql.matches('}').count()
-        ))
-    } else if sparql.matches('(').count() != sparql.matches(')').count() {
-        Some(format!(
-            "{} `(` against {} `)`: a bracket is not closed",
-            sparql.matches('(').count(),
-            sparql.matches(')').count()
-        ))
+    } else if let Some(h) = super::hints::unbalanced(sparql) {
+        Some(h)
+    } else if let Some(h) = super::hints::misspelled_keyword(sparql, line, column) {
+        Some(h)
     } else {
         caret_hint(sparql, line, column)
     };

@@ -15,14 +15,6 @@ use std::process::Command;
 /// mishandles something silently, or that kld changed something).
 const RAISES_LATER: [&str; 5] = ["KLD-W016", "KLD-W017", "KLD-W018", "KLD-W019", "KLD-W031"];
 
-/// The Karenina venv's python (`$KLD_KARENINA_VENV`, else `target/karenina-venv`).
-pub(crate) fn venv_python() -> PathBuf {
-    let venv = std::env::var_os("KLD_KARENINA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/karenina-venv"));
-    venv.join("bin/python")
-}
-
 #[test]
 #[ignore = "interop tier, needs the Karenina venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV): cargo test -- --include-ignored"]
 fn validate_agrees_with_karenina_on_mutated_checkpoints() {
@@ -32,7 +24,7 @@ fn validate_agrees_with_karenina_on_mutated_checkpoints() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/scripts/karenina_judge.py"
     );
-    let out = Command::new(venv_python())
+    let out = Command::new(crate::common::karenina_python())
         .arg(script)
         .arg(dir.path())
         .args(["--seed", &seed, "--cases", "2000"])

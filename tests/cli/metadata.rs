@@ -6,9 +6,9 @@
 //! whole corpus and on generated files.
 
 use super::common;
-use super::differential_karenina::venv_python;
 use super::kld;
 use super::queries::query_rows;
+use crate::common::karenina_python;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -188,7 +188,7 @@ fn authors_and_custom_metadata_are_what_karenina_reads() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/scripts/karenina_metadata.py"
     );
-    let out = common::run_ok(Command::new(venv_python()).arg(script).args(&files));
+    let out = common::run_ok(Command::new(karenina_python()).arg(script).args(&files));
     let (mut by_author, mut custom) = (BTreeMap::new(), BTreeMap::new());
     for line in out.lines() {
         let v: Value = serde_json::from_str(line).unwrap();

@@ -4,39 +4,30 @@
 
 use crate::results::runs;
 use crate::{kld, stdout_of};
-use serde_json::Value;
 
 #[test]
 fn a_param_on_the_command_line_keeps_its_rows() {
     // The rows themselves are checked for every catalogue query in
     // tests/library/params.rs; here, the flag's value syntax.
     let (f, cp, _) = runs().into_iter().find(|(_, cp, _)| cp.is_some()).unwrap();
-    let whole = rows(&stdout_of(
-        kld()
-            .args(["query", "--format", "json", "--named", "results-by-model"])
-            .arg(&f)
-            .args(&cp),
-    ));
+    let answer = |param: Option<&str>| {
+        let out = stdout_of(
+            kld()
+                .args(["query", "--format", "json", "--named", "results-by-model"])
+                .args(param.map(|p| ["--param", p]).into_iter().flatten())
+                .arg(&f)
+                .args(&cp),
+        );
+        crate::queries::json_rows(&serde_json::from_str(&out).unwrap())
+    };
+    let whole = answer(None);
     assert!(!whole.is_empty());
     let name = whole[0]["model_name"].as_str().unwrap().to_string();
     for (param, keep) in [
         (format!("model_name={name}"), "model_name"),
         (format!("?model_name=\"{name}\""), "model_name"),
     ] {
-        let got = rows(&stdout_of(
-            kld()
-                .args([
-                    "query",
-                    "--format",
-                    "json",
-                    "--named",
-                    "results-by-model",
-                    "--param",
-                ])
-                .arg(&param)
-                .arg(&f)
-                .args(&cp),
-        ));
+        let got = answer(Some(&param));
         let want: Vec<_> = whole
             .iter()
             .filter(|r| r[keep].as_str() == Some(name.as_str()))
@@ -57,23 +48,6 @@ fn a_param_on_the_command_line_keeps_its_rows() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-}
-
-/// A SPARQL JSON answer's rows as variable → value text.
-fn rows(out: &str) -> Vec<serde_json::Map<String, Value>> {
-    let v: Value = serde_json::from_str(out).unwrap();
-    v["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b.as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, x)| (k.clone(), x["value"].clone()))
-                .collect()
-        })
-        .collect()
 }
 
 #[test]
@@ -115,7 +89,7 @@ fn a_string_param_that_reads_as_a_number_and_keeps_no_row_says_which_literal_wou
     };
     let out = run("questions=3");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(rows(&String::from_utf8_lossy(&out.stdout)).is_empty());
+    assert!(crate::queries::json_rows(&serde_json::from_slice(&out.stdout).unwrap()).is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     let advised = r#"questions="3"^^<http://www.w3.org/2001/XMLSchema#integer>"#;
     assert!(
@@ -123,12 +97,12 @@ fn a_string_param_that_reads_as_a_number_and_keeps_no_row_says_which_literal_wou
         "{err}"
     );
     let out = run(advised);
-    let kept = rows(&String::from_utf8_lossy(&out.stdout));
+    let kept = crate::queries::json_rows(&serde_json::from_slice(&out.stdout).unwrap());
     assert_eq!(kept.len(), 1, "{out:?}");
     assert_eq!(kept[0]["benchmark"], "Spec Probe");
     assert!(out.stderr.is_empty(), "{out:?}");
     // A string that matches nothing and does not read as a number: no note.
     let out = run("benchmark=No Such Benchmark");
-    assert!(rows(&String::from_utf8_lossy(&out.stdout)).is_empty());
+    assert!(crate::queries::json_rows(&serde_json::from_slice(&out.stdout).unwrap()).is_empty());
     assert!(out.stderr.is_empty(), "{out:?}");
 }

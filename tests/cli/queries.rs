@@ -25,7 +25,11 @@ fn rows_of(files: &[PathBuf], query: &[&str]) -> Vec<serde_json::Map<String, Val
             .args(query)
             .args(files),
     );
-    let v: Value = serde_json::from_str(&out).unwrap();
+    json_rows(&serde_json::from_str(&out).unwrap())
+}
+
+/// A SPARQL JSON answer's rows as variable → value text.
+pub(crate) fn json_rows(v: &Value) -> Vec<serde_json::Map<String, Value>> {
     v["results"]["bindings"]
         .as_array()
         .unwrap()

@@ -201,6 +201,14 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "`SERVICE <endpoint> { … }` is refused with 400",
+        &["serve_answers_service_with_400_and_the_reason"],
+    ),
+    (
+        "| negations |",
+        &["nested_negations_are_counted_and_side_by_side_ones_are_not"],
+    ),
+    (
         "shows 100 rows a page (50, 100 or 500 to choose;",
         &["the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys"],
     ),

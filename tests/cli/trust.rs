@@ -22,18 +22,7 @@ pub(crate) fn query(
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let rows = v["results"]["bindings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b.as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, x)| (k.clone(), x["value"].clone()))
-                .collect()
-        })
-        .collect();
+    let rows = crate::queries::json_rows(&v);
     (
         out.status.code().unwrap(),
         rows,

@@ -154,9 +154,20 @@ pub fn run_ok(cmd: &mut std::process::Command) -> String {
 /// with the union default graph (as kld's own queries); killed when dropped.
 /// Callers wait for the port themselves.
 pub fn oxigraph_server(location: &Path, port: u16) -> ServerGuard {
+    oxigraph_server_with(location, port, true)
+}
+
+/// [`oxigraph_server`], with the union default graph or without it (a
+/// default graph of its own, as `oxigraph serve` has by default).
+pub fn oxigraph_server_with(location: &Path, port: u16, union: bool) -> ServerGuard {
+    let flags: &[&str] = if union {
+        &["serve", "--union-default-graph", "--location"]
+    } else {
+        &["serve", "--location"]
+    };
     ServerGuard(
         std::process::Command::new("oxigraph")
-            .args(["serve", "--union-default-graph", "--location"])
+            .args(flags)
             .arg(location)
             .args(["--bind", &format!("127.0.0.1:{port}")])
             .stdout(std::process::Stdio::null())
@@ -214,4 +225,14 @@ pub fn rss_mb(pid: u32) -> f64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The Karenina venv's python: `$KLD_KARENINA_VENV`, else
+/// `target/karenina-venv` (where CI installs it with
+/// `tests/scripts/karenina-venv.sh`).
+pub fn karenina_python() -> PathBuf {
+    let venv = std::env::var_os("KLD_KARENINA_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/karenina-venv"));
+    venv.join("bin/python")
 }
