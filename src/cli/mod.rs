@@ -24,6 +24,7 @@ mod git;
 mod gitdriver;
 mod interop;
 mod preset;
+mod query;
 mod rdf;
 mod remote;
 mod run_info;
@@ -265,7 +266,7 @@ pub enum Command {
     Extract(rdf::ExtractArgs),
     /// Run SPARQL over checkpoints (loaded into memory) and/or a store.
     #[command(after_help = concat!("Examples:\n  kld query benchmarks/ --named benchmark-stats\n  kld query bench.jsonld -e 'SELECT ?q WHERE { ?q a schema:Question }'\n  kld query benchmarks/ runs/ --named results-by-model --format csv -o by-model.csv\n  kld query --store store/ my-query.rq\n  kld query benchmarks/ runs/ --named results-by-model --param model_name=gpt-4.1-mini\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
-    Query(rdf::QueryArgs),
+    Query(query::QueryArgs),
     /// List the query catalogue, or print one query.
     #[command(after_help = concat!("Examples:\n  kld queries\n  kld queries pass-rate-by-benchmark\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Queries {
@@ -454,8 +455,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             format,
         } => rdf::load(&store, &inputs, processor.into(), &results, format),
         Command::Extract(a) => rdf::extract(a),
-        Command::Query(a) => rdf::query(a),
-        Command::Queries { name, format } => rdf::queries(name.as_deref(), format),
+        Command::Query(a) => query::query(a),
+        Command::Queries { name, format } => query::queries(name.as_deref(), format),
         Command::Export(a) => export::export(a),
         Command::Find(a) => find::find(a),
         Command::Serve(a) => serve::serve(a),

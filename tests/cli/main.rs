@@ -27,6 +27,7 @@ mod interop_clients;
 mod interop_hostile;
 mod interop_page;
 mod manners;
+mod manners_endpoint;
 mod metadata;
 mod offline;
 mod page_board;
