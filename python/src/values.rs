@@ -105,6 +105,7 @@ impl<'py> Ctors<'py> {
 /// values of one variable; a str that is an absolute IRI stands for the IRI
 /// too, so a value read from an answer's IRI column finds its rows.
 pub fn params(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, Term)>> {
+    let iri_class = d.py().import("karenina_ld")?.getattr("IRI")?;
     let mut out = Vec::new();
     for (k, v) in d.iter() {
         let name: String = k.extract()?;
@@ -120,7 +121,7 @@ pub fn params(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, Term)>> {
             )));
         }
         for v in values {
-            for t in terms(&name, &v)? {
+            for t in terms(&name, &v, &iri_class)? {
                 out.push((name.clone(), t));
             }
         }
@@ -129,15 +130,13 @@ pub fn params(d: &Bound<'_, PyDict>) -> PyResult<Vec<(String, Term)>> {
 }
 
 /// The terms a Python value stands for as a parameter.
-fn terms(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Term>> {
+fn terms(name: &str, v: &Bound<'_, PyAny>, iri_class: &Bound<'_, PyAny>) -> PyResult<Vec<Term>> {
     use oxigraph::model::NamedNode;
     use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
-    let py = v.py();
     let typed = |value: String, dt: oxigraph::model::NamedNodeRef<'_>| -> Vec<Term> {
         vec![Literal::new_typed_literal(value, dt).into()]
     };
-    let iri_class = py.import("karenina_ld")?.getattr("IRI")?;
-    if v.is_instance(&iri_class)? {
+    if v.is_instance(iri_class)? {
         let s: String = v.extract()?;
         return NamedNode::new(s.as_str())
             .map(|n| vec![n.into()])

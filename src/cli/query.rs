@@ -90,10 +90,13 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         f.check(format)?;
     }
     // A parameter the query lacks is a usage error, found before anything
-    // is loaded (a query that does not parse is reported by the run).
-    if let Ok(parsed) = query::parse(&text) {
-        for (name, _) in &a.param {
-            parsed.param(name)?;
+    // is loaded (a query that does not parse is reported by the run). Only
+    // a query given parameters is parsed here as well as by the run.
+    if !a.param.is_empty() {
+        if let Ok(parsed) = query::parse(&text) {
+            for (name, _) in &a.param {
+                parsed.param(name)?;
+            }
         }
     }
     if a.server.given() {

@@ -122,7 +122,7 @@ impl Holdings {
         let (node, node_id) = (vocab::term("node"), p(&vocab::schema("nodeId")));
         let mut h = Holdings::default();
         for (c, iri) in checkpoints.iter().enumerate() {
-            let g = NamedNode::new(iri.as_str()).map_err(|e| Error::Internal(e.to_string()))?;
+            let g = crate::error::named_node(iri.as_str())?;
             let g = GraphNameRef::NamedNode(g.as_ref());
             let items = typed(store, item.as_ref(), g)?;
             for (s, ids) in by_subject(store, id.as_ref(), g)? {
@@ -252,7 +252,7 @@ fn order_key(t: &Term) -> (u8, String, String) {
 impl RunKeys {
     /// Reads the keys of the run in results graph `results`.
     pub fn read(store: &Store, results: &str) -> Result<RunKeys> {
-        let g = NamedNode::new(results).map_err(|e| Error::Internal(e.to_string()))?;
+        let g = crate::error::named_node(results)?;
         let g = GraphNameRef::NamedNode(g.as_ref());
         let qids = by_subject(store, vocab::term("questionId").as_ref(), g)?;
         let sids = by_subject(store, vocab::term("scenarioId").as_ref(), g)?;

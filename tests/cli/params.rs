@@ -33,7 +33,7 @@ fn a_param_on_the_command_line_keeps_its_rows() {
             .filter(|r| r[keep].as_str() == Some(name.as_str()))
             .cloned()
             .collect();
-        assert!(!want.is_empty() && want.len() < whole.len() + 1);
+        assert!(!want.is_empty());
         assert_eq!(got, want, "{param}");
     }
     let out = kld()

@@ -60,17 +60,7 @@ fn an_answer_is_streamed_in_chunks_of_about_64_kib() {
             .all(|n| *n >= 64 * 1024 && *n <= 64 * 1024 + longest),
         "chunks of 64 KiB plus at most one write ({longest} bytes): {sizes:?}"
     );
-    let local = crate::stdout_of(
-        crate::kld()
-            .args([
-                "query",
-                "--format",
-                "nt",
-                "-e",
-                "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
-            ])
-            .args(examples()),
-    );
+    let local = examples_as_nt();
     let lines = |t: &str| t.lines().count();
     assert_eq!(lines(&String::from_utf8(body).unwrap()), lines(&local));
 }
@@ -100,17 +90,7 @@ fn max_result_bytes_answers_503_before_the_first_chunk_and_cuts_after_it() {
     // what has arrived by then is held, so a failure by then still gets its
     // status): the status was sent, the body is cut. 330,000 bytes is past
     // five chunks and short of the whole answer.
-    let whole = crate::stdout_of(
-        crate::kld()
-            .args([
-                "query",
-                "--format",
-                "nt",
-                "-e",
-                "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
-            ])
-            .args(examples()),
-    );
+    let whole = examples_as_nt();
     assert!(
         whole.len() > 330_000,
         "examples/ answer only {} bytes",
@@ -137,4 +117,19 @@ fn a_post_body_neither_form_nor_sparql_query_is_415() {
     assert_eq!(post("text/plain"), 415);
     assert_eq!(post("application/json"), 415);
     assert_eq!(post("application/sparql-query"), 200);
+}
+
+/// Every triple of the examples as N-Triples, as `kld query` writes them.
+fn examples_as_nt() -> String {
+    crate::stdout_of(
+        crate::kld()
+            .args([
+                "query",
+                "--format",
+                "nt",
+                "-e",
+                "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
+            ])
+            .args(examples()),
+    )
 }
