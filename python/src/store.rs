@@ -18,11 +18,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long one batch of files should take: a load stops between batches
-/// on Ctrl-C (the library's load has no cancellation of its own), and the
-/// batch size follows the files' measured cost to stay near this.
-const BATCH_TIME: Duration = Duration::from_millis(200);
-
 /// One path or several, as the API takes them.
 #[derive(FromPyObject)]
 pub enum Paths {
@@ -253,7 +248,24 @@ impl Store {
     }
 }
 
-/// Loads in batches (stopping between batches when `stop` is set), then
+/// A store is freed on a thread of its own: freeing a million quads takes
+/// a fifth of a second, which `del store` (or a notebook cell run again)
+/// need not wait for. The memory is given back a moment later.
+impl Drop for Store {
+    fn drop(&mut self) {
+        let Ok(empty) = CheckpointStore::in_memory() else {
+            return;
+        };
+        let inner = std::mem::replace(&mut self.inner, empty);
+        // If no thread can be started, the closure (and the store) is
+        // dropped here.
+        let _ = std::thread::Builder::new()
+            .name("kld-free-store".into())
+            .spawn(move || drop(inner));
+    }
+}
+
+/// Loads (stopping between files once `stop` is set), then
 /// binds runs to checkpoints as every `kld` command does.
 fn load(
     store: &mut CheckpointStore,
@@ -267,20 +279,13 @@ fn load(
         .map(|e| (String::new(), e.to_string()))
         .collect();
     let mut any = false;
-    let files = &found.files;
-    let (mut at, mut size) = (0, 2);
-    while at < files.len() && !stop.load(Ordering::SeqCst) {
-        let batch = &files[at..(at + size).min(files.len())];
-        let started = std::time::Instant::now();
-        for (file, r) in store.load_files(batch, Processor::Direct, &|_, _| ()) {
-            match r {
-                Ok(_) => any = true,
-                Err(e) => failures.push((file.display().to_string(), e.to_string())),
-            }
+    for (file, r) in store.load_files_until(&found.files, Processor::Direct, &|_, _| (), stop) {
+        match r {
+            Ok(_) => any = true,
+            // What Ctrl-C left unread is told once, as "interrupted".
+            Err(karenina_ld::Error::LoadStopped) => {}
+            Err(e) => failures.push((file.display().to_string(), e.to_string())),
         }
-        at += batch.len();
-        let per_file = started.elapsed().as_secs_f64() / batch.len() as f64;
-        size = ((BATCH_TIME.as_secs_f64() / per_file.max(1e-6)) as usize).clamp(2, 512);
     }
     if !any || stop.load(Ordering::SeqCst) {
         return (Ok(()), failures);

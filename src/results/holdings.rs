@@ -1,5 +1,5 @@
-//! What every loaded checkpoint holds, read once, so that binding many runs
-//! costs one pass over the checkpoints and one pass over each run.
+//! What every loaded checkpoint holds, and every run's keys, read once, so
+//! that binding many runs costs one pass over each predicate it reads.
 //!
 //! [`super::link::find`] and [`super::link::coverage`] say in SPARQL which
 //! checkpoint holds a run's keys; asked once per run, each question joined
@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::vocab;
 use oxigraph::model::vocab::{rdf, xsd};
 use oxigraph::model::{
-    GraphNameRef, Literal, NamedNode, NamedNodeRef, NamedOrBlankNode, Term, TermRef,
+    GraphName, GraphNameRef, Literal, NamedNode, NamedNodeRef, NamedOrBlankNode, Term, TermRef,
 };
 use oxigraph::store::Store;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -34,11 +34,13 @@ pub struct Holdings {
     items: HashMap<Term, Vec<usize>>,
     /// Scenario node → checkpoints holding it.
     nodes: HashMap<NodeKey, Vec<usize>>,
+    /// Every graph's run keys, by graph IRI ([`RunKeys::read_all`]).
+    runs: HashMap<String, RunKeys>,
 }
 
 /// A run's keys, read from its results graph as [`super::link`]'s `KEYS`
 /// pattern reads them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct RunKeys {
     /// Every distinct key: what all of the run a checkpoint must hold.
     total: HashSet<Term>,
@@ -67,16 +69,40 @@ fn by_subject(
     Ok(out)
 }
 
-/// Subjects typed `class` in `graph`.
-fn typed(
+/// Objects of `(?s, pred, ?o)` in every named graph, by graph IRI, then by
+/// subject: one pass over the predicate's quads.
+fn by_graph(
+    store: &Store,
+    pred: NamedNodeRef<'_>,
+) -> Result<HashMap<String, HashMap<NamedOrBlankNode, Vec<Term>>>> {
+    let mut out: HashMap<String, HashMap<NamedOrBlankNode, Vec<Term>>> = HashMap::new();
+    for q in store.quads_for_pattern(None, Some(pred), None, None) {
+        let q = q.map_err(Error::store)?;
+        if let GraphName::NamedNode(g) = q.graph_name {
+            out.entry(g.into_string())
+                .or_default()
+                .entry(q.subject)
+                .or_default()
+                .push(q.object);
+        }
+    }
+    Ok(out)
+}
+
+/// Subjects typed `class` in every named graph, by graph IRI: one pass
+/// over the quads whose object is `class`.
+fn typed_by_graph(
     store: &Store,
     class: NamedNodeRef<'_>,
-    graph: GraphNameRef<'_>,
-) -> Result<HashSet<NamedOrBlankNode>> {
-    store
-        .quads_for_pattern(None, Some(rdf::TYPE), Some(class.into()), Some(graph))
-        .map(|q| q.map(|q| q.subject).map_err(Error::store))
-        .collect()
+) -> Result<HashMap<String, HashSet<NamedOrBlankNode>>> {
+    let mut out: HashMap<String, HashSet<NamedOrBlankNode>> = HashMap::new();
+    for q in store.quads_for_pattern(None, Some(rdf::TYPE), Some(class.into()), None) {
+        let q = q.map_err(Error::store)?;
+        if let GraphName::NamedNode(g) = q.graph_name {
+            out.entry(g.into_string()).or_default().insert(q.subject);
+        }
+    }
+    Ok(out)
 }
 
 /// A string literal's value, as SPARQL's `CONCAT` takes it (simple or
@@ -97,7 +123,14 @@ fn concat(prefix: &str, sid: &Term, sep: &str, nid: &Term) -> Option<Term> {
 }
 
 impl Holdings {
-    /// Reads every checkpoint graph's question IDs and scenario nodes.
+    /// Reads every checkpoint graph's question IDs and scenario nodes, and
+    /// the keys of every run in the store.
+    ///
+    /// Each class and predicate is read in one pass over all graphs
+    /// (Oxigraph keeps a list of the quads of each predicate and of each
+    /// object), not graph by graph: asking `(?s, karenina:id, ?o, <g>)` of
+    /// each of 200 checkpoints walks every quad of every graph, twenty
+    /// times the quads the answer holds.
     pub fn read(store: &Store) -> Result<Holdings> {
         let class = p(&vocab::karenina(vocab::k::CHECKPOINT_GRAPH));
         let mut checkpoints: Vec<String> = store
@@ -120,22 +153,28 @@ impl Holdings {
         let (item, id) = (p(&vocab::schema("DataFeedItem")), vocab::term("id"));
         let (scenario, name) = (vocab::term("Scenario"), p(&vocab::schema("name")));
         let (node, node_id) = (vocab::term("node"), p(&vocab::schema("nodeId")));
-        let mut h = Holdings::default();
+        let mut h = Holdings {
+            runs: RunKeys::read_all(store)?,
+            ..Holdings::default()
+        };
+        let items = typed_by_graph(store, item.as_ref())?;
+        let mut ids = by_graph(store, id.as_ref())?;
+        let scenarios = typed_by_graph(store, scenario.as_ref())?;
+        let none = HashSet::new();
         for (c, iri) in checkpoints.iter().enumerate() {
-            let g = crate::error::named_node(iri.as_str())?;
-            let g = GraphNameRef::NamedNode(g.as_ref());
-            let items = typed(store, item.as_ref(), g)?;
-            for (s, ids) in by_subject(store, id.as_ref(), g)? {
+            let items = items.get(iri).unwrap_or(&none);
+            for (s, ids) in ids.remove(iri).unwrap_or_default() {
                 if items.contains(&s) {
                     for qid in ids {
                         push_once(h.items.entry(qid).or_default(), c);
                     }
                 }
             }
-            let scenarios = typed(store, scenario.as_ref(), g)?;
-            if scenarios.is_empty() {
+            let Some(scenarios) = scenarios.get(iri) else {
                 continue;
-            }
+            };
+            let g = crate::error::named_node(iri.as_str())?;
+            let g = GraphNameRef::NamedNode(g.as_ref());
             let names = by_subject(store, name.as_ref(), g)?;
             let node_ids = by_subject(store, node_id.as_ref(), g)?;
             for (s, nodes) in by_subject(store, node.as_ref(), g)? {
@@ -158,6 +197,15 @@ impl Holdings {
         }
         h.checkpoints = checkpoints;
         Ok(h)
+    }
+
+    /// The keys of the run in results graph `results`, as read with the
+    /// checkpoints (none for a graph without results).
+    pub fn run(&self, results: &str) -> &RunKeys {
+        static EMPTY: std::sync::OnceLock<RunKeys> = std::sync::OnceLock::new();
+        self.runs
+            .get(results)
+            .unwrap_or_else(|| EMPTY.get_or_init(RunKeys::default))
     }
 
     /// The one checkpoint holding every key of the run: what
@@ -257,9 +305,44 @@ impl RunKeys {
         let qids = by_subject(store, vocab::term("questionId").as_ref(), g)?;
         let sids = by_subject(store, vocab::term("scenarioId").as_ref(), g)?;
         let nids = by_subject(store, vocab::term("scenarioNode").as_ref(), g)?;
+        Ok(Self::from_rows(&qids, &sids, &nids))
+    }
+
+    /// [`Self::read`] for every graph at once, by graph IRI (graphs without
+    /// a question ID, scenario or node are left out: their keys are none).
+    pub fn read_all(store: &Store) -> Result<HashMap<String, RunKeys>> {
+        let mut qids = by_graph(store, vocab::term("questionId").as_ref())?;
+        let mut sids = by_graph(store, vocab::term("scenarioId").as_ref())?;
+        let mut nids = by_graph(store, vocab::term("scenarioNode").as_ref())?;
+        let graphs: HashSet<String> = qids
+            .keys()
+            .chain(sids.keys())
+            .chain(nids.keys())
+            .cloned()
+            .collect();
+        Ok(graphs
+            .into_iter()
+            .map(|g| {
+                let keys = Self::from_rows(
+                    &qids.remove(&g).unwrap_or_default(),
+                    &sids.remove(&g).unwrap_or_default(),
+                    &nids.remove(&g).unwrap_or_default(),
+                );
+                (g, keys)
+            })
+            .collect())
+    }
+
+    /// The keys of a run's rows: question IDs, scenario IDs and scenario
+    /// nodes, each by row.
+    fn from_rows(
+        qids: &HashMap<NamedOrBlankNode, Vec<Term>>,
+        sids: &HashMap<NamedOrBlankNode, Vec<Term>>,
+        nids: &HashMap<NamedOrBlankNode, Vec<Term>>,
+    ) -> RunKeys {
         let mut run = RunKeys::default();
         let none = Vec::new();
-        for (r, qs) in &qids {
+        for (r, qs) in qids {
             let (s, n) = (sids.get(r).unwrap_or(&none), nids.get(r).unwrap_or(&none));
             if s.is_empty() {
                 run.questions.extend(qs.iter().cloned());
@@ -277,7 +360,7 @@ impl RunKeys {
                 }
             }
         }
-        for (r, s) in &sids {
+        for (r, s) in sids {
             for sid in s {
                 for nid in nids.get(r).unwrap_or(&none) {
                     let key = concat("scenario@@", sid, "@@", nid);
@@ -285,7 +368,7 @@ impl RunKeys {
                 }
             }
         }
-        Ok(run)
+        run
     }
 }
 
@@ -402,6 +485,8 @@ mod tests {
             let held = Holdings::read(&s).unwrap();
             for r in &runs {
                 let keys = RunKeys::read(&s, r).unwrap();
+                // Read with the checkpoints, all runs at once: the same keys.
+                assert_eq!(held.run(r), &keys, "case {case}, run {r}");
                 let want = link::find(&s, r).unwrap();
                 assert_eq!(held.find(&keys), want, "case {case}, run {r}");
                 found += 1;

@@ -309,10 +309,10 @@ impl CheckpointStore {
     /// the manifest named it (kept like a user's choice).
     pub(super) fn auto(&self, held: &Holdings, graph: &str) -> Result<(Link, bool)> {
         let at_path = self.manifest_benchmark(graph);
-        let keys = RunKeys::read(&self.store, graph)?;
+        let keys = held.run(graph);
         let holds = |c: &str| -> Result<bool> {
             Ok(matches!(
-                self.covered(held, &keys, graph, c)?,
+                self.covered(held, keys, graph, c)?,
                 Link::Bound(_)
             ))
         };
@@ -340,13 +340,13 @@ impl CheckpointStore {
                 return Ok((Link::Bound(b), true));
             }
         }
-        Ok((held.find(&keys), false))
+        Ok((held.find(keys), false))
     }
 
     /// Binding to checkpoint graph `c` as the user asked, if it holds every
     /// question (and scenario node) of the run.
     fn checked(&self, held: &Holdings, graph: &str, c: &str) -> Result<Link> {
-        self.covered(held, &RunKeys::read(&self.store, graph)?, graph, c)
+        self.covered(held, held.run(graph), graph, c)
     }
 
     /// [`Self::checked`] with the run's keys read.

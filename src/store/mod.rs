@@ -19,7 +19,7 @@
 use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::model::Checkpoint;
-use crate::rdf::{self, Processor};
+use crate::rdf;
 use crate::results::ResultsOptions;
 use crate::vocab;
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
@@ -35,6 +35,7 @@ pub mod database;
 mod folder;
 mod index;
 mod ingest;
+mod load;
 mod lock;
 mod runs;
 mod stream;
@@ -43,6 +44,7 @@ pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
+use load::Dropper;
 pub use lock::{wait as store_wait, WAIT_ENV};
 pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
@@ -288,6 +290,16 @@ impl CheckpointStore {
     /// Replaces the graph of a prepared checkpoint (one transaction) and, for a
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
+        self.insert_with(p, persist, &mut Dropper::Inline)
+    }
+
+    /// [`Self::insert`], handing the inserted quads to `dropper` to free.
+    fn insert_with(
+        &mut self,
+        p: Prepared,
+        persist: bool,
+        dropper: &mut Dropper,
+    ) -> Result<GraphInfo> {
         let mut info = p.info;
         // A results file read again keeps the checkpoint the user bound it
         // to, or why it is not bound, until binding runs again.
@@ -317,7 +329,8 @@ impl CheckpointStore {
             tx.remove(q);
         }
         let mut count = 0usize;
-        match &p.content {
+        let content = p.content;
+        match &content {
             Content::Quads(quads) => {
                 tx.extend(quads.iter());
                 count = quads.len();
@@ -350,6 +363,9 @@ impl CheckpointStore {
                     info.sha256 = sha;
                 }
             }
+        }
+        if let Content::Quads(quads) = content {
+            dropper.dispose(quads);
         }
         info.quads = count;
         tx.extend(index::provenance(&g, &info).iter());
@@ -419,57 +435,6 @@ impl CheckpointStore {
             &dir.join("index.tsv"),
             index::text(self.index.values()).as_bytes(),
         )
-    }
-
-    /// Loads checkpoint files and results (exports, run folders, database
-    /// runs, told by content): parsed in parallel, inserted as they arrive,
-    /// each all-or-nothing. `progress(done, total)` is called after each file.
-    /// Runs are not yet linked to checkpoints: call [`Self::bind`] after a
-    /// batch (as every `kld` command does).
-    pub fn load_files(
-        &mut self,
-        files: &[PathBuf],
-        processor: Processor,
-        progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Vec<(PathBuf, Result<GraphInfo>)> {
-        let total = files.len();
-        let persist = self.dir.is_some();
-        let results_options = self.results_options;
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Prepared>)>(8);
-        let mut results: Vec<Option<Result<GraphInfo>>> = (0..total).map(|_| None).collect();
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                files
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, f)| {
-                        let _ = tx.send((i, prepare_with(f, processor, results_options)));
-                    });
-            });
-            for (done, (i, prepared)) in rx.into_iter().enumerate() {
-                results[i] = Some(prepared.and_then(|p| self.insert(p, persist)));
-                progress(done + 1, total);
-            }
-        });
-        if persist {
-            if let Err(e) = self.save_index() {
-                let e = std::sync::Arc::new(e);
-                results.iter_mut().for_each(|r| {
-                    if matches!(r, Some(Ok(_))) {
-                        *r = Some(Err(Error::IndexNotSaved(e.clone())));
-                    }
-                });
-            }
-        }
-        files
-            .iter()
-            .cloned()
-            .zip(
-                results
-                    .into_iter()
-                    .map(|r| r.unwrap_or_else(|| Err(Error::Internal("not processed".into())))),
-            )
-            .collect()
     }
 
     /// Finds a graph by IRI, by source path, or by a file path that maps to it.

@@ -17,8 +17,11 @@ use crate::error::{Error, Result};
 use crate::results::holdings::Holdings;
 use crate::results::link::Link;
 use crate::vocab;
-use oxigraph::model::{GraphNameRef, NamedOrBlankNode, Term};
+use oxigraph::model::{GraphName, GraphNameRef, NamedOrBlankNode, Term};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A run's result keys and whether it was read from JSON.
+type RunKeyset = (BTreeSet<String>, bool);
 
 /// What reconciling did to one results graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,25 +123,46 @@ impl CheckpointStore {
     /// else `resultId`.
     fn run_keys(&self, graph: &str) -> Result<(BTreeSet<String>, bool)> {
         let g = crate::error::named_node(graph)?;
-        let gn = GraphNameRef::NamedNode(g.as_ref());
-        let literals = |local: &str| -> Result<HashMap<NamedOrBlankNode, String>> {
+        let mut keys = self.run_keys_in(Some(GraphNameRef::NamedNode(g.as_ref())))?;
+        Ok(keys.remove(graph).unwrap_or_default())
+    }
+
+    /// [`Self::run_keys`] of graph `graph`, or of every named graph at once
+    /// (one pass over each predicate's quads), by graph IRI; whether each
+    /// run was read from JSON.
+    fn run_keys_in(&self, graph: Option<GraphNameRef<'_>>) -> Result<HashMap<String, RunKeyset>> {
+        let literals = |local: &str| -> Result<HashMap<String, HashMap<NamedOrBlankNode, String>>> {
             let p = vocab::term(local);
-            let mut m = HashMap::new();
+            let mut m: HashMap<String, HashMap<NamedOrBlankNode, String>> = HashMap::new();
             for q in self
                 .store
-                .quads_for_pattern(None, Some(p.as_ref()), None, Some(gn))
+                .quads_for_pattern(None, Some(p.as_ref()), None, graph)
             {
                 let q = q.map_err(Error::store)?;
-                if let Term::Literal(l) = q.object {
-                    m.insert(q.subject, l.value().to_string());
+                if let (GraphName::NamedNode(g), Term::Literal(l)) = (q.graph_name, q.object) {
+                    m.entry(g.into_string())
+                        .or_default()
+                        .insert(q.subject, l.value().to_string());
                 }
             }
             Ok(m)
         };
         let mut ids = literals("resultId")?;
-        ids.extend(literals(crate::results::CSV_RESULT_ID)?);
-        let json = literals("sourceFormat")?.values().any(|f| f == "json");
-        Ok((ids.into_values().collect(), json))
+        for (g, csv) in literals(crate::results::CSV_RESULT_ID)? {
+            ids.entry(g).or_default().extend(csv);
+        }
+        let mut formats = literals("sourceFormat")?;
+        let graphs: BTreeSet<String> = ids.keys().chain(formats.keys()).cloned().collect();
+        Ok(graphs
+            .into_iter()
+            .map(|g| {
+                let json = formats
+                    .remove(&g)
+                    .is_some_and(|f| f.values().any(|f| f == "json"));
+                let keys = ids.remove(&g).unwrap_or_default().into_values().collect();
+                (g, (keys, json))
+            })
+            .collect())
     }
 
     /// Finds the results graphs that hold the same results as another (see
@@ -150,8 +174,9 @@ impl CheckpointStore {
             return Ok(Vec::new());
         }
         let mut runs = Vec::new();
+        let mut all = self.run_keys_in(None)?;
         for i in self.index.values().filter(|i| i.kind == GraphKind::Results) {
-            let (keys, json) = self.run_keys(&i.graph)?;
+            let (keys, json) = all.remove(&i.graph).unwrap_or_default();
             runs.push(Run {
                 graph: i.graph.clone(),
                 source: i.source.clone(),
