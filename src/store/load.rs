@@ -107,7 +107,7 @@ impl CheckpointStore {
 /// ([`CheckpointStore::load_files_until`]): one fewer than the machine's
 /// cores, at least one. None if it cannot be built: rayon's global pool
 /// (one thread per core) reads instead.
-fn reading_pool() -> Option<&'static rayon::ThreadPool> {
+pub(super) fn reading_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

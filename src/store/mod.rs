@@ -237,28 +237,35 @@ impl CheckpointStore {
         let (send, prepared) = std::sync::mpsc::sync_channel::<Result<Prepared>>(8);
         std::thread::scope(|scope| {
             scope.spawn(move || {
-                infos.into_par_iter().for_each_with(send, |send, info| {
-                    let p = graphs.join(file_for_graph(&info.graph));
-                    let content = match std::fs::metadata(&p) {
-                        Err(e) => Err(Error::io(&p, e)),
-                        Ok(m) if m.len() >= stream_threshold() => Ok(Content::NQuadsFile(p)),
-                        Ok(_) => crate::fsutil::read_regular(&p)
-                            .and_then(|bytes| {
-                                RdfParser::from_format(RdfFormat::NQuads)
-                                    .for_slice(&bytes)
-                                    .collect::<std::result::Result<Vec<_>, _>>()
-                                    .map_err(|e| Error::RdfSyntax {
-                                        path: p.to_path_buf(),
-                                        source: e.into(),
-                                    })
-                            })
-                            .map(Content::Quads),
-                    };
-                    let _ = send.send(content.map(|content| Prepared { info, content }));
-                });
+                let read = || {
+                    infos.into_par_iter().for_each_with(send, |send, info| {
+                        let p = graphs.join(file_for_graph(&info.graph));
+                        let content = match std::fs::metadata(&p) {
+                            Err(e) => Err(Error::io(&p, e)),
+                            Ok(m) if m.len() >= stream_threshold() => Ok(Content::NQuadsFile(p)),
+                            Ok(_) => crate::fsutil::read_regular(&p)
+                                .and_then(|bytes| {
+                                    RdfParser::from_format(RdfFormat::NQuads)
+                                        .for_slice(&bytes)
+                                        .collect::<std::result::Result<Vec<_>, _>>()
+                                        .map_err(|e| Error::RdfSyntax {
+                                            path: p.to_path_buf(),
+                                            source: e.into(),
+                                        })
+                                })
+                                .map(Content::Quads),
+                        };
+                        let _ = send.send(content.map(|content| Prepared { info, content }));
+                    });
+                };
+                match load::reading_pool() {
+                    Some(pool) => pool.install(read),
+                    None => read(),
+                }
             });
+            let mut dropper = Dropper::spawn(scope);
             for p in prepared {
-                s.insert(p?, false)?;
+                s.insert_with(p?, false, &mut dropper)?;
             }
             Ok(())
         })?;
