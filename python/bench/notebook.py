@@ -108,6 +108,42 @@ def pyoxigraph_path(nq: Path) -> dict[str, pandas.DataFrame]:
     return frames
 
 
+def phases_kld(ck: Path, runs: Path) -> dict[str, float]:
+    """kld_path's phases, timed one by one (one more run)."""
+    t = [time.perf_counter()]
+    store = karenina_ld.Store([ck, runs])
+    t.append(time.perf_counter())
+    answers = [store.query_named(q) for q in QUERIES]
+    t.append(time.perf_counter())
+    [a.to_frame() for a in answers]
+    t.append(time.perf_counter())
+    del store, answers
+    t.append(time.perf_counter())
+    return dict(zip(["load + bind", "queries", "DataFrames", "free"],
+                    [b - a for a, b in zip(t, t[1:])]))
+
+
+def phases_oxi(nq: Path) -> dict[str, float]:
+    """pyoxigraph_path's phases, timed one by one (one more run)."""
+    t = [time.perf_counter()]
+    store = pyoxigraph.Store()
+    store.load(path=str(nq), format=pyoxigraph.RdfFormat.N_QUADS)
+    t.append(time.perf_counter())
+    answers = []
+    for q in QUERIES:
+        solutions = store.query(karenina_ld.query_text(q), use_default_graph_as_union=True)
+        names = [v.value for v in solutions.variables]
+        answers.append((names, [[value(s[n]) for n in names] for s in solutions]))
+        del solutions
+    t.append(time.perf_counter())
+    [pandas.DataFrame(rows, columns=names) for names, rows in answers]
+    t.append(time.perf_counter())
+    del store, answers
+    t.append(time.perf_counter())
+    return dict(zip(["load", "queries + rows", "DataFrames", "free"],
+                    [b - a for a, b in zip(t, t[1:])]))
+
+
 def pyoxigraph_jsonld_load(ck: Path) -> int:
     store = pyoxigraph.Store()
     for f in sorted(ck.glob("*.jsonld")):
@@ -174,6 +210,9 @@ def main() -> None:
         print(f"CPU time (all threads): karenina_ld {CPU['kld']:.3f} s, pyoxigraph {CPU['oxi']:.3f} s, "
               f"ratio {CPU['oxi'] / CPU['kld']:.2f}x; load average {os.getloadavg()[0]:.1f} "
               f"on {os.cpu_count()} cores")
+        for name, phases in [("karenina_ld", phases_kld(ck, runs)), ("pyoxigraph", phases_oxi(nq))]:
+            print(f"phases, one more run, {name}: "
+                  + ", ".join(f"{k} {v:.3f} s" for k, v in phases.items()))
         print(f"pyoxigraph   Store.load of the {a.checkpoints} checkpoint files as JSON-LD alone "
               f"(no results, no queries): {t_jsonld:.3f} s ({quads} quads), "
               f"{t_jsonld / t_kld:.2f}x karenina_ld's whole path")

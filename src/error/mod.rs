@@ -266,7 +266,7 @@ pub enum Error {
     /// by every file of the batch).
     #[error("index not saved: {0}")]
     IndexNotSaved(#[source] std::sync::Arc<Error>),
-    /// A file the load did not read: it was stopped first (Ctrl-C).
+    /// A file the load did not insert: it was stopped first (Ctrl-C).
     #[error("not loaded: the load was stopped")]
     LoadStopped,
     /// A state that should not happen (a worker thread panicked, a result

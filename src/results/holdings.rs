@@ -1,5 +1,6 @@
 //! What every loaded checkpoint holds, and every run's keys, read once, so
-//! that binding many runs costs one pass over each predicate it reads.
+//! that binding many runs costs one pass over each predicate it reads
+//! rather than one per graph.
 //!
 //! [`super::link::find`] and [`super::link::coverage`] say in SPARQL which
 //! checkpoint holds a run's keys; asked once per run, each question joined
@@ -126,11 +127,13 @@ impl Holdings {
     /// Reads every checkpoint graph's question IDs and scenario nodes, and
     /// the keys of every run in the store.
     ///
-    /// Each class and predicate is read in one pass over all graphs
-    /// (Oxigraph keeps a list of the quads of each predicate and of each
-    /// object), not graph by graph: asking `(?s, karenina:id, ?o, <g>)` of
-    /// each of 200 checkpoints walks every quad of every graph, twenty
-    /// times the quads the answer holds.
+    /// Items, their IDs and run keys are read in one pass over all graphs
+    /// for each predicate or class (Oxigraph keeps a list of the quads of
+    /// each predicate and of each object), not graph by graph: asking
+    /// `(?s, karenina:id, ?o, <g>)` of each of 200 checkpoints walks every
+    /// quad of every graph, twenty times the quads the answer holds. Only a
+    /// checkpoint holding scenarios has their names and nodes read graph by
+    /// graph (`schema:name` is on nearly everything).
     pub fn read(store: &Store) -> Result<Holdings> {
         let class = p(&vocab::karenina(vocab::k::CHECKPOINT_GRAPH));
         let mut checkpoints: Vec<String> = store
@@ -310,27 +313,38 @@ impl RunKeys {
 
     /// [`Self::read`] for every graph at once, by graph IRI (graphs without
     /// a question ID, scenario or node are left out: their keys are none).
+    /// Scenario rows, which are few, are read first; question IDs are then
+    /// taken as they come, so no map of every row of every run is held.
     pub fn read_all(store: &Store) -> Result<HashMap<String, RunKeys>> {
-        let mut qids = by_graph(store, vocab::term("questionId").as_ref())?;
-        let mut sids = by_graph(store, vocab::term("scenarioId").as_ref())?;
-        let mut nids = by_graph(store, vocab::term("scenarioNode").as_ref())?;
-        let graphs: HashSet<String> = qids
-            .keys()
-            .chain(sids.keys())
-            .chain(nids.keys())
-            .cloned()
-            .collect();
-        Ok(graphs
-            .into_iter()
-            .map(|g| {
-                let keys = Self::from_rows(
-                    &qids.remove(&g).unwrap_or_default(),
-                    &sids.remove(&g).unwrap_or_default(),
-                    &nids.remove(&g).unwrap_or_default(),
-                );
-                (g, keys)
-            })
-            .collect())
+        let sids = by_graph(store, vocab::term("scenarioId").as_ref())?;
+        let nids = by_graph(store, vocab::term("scenarioNode").as_ref())?;
+        let (no_rows, none) = (HashMap::new(), Vec::new());
+        let mut out: HashMap<String, RunKeys> = HashMap::new();
+        let qid = vocab::term("questionId");
+        for q in store.quads_for_pattern(None, Some(qid.as_ref()), None, None) {
+            let q = q.map_err(Error::store)?;
+            let GraphName::NamedNode(g) = q.graph_name else {
+                continue;
+            };
+            let g = g.into_string();
+            let row = |rows: &'_ HashMap<String, HashMap<NamedOrBlankNode, Vec<Term>>>| {
+                rows.get(&g)
+                    .unwrap_or(&no_rows)
+                    .get(&q.subject)
+                    .unwrap_or(&none)
+                    .clone()
+            };
+            let (s, n) = (row(&sids), row(&nids));
+            out.entry(g).or_default().add_question(q.object, &s, &n);
+        }
+        for (g, rows) in &sids {
+            let run = out.entry(g.clone()).or_default();
+            run.add_nodes(rows, nids.get(g).unwrap_or(&no_rows));
+        }
+        for g in nids.keys() {
+            out.entry(g.clone()).or_default();
+        }
+        Ok(out)
     }
 
     /// The keys of a run's rows: question IDs, scenario IDs and scenario
@@ -344,31 +358,47 @@ impl RunKeys {
         let none = Vec::new();
         for (r, qs) in qids {
             let (s, n) = (sids.get(r).unwrap_or(&none), nids.get(r).unwrap_or(&none));
-            if s.is_empty() {
-                run.questions.extend(qs.iter().cloned());
-            }
             for q in qs {
-                if s.is_empty() || n.is_empty() {
-                    run.total.insert(q.clone());
-                }
-                for sid in s {
-                    for nid in n {
-                        if let Some(key) = concat("scenario@@", sid, "@@", nid) {
-                            run.total.insert(key);
-                        }
-                    }
+                run.add_question(q.clone(), s, n);
+            }
+        }
+        run.add_nodes(sids, nids);
+        run
+    }
+
+    /// One question ID of a row whose scenario IDs are `s` and scenario
+    /// nodes `n` (none for a question outside scenarios).
+    fn add_question(&mut self, q: Term, s: &[Term], n: &[Term]) {
+        for sid in s {
+            for nid in n {
+                if let Some(key) = concat("scenario@@", sid, "@@", nid) {
+                    self.total.insert(key);
                 }
             }
         }
+        if s.is_empty() {
+            self.questions.insert(q.clone());
+        }
+        if s.is_empty() || n.is_empty() {
+            self.total.insert(q);
+        }
+    }
+
+    /// The (scenario, node) pairs of the rows, by row.
+    fn add_nodes(
+        &mut self,
+        sids: &HashMap<NamedOrBlankNode, Vec<Term>>,
+        nids: &HashMap<NamedOrBlankNode, Vec<Term>>,
+    ) {
+        let none = Vec::new();
         for (r, s) in sids {
             for sid in s {
                 for nid in nids.get(r).unwrap_or(&none) {
                     let key = concat("scenario@@", sid, "@@", nid);
-                    run.nodes.insert((sid.clone(), nid.clone()), key);
+                    self.nodes.insert((sid.clone(), nid.clone()), key);
                 }
             }
         }
-        run
     }
 }
 

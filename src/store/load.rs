@@ -4,7 +4,7 @@
 //! load's critical path (nine tenths of a load of 200 checkpoints and their
 //! runs is spent inside Oxigraph's insert), so everything else is kept off
 //! it: reading gets one thread fewer than the machine has cores, and the
-//! inserted quads are freed on a thread of their own.
+//! inserted batches of quads are freed on a thread of their own.
 
 use super::{prepare_with, CheckpointStore, GraphInfo, Prepared};
 use crate::error::{Error, Result};
@@ -57,19 +57,20 @@ impl CheckpointStore {
                     files
                         .par_iter()
                         .enumerate()
-                        .for_each_with(tx, |tx, (i, f)| {
+                        .try_for_each_with(tx, |tx, (i, f)| {
                             let p = if stopped() {
                                 Err(Error::LoadStopped)
                             } else {
                                 prepare_with(f, processor, results_options)
                             };
-                            let _ = tx.send((i, p));
+                            tx.send((i, p)).map_err(drop)
                         })
                 };
-                match reading_pool() {
+                // (A send fails only once the inserting side is gone.)
+                let _ = match reading_pool() {
                     Some(pool) => pool.install(read),
                     None => read(),
-                }
+                };
             });
             let mut dropper = Dropper::spawn(scope);
             for (done, (i, prepared)) in rx.into_iter().enumerate() {
@@ -105,12 +106,16 @@ impl CheckpointStore {
 
 /// The threads that read and map files while one thread inserts them
 /// ([`CheckpointStore::load_files_until`]): one fewer than the machine's
-/// cores, at least one. None if it cannot be built: rayon's global pool
-/// (one thread per core) reads instead.
+/// cores (or than `RAYON_NUM_THREADS`, when set), at least one. None if it
+/// cannot be built: rayon's global pool reads instead.
 pub(super) fn reading_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         rayon::ThreadPoolBuilder::new()
             .num_threads(cores.saturating_sub(1).max(1))
             .thread_name(|i| format!("kld-read-{i}"))
@@ -123,7 +128,9 @@ pub(super) fn reading_pool() -> Option<&'static rayon::ThreadPool> {
 /// Where inserted quads are freed. A million quads own three or four
 /// million strings, and freeing them is a tenth of inserting them: a load
 /// frees them on a thread of its own (a few batches in flight at most), so
-/// that the inserting thread, the load's critical path, only inserts.
+/// that the inserting thread, the load's critical path, only inserts. (A
+/// big checkpoint inserted from its model, quad by quad, has no batches:
+/// each quad is freed where it was inserted.)
 pub(super) enum Dropper {
     /// Here, now.
     Inline,

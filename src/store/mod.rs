@@ -238,7 +238,9 @@ impl CheckpointStore {
         std::thread::scope(|scope| {
             scope.spawn(move || {
                 let read = || {
-                    infos.into_par_iter().for_each_with(send, |send, info| {
+                    // (Once the inserting side has stopped on an error, the
+                    // readers stop too.)
+                    let _ = infos.into_par_iter().try_for_each_with(send, |send, info| {
                         let p = graphs.join(file_for_graph(&info.graph));
                         let content = match std::fs::metadata(&p) {
                             Err(e) => Err(Error::io(&p, e)),
@@ -255,7 +257,8 @@ impl CheckpointStore {
                                 })
                                 .map(Content::Quads),
                         };
-                        let _ = send.send(content.map(|content| Prepared { info, content }));
+                        send.send(content.map(|content| Prepared { info, content }))
+                            .map_err(drop)
                     });
                 };
                 match load::reading_pool() {
@@ -364,6 +367,7 @@ impl CheckpointStore {
                 let sha = stream_chunks(c, &GraphName::NamedNode(g.clone()), &mut nq, |chunk| {
                     tx.extend(chunk.iter());
                     count += chunk.len();
+                    dropper.dispose(chunk);
                 })?;
                 // (On an error above the transaction is dropped: nothing changes.)
                 if let Some(sha) = sha {
