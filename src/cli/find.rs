@@ -170,6 +170,7 @@ fn hit_json(file: &Path, h: &Hit) -> serde_json::Value {
     serde_json::json!({
         "file": file,
         "question": h.question,
+        "scenario": h.scenario.as_ref().map(|(name, node)| serde_json::json!({"name": name, "node": node})),
         "field": h.field.name(),
         "label": h.label,
         "path": h.path.to_string(),

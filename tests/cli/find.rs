@@ -166,6 +166,7 @@ fn json_stdin_and_colour() {
         serde_json::json!({
             "file": "-",
             "question": "urn:uuid:question-what-is-the-capital-of-france-cb0b4aaf",
+            "scenario": null,
             "field": "question",
             "label": "question",
             "path": "/dataFeedElement/0/item/text",
@@ -241,8 +242,8 @@ fn control_characters_in_a_match_are_escaped() {
 
 /// The question IDs `kld find` reports are those Karenina's own accessors
 /// give (`Benchmark.load`, `get_all_questions`, the rubrics, the custom
-/// properties) searched with Python's `re`, pattern by pattern, over every
-/// corpus checkpoint Karenina loads.
+/// properties, the scenarios' nodes) searched with Python's `re`, pattern
+/// by pattern, over every corpus checkpoint Karenina loads.
 #[test]
 #[ignore = "interop tier, needs the Karenina venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV): cargo test -- --include-ignored"]
 fn the_same_questions_as_karenina_finds() {
@@ -267,12 +268,13 @@ fn the_same_questions_as_karenina_finds() {
         "true",
         "Answer",
     ];
-    let files: Vec<PathBuf> = crate::common::corpus_files("loads")
+    let mut files: Vec<PathBuf> = crate::common::corpus_files("loads")
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "jsonld"))
         .collect();
     assert!(files.len() >= 15, "{files:?}");
     let dir = tempfile::tempdir().unwrap();
+    files.push(rich_scenario(dir.path()));
     let out_file = dir.path().join("karenina.json");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -289,6 +291,7 @@ fn the_same_questions_as_karenina_finds() {
     let theirs: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> =
         serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
     let (mut compared, mut nonempty, mut disagree) = (0, 0, Vec::new());
+    let mut scenario_hits = 0;
     for p in patterns {
         let mut args = vec![
             "find".to_string(),
@@ -301,6 +304,7 @@ fn the_same_questions_as_karenina_finds() {
         assert_eq!(v["errors"], serde_json::json!([]), "{p}");
         let mut ours: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for m in v["matches"].as_array().unwrap() {
+            scenario_hits += usize::from(!m["scenario"].is_null());
             let who = m["question"].as_str().unwrap_or("(benchmark)").to_string();
             ours.entry(m["file"].as_str().unwrap().to_string())
                 .or_default()
@@ -318,10 +322,55 @@ fn the_same_questions_as_karenina_finds() {
         }
     }
     assert!(nonempty >= 40, "only {nonempty} non-empty answers");
+    // Scenario nodes' questions are among what is compared.
+    assert!(scenario_hits > 0, "no scenario node matched");
     assert!(
         disagree.is_empty(),
         "{} of {compared} differ:\n{}",
         disagree.len(),
         disagree.join("\n")
     );
+}
+
+/// The corpus's scenario checkpoint with its first node's question given
+/// keywords, custom metadata, an author, answer notes and a question
+/// rubric (an LLM and a regex trait) in its `questionData`, which Karenina
+/// loads as they are: the scenario fields the corpus leaves empty.
+fn rich_scenario(dir: &std::path::Path) -> PathBuf {
+    let mut v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(loads("karenina-output__scenario_probe.jsonld")).unwrap(),
+    )
+    .unwrap();
+    let node = v["hasPart"][0]["nodes"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+        .next()
+        .unwrap();
+    let qd = node["questionData"].as_object_mut().unwrap();
+    qd.insert("keywords".into(), serde_json::json!(["oncology", "BRCA1"]));
+    qd.insert(
+        "custom_metadata".into(),
+        serde_json::json!({"difficulty": "hard", "grant": "R01-123"}),
+    );
+    qd.insert(
+        "author".into(),
+        serde_json::json!({"name": "Ada Lovelace", "email": "ada@example.org"}),
+    );
+    qd.insert(
+        "answer_notes".into(),
+        serde_json::json!("mentions the capital"),
+    );
+    qd.insert(
+        "question_rubric".into(),
+        serde_json::json!({
+            "llm_traits": [{"name": "cites_sources", "description": "Does it cite a grant?",
+                            "kind": "boolean", "higher_is_better": true}],
+            "regex_traits": [{"name": "has_year", "description": "a year",
+                              "pattern": "\\d{4}", "case_sensitive": true}],
+        }),
+    );
+    let f = dir.join("scenario-rich.jsonld");
+    std::fs::write(&f, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    f
 }

@@ -11,7 +11,7 @@ benchmark's name, description, version, creator and custom properties).
 
 Usage: python karenina_find.py OUT.json PATTERN... -- FILE...
 Writes {file: {pattern: [question IDs, "(benchmark)" for the benchmark's
-own values]}}.
+own values]}}. A scenario node's question counts by its Question.id.
 """
 
 import json
@@ -43,11 +43,13 @@ def leaves(v):
 
 
 def trait_texts(t):
-    yield t.name
-    if t.description:
-        yield t.description
+    # A trait object, or (a scenario node's question rubric) its dict.
+    get = t.get if isinstance(t, dict) else (lambda a: getattr(t, a, None))
+    yield get("name")
+    if get("description"):
+        yield get("description")
     for attr in ("summary", "pattern", "classes", "tp_instructions", "tn_instructions"):
-        yield from leaves(getattr(t, attr, None))
+        yield from leaves(get(attr))
 
 
 def rubric_texts(rubric):
@@ -75,6 +77,18 @@ def question_texts(q):
         yield from leaves(q.get(key))
 
 
+def node_texts(q):
+    """A scenario node's Question (what Karenina loads: its questionData)."""
+    d = q.model_dump(mode="json")
+    yield d["question"]
+    yield d["raw_answer"]
+    yield d["answer_template"] or ""
+    yield from rubric_texts(q.question_rubric)
+    for key in ("keywords", "author", "sources", "few_shot_examples", "custom_metadata",
+                "answer_notes", "workspace_path"):
+        yield from leaves(d.get(key))
+
+
 def benchmark_texts(b):
     for v in (b.name, b.description, b.version, b.creator):
         yield from leaves(v)
@@ -94,6 +108,9 @@ def main():
         per = {p: [] for p in patterns}
         texts = [("(benchmark)", list(benchmark_texts(b)))]
         texts += [(q["id"], list(question_texts(q))) for q in b.get_all_questions(ids_only=False)]
+        # Scenario nodes' questions, by Karenina's Question.id.
+        texts += [(n.question.id, list(node_texts(n.question)))
+                  for s in b.get_scenarios() for n in s.nodes.values()]
         for p in patterns:
             rx = re.compile(p)
             for who, values in texts:

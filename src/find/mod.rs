@@ -20,6 +20,8 @@ use crate::model::qid;
 use crate::model::{Checkpoint, Creator, Property, Rating};
 use regex::{Regex, RegexBuilder};
 
+mod scenario;
+
 /// The kinds of text a search can be restricted to (`--field`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Field {
@@ -107,9 +109,14 @@ impl Matcher {
 /// One matching line of one value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hit {
-    /// The question's ID (as Karenina computes it when the file has none);
-    /// `None` for the benchmark's own metadata and its global traits.
+    /// The question's ID (as Karenina computes it when the file has none;
+    /// for a scenario node's question, Karenina's `Question.id`, the MD5 of
+    /// its text); `None` for the benchmark's own metadata and its global
+    /// traits.
     pub question: Option<String>,
+    /// For a scenario node's question: the scenario's name and the node's
+    /// key.
+    pub scenario: Option<(String, String)>,
     /// Which kind of text matched.
     pub field: Field,
     /// Which value, for people: `question`, `trait[cites].pattern`,
@@ -127,7 +134,8 @@ pub struct Hit {
 
 /// Every hit of `m` in `cp`, in file order: the benchmark's metadata and
 /// global traits first, then each question's question text, answer,
-/// template, traits and metadata.
+/// template, traits and metadata, then each scenario node's question (its
+/// `questionData`, the Question Karenina loads, when the file has one).
 pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
     let mut s = Search {
         m,
@@ -136,6 +144,7 @@ pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
     let root = JsonPath::root();
     let bench = Scope {
         question: None,
+        scenario: None,
         path: root.clone(),
     };
     if m.wants(Field::Metadata) {
@@ -184,6 +193,7 @@ pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
         let at = root.key("dataFeedElement").index(i);
         let scope = Scope {
             question: Some(item.id.clone().unwrap_or_else(|| qid::question_id(&q.text))),
+            scenario: None,
             path: at.key("item"),
         };
         let p = &scope.path;
@@ -225,6 +235,12 @@ pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
             s.properties(&scope, &q.additional_property, &["finished"]);
         }
     }
+    for (i, sc) in cp.scenarios.iter().flatten().enumerate() {
+        let at = root.key("hasPart").index(i).key("nodes");
+        for (key, node) in &sc.nodes {
+            s.scenario_node(&sc.name, key, node, &at.key(key));
+        }
+    }
     s.hits
 }
 
@@ -241,6 +257,7 @@ const TRAIT_TEXT: &[&str] = &[
 /// Whose hits these are and where that object is in the file.
 struct Scope {
     question: Option<String>,
+    scenario: Option<(String, String)>,
     path: JsonPath,
 }
 
@@ -262,6 +279,7 @@ impl Search<'_> {
             if !spans.is_empty() {
                 self.hits.push(Hit {
                     question: scope.question.clone(),
+                    scenario: scope.scenario.clone(),
                     field,
                     label: label.to_string(),
                     path: path.clone(),
@@ -468,6 +486,60 @@ mod tests {
                 h.line > 1 && h.text.trim_start().starts_with("def verify"),
                 "{h:?}"
             );
+        }
+    }
+
+    fn scenario_probe(drop_question_data: bool) -> Checkpoint {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus/loads/karenina-output__scenario_probe.jsonld");
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        if drop_question_data {
+            for sc in v["hasPart"].as_array_mut().unwrap() {
+                for node in sc["nodes"].as_object_mut().unwrap().values_mut() {
+                    node.as_object_mut().unwrap().remove("questionData");
+                }
+            }
+        }
+        let bytes = serde_json::to_vec(&v).unwrap();
+        read_checkpoint(&file, &bytes, ReadOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_scenario_node_s_question_is_found_with_its_scenario_node_and_id() {
+        for drop in [false, true] {
+            let cp = scenario_probe(drop);
+            let hits = search(
+                &cp,
+                &Matcher::new("What is X", &Options::default()).unwrap(),
+            );
+            let q = hits
+                .iter()
+                .find(|h| h.field == Field::Question)
+                .unwrap_or_else(|| panic!("questionData dropped: {drop}: {hits:?}"));
+            // Karenina's Question.id: the MD5 of the question text.
+            assert_eq!(
+                q.question.as_deref(),
+                Some("ee27e8e6a046a4fee869e5d321498721")
+            );
+            assert_eq!(q.scenario, Some(("test_branch".into(), "ask".into())));
+            assert_eq!(q.label, "scenario[test_branch].node[ask].question");
+            let want = if drop {
+                "/hasPart/0/nodes/ask/question/text"
+            } else {
+                "/hasPart/0/nodes/ask/questionData/question"
+            };
+            assert_eq!(q.path.to_string(), want);
+            // The template too, and --field restricts scenario nodes alike.
+            let only = Options {
+                fields: vec![Field::Template],
+                ..Options::default()
+            };
+            let t = search(&cp, &Matcher::new("class Answer", &only).unwrap());
+            assert!(!t.is_empty(), "{t:?}");
+            assert!(t
+                .iter()
+                .all(|h| h.field == Field::Template && h.scenario.is_some()));
         }
     }
 }
