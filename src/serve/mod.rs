@@ -17,6 +17,7 @@ pub mod cache;
 mod conn;
 mod describe;
 mod editor;
+mod flight;
 mod guard;
 pub mod http;
 mod interop;
@@ -192,6 +193,8 @@ pub struct State {
     /// Bumped (under the store's write lock) by every change of the store.
     generation: AtomicU64,
     cache: cache::AnswerCache,
+    /// The answers being computed now ([`flight`]).
+    flights: flight::Flights,
     /// The warm-up's running query, cancelled by a change of the store.
     warming: Mutex<Option<query::Control>>,
     /// The last finished warm-up.
@@ -218,6 +221,7 @@ impl State {
             store: RwLock::new(store),
             generation: AtomicU64::new(0),
             cache: cache::AnswerCache::new(settings.cache_bytes),
+            flights: flight::Flights::default(),
             warming: Mutex::new(None),
             warmed: Mutex::new(None),
             boot,

@@ -8,7 +8,7 @@
 //! warm-up ([`super::warm`]) hook into.
 
 use super::{
-    cache, error_answer, negotiate, refuse_update, Answer, Negotiated, SparqlRequest, State,
+    cache, error_answer, flight, negotiate, refuse_update, Answer, Negotiated, SparqlRequest, State,
 };
 use crate::error::Error;
 use crate::query::{self, QueryOptions};
@@ -67,8 +67,17 @@ impl State {
                 "warmed".into(),
                 serde_json::to_value(warmed).unwrap_or_default(),
             );
+            o.insert("joined".into(), self.flights.joined().into());
         }
         v
+    }
+
+    /// For a request that missed the cache: leads the computation of its
+    /// answer, or follows the one another request is running for the same
+    /// answer ([`super::flight`]). None when the cache is off.
+    pub fn join(&self, prepared: &PreparedQuery) -> Option<flight::Turn<'_>> {
+        let key = prepared.key.as_ref()?;
+        Some(self.flights.join(self.generation(), key))
     }
 
     /// True when the cache holds the answer to `prepared` now (not counted

@@ -7,7 +7,7 @@
 //! the response; the routes only read requests.
 
 use super::http::{accept, respond, App, Arrived};
-use super::{Answer, SparqlRequest};
+use super::{flight, Answer, SparqlRequest};
 use crate::query;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -207,7 +207,36 @@ impl App {
             };
             // From the cache: the whole answer at once, or nothing when the
             // client's copy is the current one.
-            let found = state.lookup(&prepared);
+            let mut found = state.lookup(&prepared);
+            if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
+                let _ = tx.blocking_send(Msg::Cached(r));
+                return;
+            }
+            // A miss. The same answer being computed for another request:
+            // wait for it (within this request's time) and send it from the
+            // cache; it ended without one (failed, stopped, too big): compute
+            // it here. Otherwise lead: identical requests wait for this one.
+            let _leading = match state.join(&prepared) {
+                Some(flight::Turn::Follow(flight)) => {
+                    if !flight.wait(deadline) {
+                        // Its time went waiting: the time limit's 503.
+                        let limit = state.settings.timeout;
+                        let a = super::error_answer(&crate::Error::Timeout { limit });
+                        let _ = tx.blocking_send(Msg::Failed(a));
+                        return;
+                    }
+                    found = state.lookup(&prepared);
+                    None
+                }
+                Some(flight::Turn::Lead(leading)) => {
+                    // (Another may have ended between the lookup and now.)
+                    if state.is_cached(&prepared) {
+                        found = state.lookup(&prepared);
+                    }
+                    Some(leading)
+                }
+                None => None,
+            };
             if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
                 let _ = tx.blocking_send(Msg::Cached(r));
                 return;

@@ -133,6 +133,13 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
             if state.is_cached(&prepared) {
                 continue;
             }
+            // A request computing the same answer now: it will be kept.
+            // Otherwise requests for it meanwhile wait for this one.
+            let _leading = match state.join(&prepared) {
+                Some(super::flight::Turn::Follow(_)) => continue,
+                Some(super::flight::Turn::Lead(leading)) => Some(leading),
+                None => None,
+            };
             state.set_warming(Some(prepared.control()));
             // Checked after the control is set: a change from now on
             // cancels the query.

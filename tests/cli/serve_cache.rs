@@ -363,3 +363,31 @@ fn a_repeated_request_is_answered_while_every_query_slot_is_busy() {
     );
     assert_eq!(runaway.join().unwrap(), 503);
 }
+
+/// Identical requests arriving while their answer is being computed wait
+/// for that computation and are answered from the cache: one computes
+/// (`miss`), the others get its bytes (`hit`), and `/cache` counts them as
+/// `joined`.
+#[test]
+fn identical_requests_at_once_compute_their_answer_once() {
+    let s = serve(&[corpus().join("loads")], &["--max-concurrent", "4"]);
+    let c = client();
+    warmed(&c, &s, 0);
+    // About a second of work (a count over a cartesian product).
+    let q = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d <https://schema.org/name> ?f }";
+    let got: Vec<(String, Vec<u8>)> = std::thread::scope(|scope| {
+        let hs: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| answer(post(&client(), &s, q))))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let marks: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(
+        marks.iter().filter(|m| **m == "miss").count(),
+        1,
+        "{marks:?}"
+    );
+    assert!(got.iter().all(|(_, body)| body == &got[0].1), "{marks:?}");
+    let stats = cache(&c, &s);
+    assert!(stats["joined"].as_u64().unwrap() >= 1, "{stats}");
+}

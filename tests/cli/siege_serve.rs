@@ -172,14 +172,16 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
 fn clients_that_never_read_lose_their_slots_at_the_deadline() {
     let (s, idle) = started(&["--timeout", "3", "--max-concurrent", "4"]);
     let start = Instant::now();
-    // Four answers that never end, on every slot, never read.
+    // Four answers that never end, on every slot, never read. (Four
+    // texts: identical ones would wait for one computation, see
+    // serve_cache::identical_requests_at_once_compute_their_answer_once.)
     let mut stuck: Vec<TcpStream> = (0..4)
-        .map(|_| {
+        .map(|i| {
             let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
             write!(
                 c,
                 "GET /sparql?query={} HTTP/1.1\r\nHost: localhost\r\nAccept: text/tab-separated-values\r\n\r\n",
-                encoded(ENDLESS)
+                encoded(&format!("{ENDLESS} # stuck {i}"))
             )
             .unwrap();
             c
