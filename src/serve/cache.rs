@@ -367,10 +367,9 @@ impl AnswerCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(text: &str) -> Key {
+impl Key {
+    /// A key of `text` alone, answered in CSV (for tests).
+    pub(super) fn of(text: &str) -> Key {
         Key {
             text: text.into(),
             base: None,
@@ -378,6 +377,15 @@ mod tests {
             named_graphs: Vec::new(),
             media_type: "text/csv",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(text: &str) -> Key {
+        Key::of(text)
     }
 
     fn answer(n: usize) -> Cached {

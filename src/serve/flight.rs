@@ -108,13 +108,7 @@ mod tests {
     use std::time::Duration;
 
     fn key(text: &str) -> Key {
-        Key {
-            text: text.into(),
-            base: None,
-            default_graphs: Vec::new(),
-            named_graphs: Vec::new(),
-            media_type: "application/sparql-results+json",
-        }
+        Key::of(text)
     }
 
     #[test]

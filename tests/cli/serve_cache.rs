@@ -28,6 +28,16 @@ fn answer(r: Response) -> (String, Vec<u8>) {
     (mark, r.bytes().unwrap().to_vec())
 }
 
+/// `n` clients POST `query` at once: each answer's cache mark and body.
+fn at_once(s: &Server, query: &str, n: usize) -> Vec<(String, Vec<u8>)> {
+    std::thread::scope(|scope| {
+        let hs: Vec<_> = (0..n)
+            .map(|_| scope.spawn(|| answer(post(&client(), s, query))))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
 fn cache(c: &Client, s: &Server) -> Value {
     c.get(format!("{}/cache", s.base))
         .send()
@@ -296,12 +306,7 @@ fn concurrent_identical_queries_are_all_answered_alike() {
     let c = client();
     let q = "SELECT ?g ?o WHERE { GRAPH ?g { ?s <https://schema.org/text> ?o } } ORDER BY ?g ?o";
     let (_, expected) = answer(post(&c, &plain, q));
-    let got: Vec<(String, Vec<u8>)> = std::thread::scope(|scope| {
-        let hs: Vec<_> = (0..16)
-            .map(|_| scope.spawn(|| answer(post(&client(), &s, q))))
-            .collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let got = at_once(&s, q, 16);
     for (mark, body) in &got {
         assert!(mark == "hit" || mark == "miss", "{mark}");
         assert!(body == &expected, "a concurrent answer differs");
@@ -375,12 +380,7 @@ fn identical_requests_at_once_compute_their_answer_once() {
     warmed(&c, &s, 0);
     // About a second of work (a count over a cartesian product).
     let q = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d <https://schema.org/name> ?f }";
-    let got: Vec<(String, Vec<u8>)> = std::thread::scope(|scope| {
-        let hs: Vec<_> = (0..4)
-            .map(|_| scope.spawn(|| answer(post(&client(), &s, q))))
-            .collect();
-        hs.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let got = at_once(&s, q, 4);
     let marks: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
     assert_eq!(
         marks.iter().filter(|m| **m == "miss").count(),
