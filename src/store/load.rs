@@ -67,16 +67,13 @@ impl CheckpointStore {
                         })
                 };
                 // (A send fails only once the inserting side is gone.)
-                let _ = match reading_pool() {
-                    Some(pool) => pool.install(read),
-                    None => read(),
-                };
+                let _ = on_reading_pool(read);
             });
-            let mut dropper = Dropper::spawn(scope);
+            let dropper = Dropper::spawn(scope);
             for (done, (i, prepared)) in rx.into_iter().enumerate() {
                 results[i] = Some(match prepared {
                     Ok(_) if stopped() => Err(Error::LoadStopped),
-                    Ok(p) => self.insert_with(p, persist, &mut dropper),
+                    Ok(p) => self.insert_with(p, persist, &dropper),
                     Err(e) => Err(e),
                 });
                 progress(done + 1, total);
@@ -104,13 +101,13 @@ impl CheckpointStore {
     }
 }
 
-/// The threads that read and map files while one thread inserts them
-/// ([`CheckpointStore::load_files_until`]): one fewer than the machine's
-/// cores (or than `RAYON_NUM_THREADS`, when set), at least one. None if it
-/// cannot be built: rayon's global pool reads instead.
-pub(super) fn reading_pool() -> Option<&'static rayon::ThreadPool> {
+/// Runs `work` (parallel reading) on the threads that read and map files
+/// while one thread inserts them: one fewer than the machine's cores (or
+/// than `RAYON_NUM_THREADS`, when set), at least one; on rayon's global
+/// pool if that pool cannot be built.
+pub(super) fn on_reading_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
+    let pool = POOL.get_or_init(|| {
         let cores = std::env::var("RAYON_NUM_THREADS")
             .ok()
             .and_then(|n| n.parse::<usize>().ok())
@@ -121,8 +118,11 @@ pub(super) fn reading_pool() -> Option<&'static rayon::ThreadPool> {
             .thread_name(|i| format!("kld-read-{i}"))
             .build()
             .ok()
-    })
-    .as_ref()
+    });
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
 }
 
 /// Where inserted quads are freed. A million quads own three or four
@@ -151,7 +151,7 @@ impl Dropper {
         }
     }
 
-    pub(super) fn dispose(&mut self, quads: Vec<Quad>) {
+    pub(super) fn dispose(&self, quads: Vec<Quad>) {
         if let Dropper::Thread(send) = self {
             // A freeing thread gone hands the quads back: freed here.
             let _ = send.send(quads);

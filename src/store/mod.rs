@@ -261,14 +261,11 @@ impl CheckpointStore {
                             .map_err(drop)
                     });
                 };
-                match load::reading_pool() {
-                    Some(pool) => pool.install(read),
-                    None => read(),
-                }
+                load::on_reading_pool(read);
             });
-            let mut dropper = Dropper::spawn(scope);
+            let dropper = Dropper::spawn(scope);
             for p in prepared {
-                s.insert_with(p?, false, &mut dropper)?;
+                s.insert_with(p?, false, &dropper)?;
             }
             Ok(())
         })?;
@@ -300,7 +297,7 @@ impl CheckpointStore {
     /// Replaces the graph of a prepared checkpoint (one transaction) and, for a
     /// store directory, writes its N-Quads file and the index atomically.
     pub fn insert(&mut self, p: Prepared, persist: bool) -> Result<GraphInfo> {
-        self.insert_with(p, persist, &mut Dropper::Inline)
+        self.insert_with(p, persist, &Dropper::Inline)
     }
 
     /// [`Self::insert`], handing the inserted quads to `dropper` to free.
@@ -308,7 +305,7 @@ impl CheckpointStore {
         &mut self,
         p: Prepared,
         persist: bool,
-        dropper: &mut Dropper,
+        dropper: &Dropper,
     ) -> Result<GraphInfo> {
         let mut info = p.info;
         // A results file read again keeps the checkpoint the user bound it
