@@ -145,8 +145,13 @@ impl CheckpointStore {
     /// every run automatically. A graph still unbound afterwards says why in
     /// its [`GraphInfo::unbound`](super::GraphInfo::unbound).
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
-        // What every checkpoint holds, read once for all the runs below.
-        let held = Holdings::read(&self.store)?;
+        // What every checkpoint holds, read once for all the runs below
+        // (a store without runs has none to bind: nothing is read).
+        let held = if self.index.values().any(|i| i.kind == GraphKind::Results) {
+            Holdings::read(&self.store)?
+        } else {
+            Holdings::default()
+        };
         // One run, one count: exports of a run already loaded are dropped first.
         let mut out: Vec<Bound> = self
             .reconcile_runs(&held)?

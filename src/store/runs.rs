@@ -121,7 +121,7 @@ impl CheckpointStore {
 
     /// The result keys of a results graph: `csvResultId` where there is one,
     /// else `resultId`.
-    fn run_keys(&self, graph: &str) -> Result<(BTreeSet<String>, bool)> {
+    fn run_keys(&self, graph: &str) -> Result<RunKeyset> {
         let g = crate::error::named_node(graph)?;
         let mut keys = self.run_keys_in(Some(GraphNameRef::NamedNode(g.as_ref())))?;
         Ok(keys.remove(graph).unwrap_or_default())
