@@ -17,7 +17,7 @@
 use crate::error::{Error, Result};
 use crate::json::{Json, JsonPath};
 use crate::model::qid;
-use crate::model::{Checkpoint, Creator, Property, Rating};
+use crate::model::{Checkpoint, Creator, Property, Question, Rating};
 use regex::{Regex, RegexBuilder};
 
 mod scenario;
@@ -197,23 +197,7 @@ pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
             path: at.key("item"),
         };
         let p = &scope.path;
-        if m.wants(Field::Question) {
-            s.text(&scope, Field::Question, "question", &p.key("text"), &q.text);
-        }
-        if m.wants(Field::Answer) {
-            let path = p.key("acceptedAnswer").key("text");
-            s.text(
-                &scope,
-                Field::Answer,
-                "answer",
-                &path,
-                &q.accepted_answer.text,
-            );
-        }
-        if m.wants(Field::Template) {
-            let path = p.key("hasPart").key("text");
-            s.text(&scope, Field::Template, "template", &path, &q.template.text);
-        }
+        s.question(&scope, q, p, "");
         s.traits(&scope, &q.rating);
         if m.wants(Field::Metadata) {
             // Legacy files keep keywords on the item; Karenina reads both.
@@ -267,6 +251,31 @@ struct Search<'m> {
 }
 
 impl Search<'_> {
+    /// A `schema:Question` object at `at`: its text, expected answer and
+    /// template, labelled `{prefix}question`, `{prefix}answer` and
+    /// `{prefix}template`.
+    fn question(&mut self, scope: &Scope, q: &Question, at: &JsonPath, prefix: &str) {
+        for (field, what, path, value) in [
+            (Field::Question, "question", at.key("text"), &q.text),
+            (
+                Field::Answer,
+                "answer",
+                at.key("acceptedAnswer").key("text"),
+                &q.accepted_answer.text,
+            ),
+            (
+                Field::Template,
+                "template",
+                at.key("hasPart").key("text"),
+                &q.template.text,
+            ),
+        ] {
+            if self.m.wants(field) {
+                self.text(scope, field, &format!("{prefix}{what}"), &path, value);
+            }
+        }
+    }
+
     /// The matching lines of one value.
     fn text(&mut self, scope: &Scope, field: Field, label: &str, path: &JsonPath, value: &str) {
         for (n, line) in value.lines().enumerate() {

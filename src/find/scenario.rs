@@ -42,29 +42,10 @@ impl Search<'_> {
             scenario: Some((scenario.to_string(), key.to_string())),
             path: at.clone(),
         };
-        let label = |what: &str| format!("scenario[{scenario}].node[{key}].{what}");
+        let prefix = format!("scenario[{scenario}].node[{key}].");
+        let label = |what: &str| format!("{prefix}{what}");
         let Some(d) = data else {
-            let q = &node.question;
-            let p = at.key("question");
-            for (field, what, path, value) in [
-                (Field::Question, "question", p.key("text"), &q.text),
-                (
-                    Field::Answer,
-                    "answer",
-                    p.key("acceptedAnswer").key("text"),
-                    &q.accepted_answer.text,
-                ),
-                (
-                    Field::Template,
-                    "template",
-                    p.key("hasPart").key("text"),
-                    &q.template.text,
-                ),
-            ] {
-                if self.m.wants(field) {
-                    self.text(&scope, field, &label(what), &path, value);
-                }
-            }
+            self.question(&scope, &node.question, &at.key("question"), &prefix);
             return;
         };
         let p = at.key("questionData");

@@ -301,12 +301,7 @@ impl CheckpointStore {
     }
 
     /// [`Self::insert`], handing the inserted quads to `dropper` to free.
-    fn insert_with(
-        &mut self,
-        p: Prepared,
-        persist: bool,
-        dropper: &Dropper,
-    ) -> Result<GraphInfo> {
+    fn insert_with(&mut self, p: Prepared, persist: bool, dropper: &Dropper) -> Result<GraphInfo> {
         let mut info = p.info;
         // A results file read again keeps the checkpoint the user bound it
         // to, or why it is not bound, until binding runs again.
