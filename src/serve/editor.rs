@@ -7,6 +7,7 @@
 //! accept it, compressed once per process (flate2) rather than per request;
 //! and nothing in it is fetched from anywhere but this server.
 
+use super::http::asset;
 use crate::query::PREDEFINED;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -92,15 +93,6 @@ pub fn prefixes() -> serde_json::Value {
     )
 }
 
-fn file(ctype: &'static str, body: impl Into<axum::body::Body>) -> Response {
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, HeaderValue::from_static(ctype))],
-        body.into(),
-    )
-        .into_response()
-}
-
 async fn bundle(headers: HeaderMap) -> Response {
     let etag = HeaderValue::from_static(bundle_etag());
     let fresh = headers
@@ -119,12 +111,12 @@ async fn bundle(headers: HeaderMap) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(accepts_gzip);
     let mut r = if gz {
-        let mut r = file("text/javascript; charset=utf-8", bundle_gzipped());
+        let mut r = asset("text/javascript; charset=utf-8", bundle_gzipped());
         r.headers_mut()
             .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
         r
     } else {
-        file("text/javascript; charset=utf-8", EDITOR_BUNDLE)
+        asset("text/javascript; charset=utf-8", EDITOR_BUNDLE)
     };
     let h = r.headers_mut();
     h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
@@ -140,15 +132,15 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/editor.bundle.js", get(bundle))
         .route(
             "/editor.bundle.LICENSES.txt",
-            get(|| async { file("text/plain; charset=utf-8", EDITOR_LICENSES) }),
+            get(|| async { asset("text/plain; charset=utf-8", EDITOR_LICENSES) }),
         )
         .route(
             "/editor.js",
-            get(|| async { file("text/javascript; charset=utf-8", EDITOR_JS) }),
+            get(|| async { asset("text/javascript; charset=utf-8", EDITOR_JS) }),
         )
         .route(
             "/prefixes",
-            get(|| async { file("application/json", prefixes().to_string()) }),
+            get(|| async { asset("application/json", prefixes().to_string()) }),
         )
 }
 

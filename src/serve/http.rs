@@ -255,12 +255,15 @@ async fn errors(AxState(app): AxState<App>) -> Response {
     })))
 }
 
-fn asset(ctype: &'static str, text: &'static str) -> Response {
-    respond(Answer {
-        status: 200,
-        content_type: ctype.into(),
-        body: text.as_bytes().to_vec(),
-    })
+/// A page asset or other fixed body: 200 with its content type (a static
+/// body is sent without a copy).
+pub(super) fn asset(ctype: &'static str, body: impl Into<Body>) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, HeaderValue::from_static(ctype))],
+        body.into(),
+    )
+        .into_response()
 }
 
 /// The routes of `kld serve` over `state`, for a server bound to `bound`:
