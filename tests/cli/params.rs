@@ -5,6 +5,21 @@
 use crate::results::runs;
 use crate::{kld, stdout_of};
 
+/// `kld query --format json --named NAMED --param PARAM FILES…`, as it ran.
+fn with_param(
+    named: &str,
+    param: &str,
+    files: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+) -> std::process::Output {
+    kld()
+        .args([
+            "query", "--format", "json", "--named", named, "--param", param,
+        ])
+        .args(files)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_param_on_the_command_line_keeps_its_rows() {
     // The rows themselves are checked for every catalogue query in
@@ -36,35 +51,18 @@ fn a_param_on_the_command_line_keeps_its_rows() {
         assert!(!want.is_empty());
         assert_eq!(got, want, "{param}");
     }
-    let out = kld()
-        .args([
-            "query",
-            "--named",
-            "results-by-model",
-            "--param",
-            "run=<not an iri",
-        ])
-        .arg(&f)
-        .output()
-        .unwrap();
+    let out = with_param("results-by-model", "run=<not an iri", [&f]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
 #[test]
 fn a_param_the_query_lacks_is_refused_by_name() {
     let (f, cp, _) = runs().remove(0);
-    let out = kld()
-        .args([
-            "query",
-            "--named",
-            "results-by-model",
-            "--param",
-            "modle_name=x",
-        ])
-        .arg(f)
-        .args(cp)
-        .output()
-        .unwrap();
+    let out = with_param(
+        "results-by-model",
+        "modle_name=x",
+        std::iter::once(f).chain(cp),
+    );
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -79,14 +77,7 @@ fn a_string_param_that_reads_as_a_number_and_keeps_no_row_says_which_literal_wou
     // the answer is empty; the note names the typed literal, which keeps
     // the benchmark with 3 questions.
     let probe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
-    let run = |param: &str| {
-        kld()
-            .args(["query", "--format", "json", "--named", "benchmark-stats"])
-            .args(["--param", param])
-            .arg(&probe)
-            .output()
-            .unwrap()
-    };
+    let run = |param: &str| with_param("benchmark-stats", param, [&probe]);
     let out = run("questions=3");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(crate::queries::json_rows(&serde_json::from_slice(&out.stdout).unwrap()).is_empty());
