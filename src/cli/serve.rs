@@ -166,8 +166,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
         .build()
         .context("starting the tokio runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(a.bind)
-            .await
+        let listener = serve::bind(a.bind)
             .with_context(|| format!("cannot listen on {}", a.bind))?;
         let addr = listener.local_addr()?;
         if !addr.ip().is_loopback() {

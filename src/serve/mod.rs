@@ -29,6 +29,7 @@ mod stream;
 pub mod warm;
 pub mod watch;
 
+pub use listen::{bind, LISTEN_BACKLOG};
 pub use negotiate::{negotiate, negotiate_rdf, supported, Negotiated};
 pub use run::{Lookup, PreparedQuery};
 pub use status::{error_answer, refuse_update};
