@@ -6,29 +6,81 @@
 //! Why: a dashboard opened in several tabs, or a notebook cell run in a
 //! loop, sends the same slow query many times at once. Each used to run
 //! it (a core and a query slot each, for the same bytes); now one runs and
-//! the others wait. A waiter waits at most until its own deadline, and
-//! computes the answer itself when the first one ended without a cached
-//! answer (failed, stopped, too big to keep): waiting never makes an answer
+//! the others wait. A waiter waits at most until its own deadline. When the
+//! first one failed as the same computation would fail again (past its own
+//! memory limit or the answer size limit, or past the time limit after
+//! running at least as long as the waiter has left), the waiter gets that
+//! failure; when it ended otherwise without a cached answer (stopped, its
+//! client gone, too big to keep, past the memory of all queries together),
+//! the waiter computes the answer itself. Waiting never makes an answer
 //! wrong or later than its time limit.
 
 use super::cache::Key;
+use super::Answer;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The answers being computed now, by generation and key.
 #[derive(Default)]
 pub struct Flights {
     running: Mutex<HashMap<(u64, Key), Arc<Flight>>>,
     joined: AtomicU64,
+    shared: AtomicU64,
 }
 
 /// One answer being computed.
 #[derive(Default)]
-pub struct Flight {
-    done: Mutex<bool>,
+struct Flight {
+    end: Mutex<Option<Ended>>,
     ended: Condvar,
+}
+
+/// How a computation ended, for the requests that waited for it.
+#[derive(Clone, Debug, PartialEq)]
+enum Ended {
+    /// With its answer in the cache, or without one a waiter may share:
+    /// the waiter looks the answer up, or computes it.
+    Done,
+    /// With a failure the same computation meets again: `answer` is the
+    /// waiter's too, except after a time limit (`ran` is how long the
+    /// computation ran) for a waiter with more time left than that.
+    Failed {
+        /// The failure's answer (a 503).
+        answer: Answer,
+        /// How long it ran before its time limit stopped it.
+        ran: Option<Duration>,
+    },
+}
+
+impl Ended {
+    /// The failure a waiter with `left` of its time gets without computing,
+    /// if any.
+    fn shared(&self, left: Duration) -> Option<&Answer> {
+        match self {
+            Ended::Failed { answer, ran } if ran.is_none_or(|ran| left <= ran) => Some(answer),
+            _ => None,
+        }
+    }
+}
+
+/// What waiting for another request's computation came to.
+#[derive(Debug, PartialEq)]
+pub enum Waited {
+    /// The waiter's deadline passed first.
+    Late,
+    /// The computation failed as the waiter's own would: its answer.
+    Shared(Answer),
+    /// The computation ended: the answer is in the cache, or the waiter
+    /// computes it.
+    Ended,
+}
+
+/// Held by a request waiting for another's computation of its answer.
+pub struct Following<'a> {
+    flights: &'a Flights,
+    flight: Arc<Flight>,
 }
 
 /// What a request that missed the cache does.
@@ -36,7 +88,7 @@ pub enum Turn<'a> {
     /// Computes the answer; identical requests wait for it while this lives.
     Lead(Leading<'a>),
     /// Waits for the computation another request leads.
-    Follow(Arc<Flight>),
+    Follow(Following<'a>),
 }
 
 /// Held by the request computing an answer; dropping it (answer stored,
@@ -45,6 +97,7 @@ pub struct Leading<'a> {
     flights: &'a Flights,
     id: (u64, Key),
     flight: Arc<Flight>,
+    failed: Mutex<Option<Ended>>,
 }
 
 impl Flights {
@@ -55,7 +108,10 @@ impl Flights {
         let id = (generation, key.clone());
         if let Some(flight) = running.get(&id) {
             self.joined.fetch_add(1, Ordering::Relaxed);
-            return Turn::Follow(flight.clone());
+            return Turn::Follow(Following {
+                flights: self,
+                flight: flight.clone(),
+            });
         }
         let flight = Arc::new(Flight::default());
         running.insert(id.clone(), flight.clone());
@@ -63,6 +119,7 @@ impl Flights {
             flights: self,
             id,
             flight,
+            failed: Mutex::new(None),
         })
     }
 
@@ -70,23 +127,55 @@ impl Flights {
     pub fn joined(&self) -> u64 {
         self.joined.load(Ordering::Relaxed)
     }
+
+    /// Requests answered with the failure of the computation they waited
+    /// for ([`Waited::Shared`]).
+    pub fn shared(&self) -> u64 {
+        self.shared.load(Ordering::Relaxed)
+    }
+}
+
+impl Following<'_> {
+    /// Waits until the computation ends or `deadline` passes.
+    pub fn wait(&self, deadline: Instant) -> Waited {
+        let Some(ended) = self.flight.wait(deadline) else {
+            return Waited::Late;
+        };
+        match ended.shared(deadline.saturating_duration_since(Instant::now())) {
+            Some(a) => {
+                self.flights.shared.fetch_add(1, Ordering::Relaxed);
+                Waited::Shared(a.clone())
+            }
+            None => Waited::Ended,
+        }
+    }
 }
 
 impl Flight {
-    /// Waits until the computation ends (true), or until `deadline`.
-    pub fn wait(&self, deadline: Instant) -> bool {
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-        while !*done {
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return false;
-            };
-            done = self
+    /// Waits until the computation ends (how it ended), or until
+    /// `deadline` (None).
+    fn wait(&self, deadline: Instant) -> Option<Ended> {
+        let mut end = self.end.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(ended) = end.as_ref() {
+                return Some(ended.clone());
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            end = self
                 .ended
-                .wait_timeout(done, left)
+                .wait_timeout(end, left)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        true
+    }
+}
+
+impl Leading<'_> {
+    /// Records that the computation failed as it would again (see
+    /// [`Ended::Failed`]); the waiters learn it when this is dropped.
+    pub fn failed(&self, answer: Answer, ran: Option<Duration>) {
+        *self.failed.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(Ended::Failed { answer, ran });
     }
 }
 
@@ -97,7 +186,13 @@ impl Drop for Leading<'_> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&self.id);
-        *self.flight.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        let ended = self
+            .failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or(Ended::Done);
+        *self.flight.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(ended);
         self.flight.ended.notify_all();
     }
 }
@@ -111,6 +206,10 @@ mod tests {
         Key::of(text)
     }
 
+    fn secs(n: u64) -> Instant {
+        Instant::now() + Duration::from_secs(n)
+    }
+
     #[test]
     fn the_second_request_follows_until_the_first_ends() {
         let f = Flights::default();
@@ -120,19 +219,62 @@ mod tests {
         // Another key, or the same key at another generation, leads too.
         assert!(matches!(f.join(0, &key("other")), Turn::Lead(_)));
         assert!(matches!(f.join(1, &key("q")), Turn::Lead(_)));
-        let Turn::Follow(flight) = f.join(0, &key("q")) else {
+        let Turn::Follow(following) = f.join(0, &key("q")) else {
             panic!("the same answer is followed")
         };
         assert_eq!(f.joined(), 1);
         // Not ended: the wait stops at its deadline.
         let t = Instant::now();
-        assert!(!flight.wait(t + Duration::from_millis(50)));
+        assert_eq!(following.wait(t + Duration::from_millis(50)), Waited::Late);
         assert!(t.elapsed() >= Duration::from_millis(50));
-        let waiter =
-            std::thread::spawn(move || flight.wait(Instant::now() + Duration::from_secs(60)));
-        drop(lead);
-        assert!(waiter.join().unwrap(), "woken by the end, not the deadline");
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| following.wait(secs(60)));
+            drop(lead);
+            assert_eq!(
+                waiter.join().unwrap(),
+                Waited::Ended,
+                "woken by the end, not the deadline"
+            );
+        });
         // Ended: the next request leads again.
         assert!(matches!(f.join(0, &key("q")), Turn::Lead(_)));
+        assert_eq!(f.shared(), 0);
+    }
+
+    #[test]
+    fn a_failure_that_would_recur_is_shared_and_a_time_limit_only_with_less_time_left() {
+        let f = Flights::default();
+        let lead_and_follow = || {
+            let Turn::Lead(lead) = f.join(0, &key("q")) else {
+                panic!("leads")
+            };
+            let Turn::Follow(following) = f.join(0, &key("q")) else {
+                panic!("follows")
+            };
+            (lead, following)
+        };
+        // Past its own memory limit: every waiter gets it.
+        let busy = Answer::text(503, "past its memory limit");
+        let (lead, following) = lead_and_follow();
+        lead.failed(busy.clone(), None);
+        drop(lead);
+        assert_eq!(following.wait(secs(100)), Waited::Shared(busy));
+        assert_eq!(f.shared(), 1);
+        // Past the time limit after 3 s: a waiter with 2 s left gets it, one
+        // with 4 s left computes.
+        let late = Answer::text(503, "past the time limit");
+        let (lead, following) = lead_and_follow();
+        let Turn::Follow(later) = f.join(0, &key("q")) else {
+            panic!("a second waiter follows")
+        };
+        lead.failed(late.clone(), Some(Duration::from_secs(3)));
+        drop(lead);
+        assert_eq!(following.wait(secs(2)), Waited::Shared(late));
+        assert_eq!(later.wait(secs(4)), Waited::Ended, "more time: computes");
+        assert_eq!(f.shared(), 2);
+        // Ended otherwise: computes.
+        let (lead, following) = lead_and_follow();
+        drop(lead);
+        assert_eq!(following.wait(secs(1)), Waited::Ended);
     }
 }

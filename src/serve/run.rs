@@ -12,7 +12,7 @@ use super::{
 };
 use crate::error::Error;
 use crate::query::{self, QueryOptions};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A request ready to run: parsed, its format negotiated.
 pub struct PreparedQuery {
@@ -68,6 +68,7 @@ impl State {
                 serde_json::to_value(warmed).unwrap_or_default(),
             );
             o.insert("joined".into(), self.flights.joined().into());
+            o.insert("shared_failures".into(), self.flights.shared().into());
         }
         v
     }
@@ -213,11 +214,14 @@ impl State {
     /// Runs a prepared query into `out` (streamed as it is produced); the
     /// query is listed as running meanwhile, so [`State::cancel_all`] stops it.
     /// A complete answer is also kept in the cache, for the generation of
-    /// the store it was computed on.
+    /// the store it was computed on. When this run leads the computation
+    /// (`leading`), a failure the same run would meet again is told to the
+    /// requests waiting for it ([`flight::Ended::Failed`]).
     pub fn run_prepared(
         &self,
         prepared: &PreparedQuery,
         out: &mut (dyn std::io::Write + Send),
+        leading: Option<&flight::Leading<'_>>,
     ) -> Result<usize, Answer> {
         let id = self
             .next_id
@@ -232,6 +236,7 @@ impl State {
             kept: prepared.key.as_ref().map(|_| Vec::new()),
             room: cache::largest_answer(self.settings.cache_bytes),
         };
+        let started = Instant::now();
         let r = query::run_parsed(
             &store,
             &prepared.parsed,
@@ -263,9 +268,13 @@ impl State {
             // configured limit, and where the rest went if it matters.
             Error::Timeout { .. } => {
                 let limit = self.settings.timeout;
+                let plain = error_answer(&Error::Timeout { limit });
+                if let Some(l) = leading {
+                    l.failed(plain.clone(), Some(started.elapsed()));
+                }
                 let waited = limit.saturating_sub(prepared.opts.timeout);
                 if waited < Duration::from_millis(100) {
-                    return error_answer(&Error::Timeout { limit });
+                    return plain;
                 }
                 Answer::text(
                     503,
@@ -275,6 +284,15 @@ impl State {
                         waited.as_secs_f64()
                     ),
                 )
+            }
+            // Past its own memory limit, or the answer's size limit: so
+            // would the same query be on the same store.
+            e @ (Error::MemoryLimit { total: false, .. } | Error::ResultTooLarge { .. }) => {
+                let a = error_answer(&e);
+                if let Some(l) = leading {
+                    l.failed(a.clone(), None);
+                }
+                a
             }
             e => error_answer(&e),
         })
@@ -296,7 +314,7 @@ impl State {
             };
         }
         let mut body = Vec::new();
-        match self.run_prepared(&prepared, &mut body) {
+        match self.run_prepared(&prepared, &mut body, None) {
             Ok(_) => Answer {
                 status: 200,
                 content_type: prepared.negotiated.media_type.to_string(),

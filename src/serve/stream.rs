@@ -214,20 +214,27 @@ impl App {
             }
             // A miss. The same answer being computed for another request:
             // wait for it (within this request's time) and send it from the
-            // cache; it ended without one (failed, stopped, too big): compute
-            // it here. Otherwise lead: identical requests wait for this one.
-            let _leading = match state.join(&prepared) {
-                Some(flight::Turn::Follow(flight)) => {
-                    if !flight.wait(deadline) {
+            // cache, or its failure when this run would fail alike; it ended
+            // otherwise (stopped, too big to keep): compute it here.
+            // Otherwise lead: identical requests wait for this one.
+            let leading = match state.join(&prepared) {
+                Some(flight::Turn::Follow(f)) => match f.wait(deadline) {
+                    flight::Waited::Late => {
                         // Its time went waiting: the time limit's 503.
                         let limit = state.settings.timeout;
                         let a = super::error_answer(&crate::Error::Timeout { limit });
                         let _ = tx.blocking_send(Msg::Failed(a));
                         return;
                     }
-                    found = state.lookup(&prepared);
-                    None
-                }
+                    flight::Waited::Shared(a) => {
+                        let _ = tx.blocking_send(Msg::Failed(a));
+                        return;
+                    }
+                    flight::Waited::Ended => {
+                        found = state.lookup(&prepared);
+                        None
+                    }
+                },
                 Some(flight::Turn::Lead(leading)) => {
                     // (Another may have ended between the lookup and now.)
                     if state.is_cached(&prepared) {
@@ -260,7 +267,7 @@ impl App {
                 buf: Vec::with_capacity(CHUNK),
                 deadline,
             };
-            let msg = match state.run_prepared(&prepared, &mut w) {
+            let msg = match state.run_prepared(&prepared, &mut w, leading.as_ref()) {
                 Ok(_) => match w.send() {
                     Ok(()) => Msg::Done,
                     Err(_) => return,

@@ -135,7 +135,7 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
             }
             // A request computing the same answer now: it will be kept.
             // Otherwise requests for it meanwhile wait for this one.
-            let _leading = match state.join(&prepared) {
+            let leading = match state.join(&prepared) {
                 Some(super::flight::Turn::Follow(_)) => continue,
                 Some(super::flight::Turn::Lead(leading)) => Some(leading),
                 None => None,
@@ -147,7 +147,7 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
                 state.set_warming(None);
                 return None;
             }
-            let done = state.run_prepared(&prepared, &mut std::io::sink());
+            let done = state.run_prepared(&prepared, &mut std::io::sink(), leading.as_ref());
             state.set_warming(None);
             match done {
                 Ok(_) => answers += 1,

@@ -169,6 +169,9 @@ fn queries_past_their_memory_limit_end_with_503_and_give_it_back() {
             "64M",
             "--total-memory",
             "160M",
+            // Four at once below, whatever the machine's cores.
+            "--max-concurrent",
+            "4",
         ],
     );
     let pid = s.pid();
@@ -195,9 +198,40 @@ fn queries_past_their_memory_limit_end_with_503_and_give_it_back() {
         assert!(after < before + 256.0, "{name}: {before} MB → {after} MB");
         answers_ask(&s, name);
     }
-    // Four at once, past the total (160 MiB) before each reaches its own.
+    // Four identical at once: one computes, and its failure (past its own
+    // limit, as each would be) is the others' too, not computed again.
     let q = "SELECT (COUNT(DISTINCT *) AS ?n) WHERE {?a ?b ?c . ?d ?e ?f}";
-    let answers: Vec<(u16, String, Duration)> = four_at_once(&s, q, "text/csv");
+    let shared = |s: &Server| -> u64 {
+        let v: serde_json::Value = client()
+            .get(format!("{}/cache", s.base))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        v["shared_failures"]
+            .as_u64()
+            .expect("/cache counts shared failures")
+    };
+    let before_shared = shared(&s);
+    let answers = four_at_once(&s, q, "text/csv");
+    for (status, body, _) in &answers {
+        assert_eq!(*status, 503, "{body}");
+        assert!(body.contains("its memory limit of 64 MiB"), "{body}");
+    }
+    assert!(shared(&s) > before_shared, "each computed its own failure");
+    // Four different ones at once, past the total (160 MiB) before each
+    // reaches its own.
+    let answers: Vec<(u16, String, Duration)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let q =
+                    format!("SELECT (COUNT(DISTINCT *) AS ?n{i}) WHERE {{?a ?b ?c . ?d ?e ?f}}");
+                let s = &s;
+                scope.spawn(move || post(s, &q, "text/csv"))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
     for (status, body, _) in &answers {
         assert_eq!(*status, 503, "{body}");
         assert!(body.contains("memory limit"), "{body}");

@@ -391,3 +391,42 @@ fn identical_requests_at_once_compute_their_answer_once() {
     let stats = cache(&c, &s);
     assert!(stats["joined"].as_u64().unwrap() >= 1, "{stats}");
 }
+
+/// Identical runaways, the second a second after the first: the first
+/// runs to the time limit (2 s), and the others, with less time left than
+/// it ran, get its 503 when it stops instead of each running on to its own
+/// limit (`/cache` counts them in `shared_failures`).
+#[test]
+fn identical_runaways_share_the_first_one_s_time_limit() {
+    let s = serve(
+        &[corpus().join("loads")],
+        &["--max-concurrent", "4", "--timeout", "2"],
+    );
+    let c = client();
+    warmed(&c, &s, 0);
+    let before = cache(&c, &s)["shared_failures"].as_u64().unwrap();
+    let q = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let got: Vec<(u16, String)> = std::thread::scope(|scope| {
+        let hs: Vec<_> = (0..3)
+            .map(|i| {
+                let s = &s;
+                scope.spawn(move || {
+                    std::thread::sleep(Duration::from_millis(if i == 0 { 0 } else { 1000 }));
+                    let r = post(&client(), s, q);
+                    (r.status().as_u16(), r.text().unwrap())
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (status, body) in &got {
+        assert_eq!(*status, 503, "{body}");
+        assert!(body.contains("time limit"), "{body}");
+    }
+    let stats = cache(&c, &s);
+    assert_eq!(
+        stats["shared_failures"].as_u64().unwrap(),
+        before + 2,
+        "{stats}"
+    );
+}

@@ -148,6 +148,13 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "| listen queue |",
+        &[
+            "a_burst_of_300_connections_waits_in_the_backlog",
+            "five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds",
+        ],
+    ),
+    (
         "| connections |",
         &[
             "silent_connections_neither_lock_others_out_nor_stay_open",
