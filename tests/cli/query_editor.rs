@@ -243,13 +243,24 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
         .unwrap();
     assert_eq!(r.status(), 400);
     let body = r.text().unwrap();
-    let at = body.split("syntax error at ").nth(1).unwrap();
-    let mut pos = at.split(':').take(2).map(|n| n.parse::<u64>().unwrap());
-    let (line, column) = (pos.next().unwrap(), pos.next().unwrap());
+    let position = |after: &str| -> (u64, u64) {
+        let at = body.split(after).nth(1).unwrap();
+        let mut pos = at
+            .split([':', ' '])
+            .take(2)
+            .map(|n| n.parse::<u64>().unwrap());
+        (pos.next().unwrap(), pos.next().unwrap())
+    };
+    let (line, _parser_column) = position("syntax error at ");
     assert_eq!(line, 3, "{body}");
+    // The hint names the misspelled word and where it is: that is marked
+    // (the parser stopped further on, at the parenthesis).
+    let (hint_line, column) = position("`FILTR` at ");
+    assert_eq!((hint_line, column), (3, 3), "{body}");
     let m = &seen["marked"];
     assert_eq!(m["line"].as_u64().unwrap(), line, "{m}");
     assert_eq!(m["column"].as_u64().unwrap(), column, "{m}");
+    assert_eq!(m["text"], "FILTR", "{m}");
     assert_eq!(m["data_line"], line.to_string());
     assert_eq!(m["data_column"], column.to_string());
     assert!(seen["error_box"]

@@ -42,11 +42,20 @@ const kldEditor = (() => {
     if (ed) ed.set(t);
   }
 
-  // The server's syntax error (`… at LINE:COLUMN: message`) marked there.
+  // The server's syntax error (`… at LINE:COLUMN: message`) marked there;
+  // when its hint names a misspelled keyword (`hint: \`FILTR\` at 3:3 is
+  // not a SPARQL keyword: did you mean FILTER?`), the word is marked
+  // instead: the parser often stops later, where the typo's effect shows.
   function markError(body) {
     const m = /syntax error at (\d+):(\d+)/i.exec(body);
     if (!m || !ed) return false;
-    ed.markError(Number(m[1]), Number(m[2]), body.split("\n")[0]);
+    const first = body.split("\n")[0];
+    const hint = /^hint: `[^`\n]+` at (\d+):(\d+) is not a SPARQL keyword[^\n]*/m.exec(body);
+    if (hint) {
+      ed.markError(Number(hint[1]), Number(hint[2]), `${hint[0].slice(6)} (${first})`);
+    } else {
+      ed.markError(Number(m[1]), Number(m[2]), first);
+    }
     return true;
   }
 
