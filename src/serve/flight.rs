@@ -19,22 +19,29 @@ use super::cache::Key;
 use super::Answer;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::watch;
 
 /// The answers being computed now, by generation and key.
 #[derive(Default)]
 pub struct Flights {
     running: Mutex<HashMap<(u64, Key), Arc<Flight>>>,
     joined: AtomicU64,
-    shared: AtomicU64,
+    shared: Arc<AtomicU64>,
 }
 
-/// One answer being computed.
-#[derive(Default)]
+/// One answer being computed: how it ended, once it has.
 struct Flight {
-    end: Mutex<Option<Ended>>,
-    ended: Condvar,
+    end: watch::Sender<Option<Ended>>,
+}
+
+impl Default for Flight {
+    fn default() -> Self {
+        Flight {
+            end: watch::Sender::new(None),
+        }
+    }
 }
 
 /// How a computation ended, for the requests that waited for it.
@@ -77,9 +84,10 @@ pub enum Waited {
     Ended,
 }
 
-/// Held by a request waiting for another's computation of its answer.
-pub struct Following<'a> {
-    flights: &'a Flights,
+/// Held by a request waiting for another's computation of its answer;
+/// owned, so the waiting is done on the request's task, not on a thread.
+pub struct Following {
+    shared: Arc<AtomicU64>,
     flight: Arc<Flight>,
 }
 
@@ -88,7 +96,7 @@ pub enum Turn<'a> {
     /// Computes the answer; identical requests wait for it while this lives.
     Lead(Leading<'a>),
     /// Waits for the computation another request leads.
-    Follow(Following<'a>),
+    Follow(Following),
 }
 
 /// Held by the request computing an answer; dropping it (answer stored,
@@ -109,7 +117,7 @@ impl Flights {
         if let Some(flight) = running.get(&id) {
             self.joined.fetch_add(1, Ordering::Relaxed);
             return Turn::Follow(Following {
-                flights: self,
+                shared: self.shared.clone(),
                 flight: flight.clone(),
             });
         }
@@ -135,15 +143,15 @@ impl Flights {
     }
 }
 
-impl Following<'_> {
+impl Following {
     /// Waits until the computation ends or `deadline` passes.
-    pub fn wait(&self, deadline: Instant) -> Waited {
-        let Some(ended) = self.flight.wait(deadline) else {
+    pub async fn wait(&self, deadline: Instant) -> Waited {
+        let Some(ended) = self.flight.wait(deadline).await else {
             return Waited::Late;
         };
         match ended.shared(deadline.saturating_duration_since(Instant::now())) {
             Some(a) => {
-                self.flights.shared.fetch_add(1, Ordering::Relaxed);
+                self.shared.fetch_add(1, Ordering::Relaxed);
                 Waited::Shared(a.clone())
             }
             None => Waited::Ended,
@@ -154,19 +162,16 @@ impl Following<'_> {
 impl Flight {
     /// Waits until the computation ends (how it ended), or until
     /// `deadline` (None).
-    fn wait(&self, deadline: Instant) -> Option<Ended> {
-        let mut end = self.end.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(ended) = end.as_ref() {
-                return Some(ended.clone());
+    async fn wait(&self, deadline: Instant) -> Option<Ended> {
+        let mut end = self.end.subscribe();
+        let ended = tokio::time::timeout_at(deadline.into(), async {
+            match end.wait_for(Option::is_some).await {
+                Ok(e) => e.clone(),
+                // (The sender lives in this flight, which `self` holds.)
+                Err(_) => Some(Ended::Done),
             }
-            let left = deadline.checked_duration_since(Instant::now())?;
-            end = self
-                .ended
-                .wait_timeout(end, left)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        });
+        ended.await.unwrap_or(None)
     }
 }
 
@@ -192,8 +197,7 @@ impl Drop for Leading<'_> {
             .unwrap_or_else(|e| e.into_inner())
             .take()
             .unwrap_or(Ended::Done);
-        *self.flight.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(ended);
-        self.flight.ended.notify_all();
+        self.flight.end.send_replace(Some(ended));
     }
 }
 
@@ -208,6 +212,14 @@ mod tests {
 
     fn secs(n: u64) -> Instant {
         Instant::now() + Duration::from_secs(n)
+    }
+
+    fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+            .block_on(f)
     }
 
     #[test]
@@ -225,10 +237,14 @@ mod tests {
         assert_eq!(f.joined(), 1);
         // Not ended: the wait stops at its deadline.
         let t = Instant::now();
-        assert_eq!(following.wait(t + Duration::from_millis(50)), Waited::Late);
+        assert_eq!(
+            block(following.wait(t + Duration::from_millis(50))),
+            Waited::Late
+        );
         assert!(t.elapsed() >= Duration::from_millis(50));
         std::thread::scope(|scope| {
-            let waiter = scope.spawn(|| following.wait(secs(60)));
+            let waiter = scope.spawn(|| block(following.wait(secs(60))));
+            std::thread::sleep(Duration::from_millis(50));
             drop(lead);
             assert_eq!(
                 waiter.join().unwrap(),
@@ -258,7 +274,7 @@ mod tests {
         let (lead, following) = lead_and_follow();
         lead.failed(busy.clone(), None);
         drop(lead);
-        assert_eq!(following.wait(secs(100)), Waited::Shared(busy));
+        assert_eq!(block(following.wait(secs(100))), Waited::Shared(busy));
         assert_eq!(f.shared(), 1);
         // Past the time limit after 3 s: a waiter with 2 s left gets it, one
         // with 4 s left computes.
@@ -269,12 +285,16 @@ mod tests {
         };
         lead.failed(late.clone(), Some(Duration::from_secs(3)));
         drop(lead);
-        assert_eq!(following.wait(secs(2)), Waited::Shared(late));
-        assert_eq!(later.wait(secs(4)), Waited::Ended, "more time: computes");
+        assert_eq!(block(following.wait(secs(2))), Waited::Shared(late));
+        assert_eq!(
+            block(later.wait(secs(4))),
+            Waited::Ended,
+            "more time: computes"
+        );
         assert_eq!(f.shared(), 2);
         // Ended otherwise: computes.
         let (lead, following) = lead_and_follow();
         drop(lead);
-        assert_eq!(following.wait(secs(1)), Waited::Ended);
+        assert_eq!(block(following.wait(secs(1))), Waited::Ended);
     }
 }

@@ -7,7 +7,7 @@
 //! the response; the routes only read requests.
 
 use super::http::{accept, respond, App, Arrived};
-use super::{flight, Answer, SparqlRequest};
+use super::{flight, Answer, PreparedQuery, SparqlRequest};
 use crate::query;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -27,13 +27,115 @@ const QUEUE_PER_SLOT: usize = 64;
 /// What the query thread sends the response: first `Ready` (the media
 /// type, the query's control and its cache headers) or `Failed`, then chunks
 /// and `Done` or `Failed`; or, instead of all that, `Cached` (the response
-/// from the cache: the whole answer, or 304).
+/// from the cache: the whole answer, or 304), or `Wait` (the same answer is
+/// being computed for another request: the response waits for it, then
+/// starts a query thread again with the prepared query).
 enum Msg {
     Ready(&'static str, query::Control, Cache),
     Cached(Response),
     Chunk(Bytes),
     Done,
     Failed(Answer),
+    Wait(flight::Following, Box<PreparedQuery>),
+}
+
+/// Where a query thread starts: a request to prepare, or a query prepared
+/// by an earlier thread of the same request.
+enum Start {
+    Request(SparqlRequest),
+    Prepared(Box<PreparedQuery>),
+}
+
+/// A request's work on a query thread.
+struct Job {
+    state: std::sync::Arc<super::State>,
+    start: Start,
+    accept: Option<String>,
+    if_none_match: Option<String>,
+    head: bool,
+    deadline: Instant,
+}
+
+impl Job {
+    /// Prepares the query (unless it was), answers it from the cache, or
+    /// hands the response the computation to wait for, or leads the
+    /// computation: runs it, streaming its answer into `tx`, holding the
+    /// query slot `_permit` meanwhile.
+    fn run(self, _permit: tokio::sync::OwnedSemaphorePermit, tx: mpsc::Sender<Msg>) {
+        let Job {
+            state,
+            start,
+            accept,
+            if_none_match,
+            head,
+            deadline,
+        } = self;
+        let mut prepared = match start {
+            Start::Prepared(p) => *p,
+            Start::Request(req) => match state.prepare(&req, accept.as_deref()) {
+                Ok(p) => p,
+                Err(a) => {
+                    let _ = tx.blocking_send(Msg::Failed(a));
+                    return;
+                }
+            },
+        };
+        // From the cache: the whole answer at once, or nothing when the
+        // client's copy is the current one.
+        let mut found = state.lookup(&prepared);
+        if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
+            let _ = tx.blocking_send(Msg::Cached(r));
+            return;
+        }
+        // A miss. The same answer being computed for another request: the
+        // response waits for it. Otherwise lead: identical requests wait for
+        // this one.
+        let leading = match state.join(&prepared) {
+            Some(flight::Turn::Follow(f)) => {
+                let _ = tx.blocking_send(Msg::Wait(f, Box::new(prepared)));
+                return;
+            }
+            Some(flight::Turn::Lead(leading)) => {
+                // (Another may have ended between the lookup and now.)
+                if state.is_cached(&prepared) {
+                    found = state.lookup(&prepared);
+                }
+                Some(leading)
+            }
+            None => None,
+        };
+        if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
+            let _ = tx.blocking_send(Msg::Cached(r));
+            return;
+        }
+        let cache = |status| Cache {
+            status,
+            etag: found.etag.clone(),
+        };
+        let status = if found.etag.is_some() { "miss" } else { "off" };
+        prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
+        let ready = Msg::Ready(
+            prepared.negotiated.media_type,
+            prepared.control(),
+            cache(status),
+        );
+        if send_until(&tx, ready, deadline).is_err() || head {
+            return;
+        }
+        let mut w = ChannelWriter {
+            tx: tx.clone(),
+            buf: Vec::with_capacity(CHUNK),
+            deadline,
+        };
+        let msg = match state.run_prepared(&prepared, &mut w, leading.as_ref()) {
+            Ok(_) => match w.send() {
+                Ok(()) => Msg::Done,
+                Err(_) => return,
+            },
+            Err(a) => Msg::Failed(a),
+        };
+        let _ = send_until(&tx, msg, deadline);
+    }
 }
 
 /// Sends the response a message from the query thread, waiting at most
@@ -183,7 +285,7 @@ impl App {
         let wait =
             tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
-        let permit = match wait {
+        let mut permit = match wait {
             Ok(Ok(p)) => p,
             _ => {
                 return respond(Answer::text(
@@ -194,88 +296,7 @@ impl App {
         };
         // One blocking task parses, negotiates and runs (one hop, not two):
         // its first message says what was prepared.
-        let state = self.state.clone();
-        let (tx, mut rx) = mpsc::channel::<Msg>(4);
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let mut prepared = match state.prepare(&req, accept.as_deref()) {
-                Ok(p) => p,
-                Err(a) => {
-                    let _ = tx.blocking_send(Msg::Failed(a));
-                    return;
-                }
-            };
-            // From the cache: the whole answer at once, or nothing when the
-            // client's copy is the current one.
-            let mut found = state.lookup(&prepared);
-            if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
-                let _ = tx.blocking_send(Msg::Cached(r));
-                return;
-            }
-            // A miss. The same answer being computed for another request:
-            // wait for it (within this request's time) and send it from the
-            // cache, or its failure when this run would fail alike; it ended
-            // otherwise (stopped, too big to keep): compute it here.
-            // Otherwise lead: identical requests wait for this one.
-            let leading = match state.join(&prepared) {
-                Some(flight::Turn::Follow(f)) => match f.wait(deadline) {
-                    flight::Waited::Late => {
-                        // Its time went waiting: the time limit's 503.
-                        let limit = state.settings.timeout;
-                        let a = super::error_answer(&crate::Error::Timeout { limit });
-                        let _ = tx.blocking_send(Msg::Failed(a));
-                        return;
-                    }
-                    flight::Waited::Shared(a) => {
-                        let _ = tx.blocking_send(Msg::Failed(a));
-                        return;
-                    }
-                    flight::Waited::Ended => {
-                        found = state.lookup(&prepared);
-                        None
-                    }
-                },
-                Some(flight::Turn::Lead(leading)) => {
-                    // (Another may have ended between the lookup and now.)
-                    if state.is_cached(&prepared) {
-                        found = state.lookup(&prepared);
-                    }
-                    Some(leading)
-                }
-                None => None,
-            };
-            if let Some(r) = cached(&found, if_none_match.as_deref(), head) {
-                let _ = tx.blocking_send(Msg::Cached(r));
-                return;
-            }
-            let cache = |status| Cache {
-                status,
-                etag: found.etag.clone(),
-            };
-            let status = if found.etag.is_some() { "miss" } else { "off" };
-            prepared.limit_time(deadline.saturating_duration_since(Instant::now()));
-            let ready = Msg::Ready(
-                prepared.negotiated.media_type,
-                prepared.control(),
-                cache(status),
-            );
-            if send_until(&tx, ready, deadline).is_err() || head {
-                return;
-            }
-            let mut w = ChannelWriter {
-                tx: tx.clone(),
-                buf: Vec::with_capacity(CHUNK),
-                deadline,
-            };
-            let msg = match state.run_prepared(&prepared, &mut w, leading.as_ref()) {
-                Ok(_) => match w.send() {
-                    Ok(()) => Msg::Done,
-                    Err(_) => return,
-                },
-                Err(a) => Msg::Failed(a),
-            };
-            let _ = send_until(&tx, msg, deadline);
-        });
+        let mut start = Start::Request(req);
         // The deadline holds for the headers whatever the query thread does
         // (a parse that outlasts it included): past it (and a moment for the
         // query's own 503, which says more), 503.
@@ -285,14 +306,52 @@ impl App {
                 limit: self.state.settings.timeout,
             }))
         };
-        let (media, guard, cache) = match tokio::time::timeout_at(headers_by.into(), rx.recv())
-            .await
-        {
-            Ok(Some(Msg::Ready(media, control, cache))) => (media, CancelOnDrop(control), cache),
-            Ok(Some(Msg::Cached(r))) => return r,
-            Ok(Some(Msg::Failed(a))) => return respond(a),
-            Err(_) => return late(),
-            _ => return respond(Answer::text(500, "the query task ended without an answer")),
+        let (media, guard, cache, mut rx) = loop {
+            let (tx, mut rx) = mpsc::channel::<Msg>(4);
+            let job = Job {
+                state: self.state.clone(),
+                start,
+                accept: accept.clone(),
+                if_none_match: if_none_match.clone(),
+                head,
+                deadline,
+            };
+            tokio::task::spawn_blocking(move || job.run(permit, tx));
+            match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
+                Ok(Some(Msg::Ready(media, control, cache))) => {
+                    break (media, CancelOnDrop(control), cache, rx)
+                }
+                Ok(Some(Msg::Cached(r))) => return r,
+                Ok(Some(Msg::Failed(a))) => return respond(a),
+                // The same answer is being computed for another request:
+                // wait for it here, on this request's task (no thread, no
+                // query slot), within this request's time; then its failure
+                // when this run would fail alike, or else a slot again to
+                // take the answer from the cache or compute it.
+                Ok(Some(Msg::Wait(following, prepared))) => {
+                    match following.wait(deadline).await {
+                        flight::Waited::Late => return late(),
+                        flight::Waited::Shared(a) => return respond(a),
+                        flight::Waited::Ended => {}
+                    }
+                    let again = tokio::time::timeout_at(
+                        deadline.into(),
+                        self.permits.clone().acquire_owned(),
+                    );
+                    permit = match again.await {
+                        Ok(Ok(p)) => p,
+                        _ => {
+                            return respond(Answer::text(
+                                503,
+                                "the server is busy: no query slot became free in time",
+                            ))
+                        }
+                    };
+                    start = Start::Prepared(prepared);
+                }
+                Err(_) => return late(),
+                _ => return respond(Answer::text(500, "the query task ended without an answer")),
+            }
         };
         if head {
             drop(guard);
@@ -311,7 +370,7 @@ impl App {
             Ok(Some(Msg::Done)) => return cache.mark(whole(media, held)),
             Ok(Some(Msg::Chunk(b))) => held.push(b),
             Err(_) => return late(),
-            Ok(Some(Msg::Ready(..) | Msg::Cached(..)) | None) => {
+            Ok(Some(Msg::Ready(..) | Msg::Cached(..) | Msg::Wait(..)) | None) => {
                 return respond(Answer::text(500, "the query ended without an answer"))
             }
         }
@@ -320,7 +379,7 @@ impl App {
                 Ok(Msg::Chunk(b)) => held.push(b),
                 Ok(Msg::Done) => return cache.mark(whole(media, held)),
                 Ok(Msg::Failed(a)) => return respond(a),
-                Ok(Msg::Ready(..) | Msg::Cached(..)) | Err(_) => break,
+                Ok(Msg::Ready(..) | Msg::Cached(..) | Msg::Wait(..)) | Err(_) => break,
             }
         }
         // The rest streams; a failure mid-answer (time limit, size limit)
@@ -332,7 +391,7 @@ impl App {
                 }
                 match rx.recv().await {
                     Some(Msg::Chunk(b)) => Some((Ok(b), (rx, guard, false))),
-                    Some(Msg::Done | Msg::Ready(..) | Msg::Cached(..)) => None,
+                    Some(Msg::Done | Msg::Ready(..) | Msg::Cached(..) | Msg::Wait(..)) => None,
                     // The query thread ended without `Done` (it gave up on a
                     // client that did not read): cut, never a short whole.
                     None => Some((

@@ -430,3 +430,39 @@ fn identical_runaways_share_the_first_one_s_time_limit() {
         "{stats}"
     );
 }
+
+/// Requests waiting for another's computation of their answer leave their
+/// query slots to other queries: with two slots, a runaway and three
+/// identical copies of it, another query is still answered (before, the
+/// runaway and one copy held both slots, and it got 503 when its time ran
+/// out waiting for one).
+#[test]
+fn requests_waiting_for_an_identical_one_leave_their_slots_to_others() {
+    let s = serve(
+        &[corpus().join("loads")],
+        &["--max-concurrent", "2", "--timeout", "4"],
+    );
+    let c = client();
+    warmed(&c, &s, 0);
+    let runaway = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let (copies, other) = std::thread::scope(|scope| {
+        let copies: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| post(&client(), &s, runaway).status().as_u16()))
+            .collect();
+        // Once all four are in (the first running, three waiting for it).
+        let t = Instant::now();
+        while cache(&c, &s)["joined"].as_u64().unwrap() < 3 {
+            assert!(
+                t.elapsed() < Duration::from_secs(3),
+                "the copies never joined"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let other = post(&c, &s, "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }");
+        let other = (other.status().as_u16(), other.text().unwrap());
+        let copies: Vec<u16> = copies.into_iter().map(|h| h.join().unwrap()).collect();
+        (copies, other)
+    });
+    assert_eq!(copies, vec![503; 4]);
+    assert_eq!(other.0, 200, "{}", other.1);
+}
