@@ -233,6 +233,7 @@ impl State {
         let (store, generation) = self.snapshot();
         let mut tee = Tee {
             out,
+            written: 0,
             kept: prepared.key.as_ref().map(|_| Vec::new()),
             room: cache::largest_answer(self.settings.cache_bytes),
         };
@@ -244,6 +245,7 @@ impl State {
             prepared.negotiated.format,
             &mut tee,
         );
+        let written = tee.written;
         if let (Ok(_), Some(key)) = (&r, &prepared.key) {
             match tee.kept {
                 Some(body) => {
@@ -269,7 +271,10 @@ impl State {
             Error::Timeout { .. } => {
                 let limit = self.settings.timeout;
                 let plain = error_answer(&Error::Timeout { limit });
-                if let Some(l) = leading {
+                // Shared only when its time went computing: less than a
+                // streamed chunk written, it never waited on its client (a
+                // slow reader is not the waiters' fate).
+                if let (Some(l), true) = (leading, written < super::stream::CHUNK as u64) {
                     l.failed(plain.clone(), Some(started.elapsed()));
                 }
                 let waited = limit.saturating_sub(prepared.opts.timeout);
@@ -346,6 +351,7 @@ fn raw(req: &SparqlRequest, accept: Option<&str>) -> Option<cache::Raw> {
 /// `room` bytes (past it the copy is dropped: too big to cache).
 struct Tee<'a> {
     out: &'a mut (dyn std::io::Write + Send),
+    written: u64,
     kept: Option<Vec<u8>>,
     room: u64,
 }
@@ -353,6 +359,7 @@ struct Tee<'a> {
 impl std::io::Write for Tee<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         let n = self.out.write(data)?;
+        self.written += n as u64;
         if let Some(kept) = &mut self.kept {
             if (kept.len() + n) as u64 > self.room {
                 self.kept = None;

@@ -12,13 +12,13 @@ use crate::query;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 /// An answer is sent in chunks of this size; a query that fails before its
 /// first chunk gets a proper error status.
-const CHUNK: usize = 64 << 10;
+pub(super) const CHUNK: usize = 64 << 10;
 
 /// How many queries may wait for a free slot per running slot before new
 /// ones are turned away with 503.
@@ -70,10 +70,10 @@ impl Job {
             head,
             deadline,
         } = self;
-        let mut prepared = match start {
-            Start::Prepared(p) => *p,
+        let (mut prepared, waited) = match start {
+            Start::Prepared(p) => (*p, true),
             Start::Request(req) => match state.prepare(&req, accept.as_deref()) {
-                Ok(p) => p,
+                Ok(p) => (p, false),
                 Err(a) => {
                     let _ = tx.blocking_send(Msg::Failed(a));
                     return;
@@ -89,8 +89,16 @@ impl Job {
         }
         // A miss. The same answer being computed for another request: the
         // response waits for it. Otherwise lead: identical requests wait for
-        // this one.
-        let leading = match state.join(&prepared) {
+        // this one. Not for HEAD, which runs nothing, nor for a request that
+        // waited once already: the computation it waited for ended with
+        // nothing to share (too big to keep, stopped), so it computes now,
+        // as the others that waited do, side by side.
+        let turn = if head || waited {
+            None
+        } else {
+            state.join(&prepared)
+        };
+        let leading = match turn {
             Some(flight::Turn::Follow(f)) => {
                 let _ = tx.blocking_send(Msg::Wait(f, Box::new(prepared)));
                 return;
@@ -127,7 +135,11 @@ impl Job {
             buf: Vec::with_capacity(CHUNK),
             deadline,
         };
-        let msg = match state.run_prepared(&prepared, &mut w, leading.as_ref()) {
+        let ran = state.run_prepared(&prepared, &mut w, leading.as_ref());
+        // The answer is cached (or the failure recorded): the waiters need
+        // not wait for this client to read the last chunk.
+        drop(leading);
+        let msg = match ran {
             Ok(_) => match w.send() {
                 Ok(()) => Msg::Done,
                 Err(_) => return,
@@ -239,6 +251,27 @@ fn matches(if_none_match: &str, etag: &str) -> bool {
         .any(|t| t.trim() == "*" || bare(t) == bare(etag))
 }
 
+/// A request counted among those waiting for a query slot while this
+/// lives. A request whose client leaves while it waits is dropped in the
+/// middle of its wait, so the count is given back on drop, not after the
+/// wait: 70 clients that left a queue used to stay counted for good, and
+/// every later query got 503 "too many queries at once".
+struct Queued<'a>(&'a AtomicUsize);
+
+impl<'a> Queued<'a> {
+    /// Counts a request in; also returns how many were waiting before it.
+    fn enter(waiting: &'a AtomicUsize) -> (Queued<'a>, usize) {
+        let ahead = waiting.fetch_add(1, Ordering::SeqCst);
+        (Queued(waiting), ahead)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Cancels a query when the request or its response is dropped before the
 /// query finished (a client that went away).
 struct CancelOnDrop(query::Control);
@@ -270,8 +303,8 @@ impl App {
             }
         }
         let limit = self.state.settings.max_concurrent.max(1);
-        if self.waiting.fetch_add(1, Ordering::SeqCst) >= limit * (QUEUE_PER_SLOT + 1) {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
+        let (queued, ahead) = Queued::enter(&self.waiting);
+        if ahead >= limit * (QUEUE_PER_SLOT + 1) {
             return respond(Answer::text(
                 503,
                 "too many queries at once; try again shortly",
@@ -284,7 +317,7 @@ impl App {
         let deadline = arrived.map_or_else(Instant::now, |a| a.0) + self.state.settings.timeout;
         let wait =
             tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        drop(queued);
         let mut permit = match wait {
             Ok(Ok(p)) => p,
             _ => {
@@ -334,11 +367,14 @@ impl App {
                         flight::Waited::Shared(a) => return respond(a),
                         flight::Waited::Ended => {}
                     }
+                    let queued = Queued::enter(&self.waiting);
                     let again = tokio::time::timeout_at(
                         deadline.into(),
                         self.permits.clone().acquire_owned(),
-                    );
-                    permit = match again.await {
+                    )
+                    .await;
+                    drop(queued);
+                    permit = match again {
                         Ok(Ok(p)) => p,
                         _ => {
                             return respond(Answer::text(

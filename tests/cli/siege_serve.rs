@@ -340,6 +340,43 @@ fn five_hundred_runaways_at_once_end_within_the_limit_plus_two_seconds() {
     settles(&s, idle, 200.0);
 }
 
+/// Clients that leave while their queries wait for a slot are no longer
+/// counted as waiting: 70 of them (past the queue of 65 for one slot) used
+/// to stay counted for good, and every later query got 503 "too many
+/// queries at once".
+#[test]
+fn clients_that_leave_the_queue_do_not_stay_counted_in_it() {
+    let (s, _) = started(&["--timeout", "3", "--max-concurrent", "1"]);
+    let send = |q: &str| {
+        let body = format!("query={}", encoded(q));
+        let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        write!(
+            c,
+            "POST /sparql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        c
+    };
+    // One runaway holds the slot; 70 different ones queue, then leave.
+    let _running = send(RUNAWAY);
+    std::thread::sleep(Duration::from_millis(300));
+    let queued: Vec<TcpStream> = (0..70).map(|i| send(&format!("{RUNAWAY} # {i}"))).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(queued);
+    // Past the runaway's limit, the slot is free and no one waits.
+    std::thread::sleep(Duration::from_secs(4));
+    for i in 0..3 {
+        let r = client()
+            .get(format!("{}/sparql", s.base))
+            .query(&[("query", format!("ASK {{ ?s ?p {i} }}"))])
+            .send()
+            .unwrap();
+        let status = r.status();
+        assert_eq!(status, 200, "{}", r.text().unwrap());
+    }
+}
+
 #[test]
 fn a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited() {
     let dir = tempfile::tempdir().unwrap();
