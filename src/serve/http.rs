@@ -219,10 +219,8 @@ async fn store_get(
     }
     let state = app.state.clone();
     let accept = accept(&headers);
-    let a = tokio::task::spawn_blocking(move || state.graph(graph.as_deref(), accept.as_deref()))
+    app.in_slot(move || state.graph(graph.as_deref(), accept.as_deref()))
         .await
-        .unwrap_or_else(|e| Answer::text(500, e.to_string()));
-    respond(a)
 }
 
 async fn checkpoints(AxState(app): AxState<App>) -> Response {
@@ -242,10 +240,7 @@ async fn checkpoint(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Respon
         return respond(Answer::text(400, "pass ?graph=IRI"));
     };
     let state = app.state.clone();
-    let a = tokio::task::spawn_blocking(move || state.checkpoint_file(&graph))
-        .await
-        .unwrap_or_else(|e| Answer::text(500, e.to_string()));
-    respond(a)
+    app.in_slot(move || state.checkpoint_file(&graph)).await
 }
 
 async fn errors(AxState(app): AxState<App>) -> Response {

@@ -184,7 +184,7 @@ pub(super) async fn export(
         .unwrap_or("localhost")
         .to_string();
     let state = app.state.clone();
-    let a = tokio::task::spawn_blocking(move || {
+    app.in_slot(move || {
         if format == "eee" {
             return state.eee_file(&graph, file.as_deref());
         }
@@ -196,6 +196,4 @@ pub(super) async fn export(
         )
     })
     .await
-    .unwrap_or_else(|e| Answer::text(500, e.to_string()));
-    respond(a)
 }

@@ -283,6 +283,39 @@ impl Drop for CancelOnDrop {
 }
 
 impl App {
+    /// Runs `work` on the blocking pool within a query slot, waiting for one
+    /// at most the time limit (503 past it, or at once when too many wait):
+    /// reading a whole graph or writing an export costs what a query does,
+    /// and as many at once as clients ask would hold as much memory.
+    pub(super) async fn in_slot(&self, work: impl FnOnce() -> Answer + Send + 'static) -> Response {
+        let limit = self.state.settings.max_concurrent.max(1);
+        let (queued, ahead) = Queued::enter(&self.waiting);
+        if ahead >= limit * (QUEUE_PER_SLOT + 1) {
+            return respond(Answer::text(
+                503,
+                "too many queries at once; try again shortly",
+            ));
+        }
+        let deadline = Instant::now() + self.state.settings.timeout;
+        let wait =
+            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
+        drop(queued);
+        let Ok(Ok(permit)) = wait else {
+            return respond(Answer::text(
+                503,
+                "the server is busy: no query slot became free in time",
+            ));
+        };
+        let done = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work()
+        });
+        respond(
+            done.await
+                .unwrap_or_else(|e| Answer::text(500, e.to_string())),
+        )
+    }
+
     /// Runs a query on the blocking pool once a slot is free; too many
     /// waiting queries get 503 at once rather than piling up. The answer is
     /// streamed; HEAD gets the headers a GET would, without running it.

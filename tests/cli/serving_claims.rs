@@ -130,6 +130,9 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         &[
             "eight_runaways_do_not_starve_an_ask_and_sigterm_stops_the_server",
             "a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited",
+            "graph_reads_and_files_wait_for_a_query_slot",
+            "clients_that_leave_the_queue_do_not_stay_counted_in_it",
+            "requests_waiting_for_an_identical_one_leave_their_slots_to_others",
         ],
     ),
     (

@@ -377,6 +377,54 @@ fn clients_that_leave_the_queue_do_not_stay_counted_in_it() {
     }
 }
 
+/// Reading a whole graph or an export takes a query slot as a query does:
+/// with the one slot held by a runaway for its 2 s, a `/store` read and a
+/// canonical file wait for it (they used to run at once, as many as clients
+/// asked, each holding its graph in memory).
+#[test]
+fn graph_reads_and_files_wait_for_a_query_slot() {
+    let (s, _) = started(&["--timeout", "2", "--max-concurrent", "1"]);
+    let listed: serde_json::Value = client()
+        .get(format!("{}/checkpoints", s.base))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let graph = listed[0]["graph"].as_str().unwrap().to_string();
+    std::thread::scope(|scope| {
+        let runaway = scope.spawn(|| {
+            client()
+                .post(format!("{}/sparql", s.base))
+                .form(&[("query", RUNAWAY)])
+                .send()
+                .unwrap()
+                .status()
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        for route in ["store", "checkpoint"] {
+            let t = Instant::now();
+            let r = client()
+                .get(format!("{}/{route}", s.base))
+                .query(&[("graph", &graph)])
+                .send()
+                .unwrap();
+            let status = r.status();
+            let body = r.text().unwrap();
+            assert_eq!(status, 200, "/{route}: {body}");
+            assert!(!body.is_empty(), "/{route}");
+            if route == "store" {
+                // It waited for the runaway's slot (most of its 2 s).
+                assert!(
+                    t.elapsed() >= Duration::from_secs(1),
+                    "/{route}: {:?}",
+                    t.elapsed()
+                );
+            }
+        }
+        assert_eq!(runaway.join().unwrap(), 503);
+    });
+}
+
 #[test]
 fn a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited() {
     let dir = tempfile::tempdir().unwrap();
