@@ -14,7 +14,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 /// An answer is sent in chunks of this size; a query that fails before its
 /// first chunk gets a proper error status.
@@ -61,7 +61,7 @@ impl Job {
     /// hands the response the computation to wait for, or leads the
     /// computation: runs it, streaming its answer into `tx`, holding the
     /// query slot `_permit` meanwhile.
-    fn run(self, _permit: tokio::sync::OwnedSemaphorePermit, tx: mpsc::Sender<Msg>) {
+    fn run(self, _permit: OwnedSemaphorePermit, tx: mpsc::Sender<Msg>) {
         let Job {
             state,
             start,
@@ -283,28 +283,40 @@ impl Drop for CancelOnDrop {
 }
 
 impl App {
+    /// A query slot, waited for until `deadline`: 503 past it, or at once
+    /// when too many wait already.
+    async fn slot(&self, deadline: Instant) -> Result<OwnedSemaphorePermit, Response> {
+        let limit = self.state.settings.max_concurrent.max(1);
+        let (queued, ahead) = Queued::enter(&self.waiting);
+        if ahead >= limit * (QUEUE_PER_SLOT + 1) {
+            return Err(respond(Answer::text(
+                503,
+                "too many queries at once; try again shortly",
+            )));
+        }
+        let wait =
+            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
+        drop(queued);
+        match wait {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(respond(Answer::text(
+                503,
+                "the server is busy: no query slot became free in time",
+            ))),
+        }
+    }
+
     /// Runs `work` on the blocking pool within a query slot, waiting for one
     /// at most the time limit (503 past it, or at once when too many wait):
     /// reading a whole graph or writing an export costs what a query does,
     /// and as many at once as clients ask would hold as much memory.
     pub(super) async fn in_slot(&self, work: impl FnOnce() -> Answer + Send + 'static) -> Response {
-        let limit = self.state.settings.max_concurrent.max(1);
-        let (queued, ahead) = Queued::enter(&self.waiting);
-        if ahead >= limit * (QUEUE_PER_SLOT + 1) {
-            return respond(Answer::text(
-                503,
-                "too many queries at once; try again shortly",
-            ));
-        }
-        let deadline = Instant::now() + self.state.settings.timeout;
-        let wait =
-            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
-        drop(queued);
-        let Ok(Ok(permit)) = wait else {
-            return respond(Answer::text(
-                503,
-                "the server is busy: no query slot became free in time",
-            ));
+        let permit = match self
+            .slot(Instant::now() + self.state.settings.timeout)
+            .await
+        {
+            Ok(p) => p,
+            Err(r) => return r,
         };
         let done = tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -335,30 +347,14 @@ impl App {
                 return r;
             }
         }
-        let limit = self.state.settings.max_concurrent.max(1);
-        let (queued, ahead) = Queued::enter(&self.waiting);
-        if ahead >= limit * (QUEUE_PER_SLOT + 1) {
-            return respond(Answer::text(
-                503,
-                "too many queries at once; try again shortly",
-            ));
-        }
         // `--timeout` bounds the whole request from its arrival, reading its
         // body and waiting for a slot included: a query that waited its time
         // away gets none to run (so a queue of runaways drains at their
         // deadline instead of each running again).
         let deadline = arrived.map_or_else(Instant::now, |a| a.0) + self.state.settings.timeout;
-        let wait =
-            tokio::time::timeout_at(deadline.into(), self.permits.clone().acquire_owned()).await;
-        drop(queued);
-        let mut permit = match wait {
-            Ok(Ok(p)) => p,
-            _ => {
-                return respond(Answer::text(
-                    503,
-                    "the server is busy: no query slot became free in time",
-                ))
-            }
+        let mut permit = match self.slot(deadline).await {
+            Ok(p) => p,
+            Err(r) => return r,
         };
         // One blocking task parses, negotiates and runs (one hop, not two):
         // its first message says what was prepared.
@@ -400,21 +396,9 @@ impl App {
                         flight::Waited::Shared(a) => return respond(a),
                         flight::Waited::Ended => {}
                     }
-                    let queued = Queued::enter(&self.waiting);
-                    let again = tokio::time::timeout_at(
-                        deadline.into(),
-                        self.permits.clone().acquire_owned(),
-                    )
-                    .await;
-                    drop(queued);
-                    permit = match again {
-                        Ok(Ok(p)) => p,
-                        _ => {
-                            return respond(Answer::text(
-                                503,
-                                "the server is busy: no query slot became free in time",
-                            ))
-                        }
+                    permit = match self.slot(deadline).await {
+                        Ok(p) => p,
+                        Err(r) => return r,
                     };
                     start = Start::Prepared(prepared);
                 }
