@@ -75,8 +75,8 @@ impl State {
 
     /// For a request that missed the cache: leads the computation of its
     /// answer, or follows the one another request is running for the same
-    /// answer ([`super::flight`]). None when the cache is off.
-    pub fn join(&self, prepared: &PreparedQuery) -> Option<flight::Turn<'_>> {
+    /// answer (the `flight` module). None when the cache is off.
+    pub(super) fn join(&self, prepared: &PreparedQuery) -> Option<flight::Turn<'_>> {
         let key = prepared.key.as_ref()?;
         Some(self.flights.join(self.generation(), key))
     }
@@ -214,10 +214,19 @@ impl State {
     /// Runs a prepared query into `out` (streamed as it is produced); the
     /// query is listed as running meanwhile, so [`State::cancel_all`] stops it.
     /// A complete answer is also kept in the cache, for the generation of
-    /// the store it was computed on. When this run leads the computation
-    /// (`leading`), a failure the same run would meet again is told to the
-    /// requests waiting for it ([`flight::Ended::Failed`]).
+    /// the store it was computed on.
     pub fn run_prepared(
+        &self,
+        prepared: &PreparedQuery,
+        out: &mut (dyn std::io::Write + Send),
+    ) -> Result<usize, Answer> {
+        self.run_leading(prepared, out, None)
+    }
+
+    /// [`State::run_prepared`], for the request leading the computation of
+    /// its answer (`leading`): a failure the same run would meet again is
+    /// told to the requests waiting for it.
+    pub(super) fn run_leading(
         &self,
         prepared: &PreparedQuery,
         out: &mut (dyn std::io::Write + Send),
@@ -319,7 +328,7 @@ impl State {
             };
         }
         let mut body = Vec::new();
-        match self.run_prepared(&prepared, &mut body, None) {
+        match self.run_prepared(&prepared, &mut body) {
             Ok(_) => Answer {
                 status: 200,
                 content_type: prepared.negotiated.media_type.to_string(),

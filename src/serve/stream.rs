@@ -135,7 +135,7 @@ impl Job {
             buf: Vec::with_capacity(CHUNK),
             deadline,
         };
-        let ran = state.run_prepared(&prepared, &mut w, leading.as_ref());
+        let ran = state.run_leading(&prepared, &mut w, leading.as_ref());
         // The answer is cached (or the failure recorded): the waiters need
         // not wait for this client to read the last chunk.
         drop(leading);

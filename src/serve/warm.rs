@@ -147,7 +147,7 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
                 state.set_warming(None);
                 return None;
             }
-            let done = state.run_prepared(&prepared, &mut std::io::sink(), leading.as_ref());
+            let done = state.run_leading(&prepared, &mut std::io::sink(), leading.as_ref());
             state.set_warming(None);
             match done {
                 Ok(_) => answers += 1,
