@@ -202,13 +202,7 @@ fn queries_past_their_memory_limit_end_with_503_and_give_it_back() {
     // limit, as each would be) is the others' too, not computed again.
     let q = "SELECT (COUNT(DISTINCT *) AS ?n) WHERE {?a ?b ?c . ?d ?e ?f}";
     let shared = |s: &Server| -> u64 {
-        let v: serde_json::Value = client()
-            .get(format!("{}/cache", s.base))
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        v["shared_failures"]
+        crate::serve_cache::cache(&client(), s)["shared_failures"]
             .as_u64()
             .expect("/cache counts shared failures")
     };

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use crate::kld;
-use crate::serve::{client, python, serve, serve_logged};
+use crate::serve::{client, python, serve, serve_logged, RUNAWAY};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -122,7 +122,7 @@ fn runaway_queries_stop_at_the_time_limit_and_leave_no_load() {
         200
     );
     let idle = rss_mb(pid);
-    let count = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let count = RUNAWAY;
     let t = Instant::now();
     let r = c
         .post(format!("{}/sparql", s.base))
@@ -181,7 +181,7 @@ fn runaway_queries_stop_at_the_time_limit_and_leave_no_load() {
 #[test]
 fn eight_runaways_do_not_starve_an_ask_and_sigterm_stops_the_server() {
     let s = serve(&examples(), &["--timeout", "3", "--max-concurrent", "2"]);
-    let count = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let count = RUNAWAY;
     let runaways: Vec<_> = (0..8)
         .map(|_| {
             let url = format!("{}/sparql", s.base);
@@ -336,10 +336,7 @@ fn protocol_edges_answer_as_the_protocol_says() {
     let t = Instant::now();
     let r = c
         .head(format!("{}/sparql", s.base))
-        .query(&[(
-            "query",
-            "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",
-        )])
+        .query(&[("query", RUNAWAY)])
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);
@@ -486,12 +483,7 @@ fn kld_query_answers_hostile_queries_or_exits_with_a_clear_error() {
     let out = kld()
         .arg("query")
         .args(examples())
-        .args([
-            "--timeout",
-            "3",
-            "-e",
-            "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",
-        ])
+        .args(["--timeout", "3", "-e", RUNAWAY])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

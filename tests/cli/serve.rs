@@ -11,6 +11,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// A query that runs until its time limit (a count over a cartesian
+/// product of every quad four times) and is answered 503.
+pub(crate) const RUNAWAY: &str =
+    "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+
 /// A `kld serve` process on a free loopback port, killed by PID when dropped.
 pub(crate) struct Server {
     pub(crate) guard: ServerGuard,

@@ -5,7 +5,7 @@
 //! is compared with a server run with `--cache-mb 0`.
 
 use crate::common::*;
-use crate::serve::{client, rows, serve, Server};
+use crate::serve::{client, rows, serve, Server, RUNAWAY};
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -38,7 +38,7 @@ fn at_once(s: &Server, query: &str, n: usize) -> Vec<(String, Vec<u8>)> {
     })
 }
 
-fn cache(c: &Client, s: &Server) -> Value {
+pub(crate) fn cache(c: &Client, s: &Server) -> Value {
     c.get(format!("{}/cache", s.base))
         .send()
         .unwrap()
@@ -321,7 +321,7 @@ fn a_timed_out_query_is_not_cached() {
     let s = serve(&[corpus().join("loads")], &["--timeout", "1"]);
     let c = client();
     warmed(&c, &s, 0);
-    let runaway = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let runaway = RUNAWAY;
     for _ in 0..2 {
         let r = post(&c, &s, runaway);
         assert_eq!(r.status(), 503);
@@ -349,10 +349,7 @@ fn a_repeated_request_is_answered_while_every_query_slot_is_busy() {
         std::thread::spawn(move || {
             client()
                 .post(url)
-                .form(&[(
-                    "query",
-                    "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }",
-                )])
+                .form(&[("query", RUNAWAY)])
                 .send()
                 .unwrap()
                 .status()
@@ -405,7 +402,7 @@ fn identical_runaways_share_the_first_one_s_time_limit() {
     let c = client();
     warmed(&c, &s, 0);
     let before = cache(&c, &s)["shared_failures"].as_u64().unwrap();
-    let q = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let q = RUNAWAY;
     let got: Vec<(u16, String)> = std::thread::scope(|scope| {
         let hs: Vec<_> = (0..3)
             .map(|i| {
@@ -444,7 +441,7 @@ fn requests_waiting_for_an_identical_one_leave_their_slots_to_others() {
     );
     let c = client();
     warmed(&c, &s, 0);
-    let runaway = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
+    let runaway = RUNAWAY;
     let (copies, other) = std::thread::scope(|scope| {
         let copies: Vec<_> = (0..4)
             .map(|_| scope.spawn(|| post(&client(), &s, runaway).status().as_u16()))

@@ -5,7 +5,7 @@
 //! enough; every loop is bounded and every server stops with its guard.
 
 use crate::hostile_serve::{other_site, rss_mb};
-use crate::serve::{client, python, serve, serve_logged};
+use crate::serve::{client, python, serve, serve_logged, RUNAWAY};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -15,8 +15,6 @@ fn examples() -> Vec<PathBuf> {
     vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")]
 }
 
-/// A query that runs until its time limit and answers 503.
-const RUNAWAY: &str = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }";
 /// A query whose answer streams until its time limit.
 const ENDLESS: &str = "SELECT * { ?a ?b ?c . ?d ?e ?f }";
 
