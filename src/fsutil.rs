@@ -337,18 +337,25 @@ pub fn input_len(path: &Path) -> Result<u64> {
 /// Expands FILE|DIR arguments: files as given, directories searched recursively
 /// for files ending in one of `exts` (sorted, hidden entries skipped).
 pub fn collect_inputs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
-    collect(args, exts, false)
+    collect(args, exts, &|_| false)
 }
 
-/// [`collect_inputs`], with Karenina run folders (directories holding
-/// `run_manifest.json`) as inputs themselves: given, or found while
-/// searching, a run folder is one input and is not searched.
-pub fn collect_inputs_and_runs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
-    collect(args, exts, true)
+/// [`collect_inputs`], with the directories `is_unit` accepts (Karenina run
+/// folders, told by the caller) as inputs themselves: given, or found while
+/// searching, such a directory is one input and is not searched.
+pub fn collect_inputs_and_units(
+    args: &[PathBuf],
+    exts: &[&str],
+    is_unit: &dyn Fn(&Path) -> bool,
+) -> Vec<Result<PathBuf>> {
+    collect(args, exts, is_unit)
 }
 
-fn collect(args: &[PathBuf], exts: &[&str], runs: bool) -> Vec<Result<PathBuf>> {
-    let is_run = |d: &Path| runs && crate::results::run_folder::is_run_folder(d);
+fn collect(
+    args: &[PathBuf],
+    exts: &[&str],
+    is_run: &dyn Fn(&Path) -> bool,
+) -> Vec<Result<PathBuf>> {
     let mut out = Vec::new();
     for a in args {
         if is_stdio(a) {
@@ -360,7 +367,7 @@ fn collect(args: &[PathBuf], exts: &[&str], runs: bool) -> Vec<Result<PathBuf>> 
             Ok(m) if m.is_dir() && is_run(a) => out.push(Ok(a.clone())),
             Ok(m) if m.is_dir() => {
                 let mut found = Vec::new();
-                walk(a, exts, runs, &mut found, &mut out);
+                walk(a, exts, is_run, &mut found, &mut out);
                 found.sort();
                 out.extend(found.into_iter().map(Ok));
             }
@@ -377,7 +384,7 @@ fn collect(args: &[PathBuf], exts: &[&str], runs: bool) -> Vec<Result<PathBuf>> 
 fn walk(
     dir: &Path,
     exts: &[&str],
-    runs: bool,
+    is_run: &dyn Fn(&Path) -> bool,
     found: &mut Vec<PathBuf>,
     errs: &mut Vec<Result<PathBuf>>,
 ) {
@@ -395,10 +402,8 @@ fn walk(
             continue;
         }
         match entry.file_type() {
-            Ok(t) if t.is_dir() && runs && crate::results::run_folder::is_run_folder(&p) => {
-                found.push(p)
-            }
-            Ok(t) if t.is_dir() => walk(&p, exts, runs, found, errs),
+            Ok(t) if t.is_dir() && is_run(&p) => found.push(p),
+            Ok(t) if t.is_dir() => walk(&p, exts, is_run, found, errs),
             Ok(_) => {
                 let n = name.to_string_lossy();
                 if exts.iter().any(|e| n.ends_with(e)) {

@@ -86,7 +86,11 @@ pub fn find(args: &[PathBuf], wanted: &[Kind]) -> Found {
     let exts = [
         ".jsonld", ".json", ".csv", ".db", ".sqlite", ".sqlite3", ".state",
     ];
-    for r in crate::fsutil::collect_inputs_and_runs(args, &exts) {
+    for r in crate::fsutil::collect_inputs_and_units(
+        args,
+        &exts,
+        &crate::results::run_folder::is_run_folder,
+    ) {
         match r {
             Ok(p) if args.contains(&p) => found.files.push(p),
             // Run folders, Karenina's database and an unfinished run's

@@ -159,7 +159,6 @@ pub mod memory;
 pub mod merge;
 pub mod model;
 pub mod preset;
-pub mod pyjson;
 pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
@@ -179,6 +178,8 @@ pub use error::{Diagnostic, Error, Report, Result, Severity};
 /// This library's version (what `kld --version` prints).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Python's `json.dump` bytes, [`json::py`] (its old path).
+pub use json::py as pyjson;
 /// The former name of [`sparql`].
 #[doc(hidden)]
 pub use sparql as query;

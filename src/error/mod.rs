@@ -250,10 +250,10 @@ pub enum Error {
         formats: &'static str,
     },
     /// A result format that cannot carry the query form's answer.
-    #[error("{} answers in {formats}", form.keyword())]
+    #[error("{form} answers in {formats}")]
     WrongFormat {
-        /// The query's form.
-        form: crate::sparql::QueryForm,
+        /// The query form's keyword (`SELECT`, `ASK`, `CONSTRUCT`, `DESCRIBE`).
+        form: &'static str,
         /// The formats that fit it.
         formats: &'static str,
     },

@@ -10,6 +10,7 @@
 
 mod locate;
 mod parse;
+pub mod py;
 
 pub use locate::{line_col, line_cols, locate_paths, path_at_offset};
 pub use parse::{parse, ParseFailure, MAX_DEPTH};
@@ -55,7 +56,7 @@ impl Number {
 
     /// A number from an `f64` written in Python `repr` form.
     pub fn from_f64(v: f64) -> Self {
-        Number(crate::pyjson::float_repr(v).into())
+        Number(py::float_repr(v).into())
     }
 
     /// A number from an integer.
@@ -213,7 +214,7 @@ impl Json {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Json::Number(n) => out.push_str(n.lexical()),
-            Json::String(s) => crate::pyjson::escape_into(out, s, false),
+            Json::String(s) => py::escape_into(out, s, false),
             Json::Array(a) => {
                 out.push('[');
                 for (i, x) in a.iter().enumerate() {
@@ -230,7 +231,7 @@ impl Json {
                     if i > 0 {
                         out.push(',');
                     }
-                    crate::pyjson::escape_into(out, k, false);
+                    py::escape_into(out, k, false);
                     out.push(':');
                     x.write_compact(out);
                 }

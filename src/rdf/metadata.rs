@@ -24,7 +24,7 @@
 //! checkpoint from the lossless triples alone, which is why the round trip
 //! stays byte for byte. `docs/mapping.md` documents the mapping.
 
-use super::lossless::{Emit, Key};
+use super::emit::{Emit, Key};
 use crate::json::{self, Json, Object};
 use crate::model::Property;
 
@@ -179,7 +179,7 @@ mod tests {
     /// The JSON-LD members the structured reading adds to a question.
     fn added(props: &[Property]) -> String {
         let mut q = Object::new();
-        question(&mut super::super::lossless::DocEmitter, &mut q, props);
+        question(&mut super::super::emit::DocEmitter, &mut q, props);
         Json::Object(q).to_compact()
     }
 

@@ -9,6 +9,7 @@
 //! Nothing here reads files, touches the network or sees the store.
 
 pub mod compact;
+pub mod emit;
 pub mod extract;
 pub mod identity;
 pub mod lossless;

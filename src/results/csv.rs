@@ -266,9 +266,9 @@ fn number_cell(column: &str, s: &str) -> std::result::Result<Option<Value>, Cell
         return Ok(Some(Value::from(i)));
     }
     match s.parse::<f64>() {
-        Ok(f) if f.is_nan() => Ok(Some(Value::String(super::map::NAN.into()))),
-        Ok(f) if f.is_infinite() && f > 0.0 => Ok(Some(Value::String(super::map::POS_INF.into()))),
-        Ok(f) if f.is_infinite() => Ok(Some(Value::String(super::map::NEG_INF.into()))),
+        Ok(f) if f.is_nan() => Ok(Some(Value::String(super::NAN.into()))),
+        Ok(f) if f.is_infinite() && f > 0.0 => Ok(Some(Value::String(super::POS_INF.into()))),
+        Ok(f) if f.is_infinite() => Ok(Some(Value::String(super::NEG_INF.into()))),
         Ok(_) => Ok(Some(serde_json::from_str(s).unwrap_or_else(|_| json!(s)))),
         Err(_) => Err((column.into(), format!("`{s}` is not a number"))),
     }
@@ -585,13 +585,13 @@ mod tests {
         assert_eq!(trait_cell("c", "-1").unwrap(), Some(json!(-1)));
         assert_eq!(
             trait_cell("c", "nan").unwrap(),
-            Some(json!(super::super::map::NAN))
+            Some(json!(super::super::NAN))
         );
         let m = trait_cell("c", "{'precision': 1.0, 'recall': nan}")
             .unwrap()
             .unwrap();
         assert_eq!(m["precision"], json!(1.0));
-        assert_eq!(m["recall"], json!(super::super::map::NAN));
+        assert_eq!(m["recall"], json!(super::super::NAN));
         assert!(py_dict("{'a': __import__}").is_none());
     }
 }

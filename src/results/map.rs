@@ -1,19 +1,12 @@
 //! One results row (or the run header) → quads. See the module doc of
 //! [`super`] for the vocabulary.
 
-use super::ResultsOptions;
+use super::{ResultsOptions, NAN, NEG_INF, POS_INF};
 use crate::vocab::{self, RDF_JSON, RDF_TYPE, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-
-/// Sentinel strings standing for Karenina's bare `NaN` / `Infinity` tokens.
-pub const NAN: &str = "\u{0}kld:NaN";
-/// See [`NAN`].
-pub const POS_INF: &str = "\u{0}kld:Infinity";
-/// See [`NAN`].
-pub const NEG_INF: &str = "\u{0}kld:-Infinity";
 
 /// Template fields that hold raw responses and traces (kept only on request).
 const TRACE_FIELDS: &[&str] = &[

@@ -34,10 +34,58 @@ pub mod summary;
 pub use map::{RowMapper, CSV_RESULT_ID};
 
 use crate::error::{Error, Result};
+use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
 use oxigraph::model::{GraphName, Quad};
+use oxigraph::model::{Literal, NamedNode, Term};
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, Read};
 use std::path::Path;
+
+/// Sentinel strings standing for Karenina's bare `NaN` / `Infinity` tokens.
+pub const NAN: &str = "\u{0}kld:NaN";
+/// See [`NAN`].
+pub const POS_INF: &str = "\u{0}kld:Infinity";
+/// See [`NAN`].
+pub const NEG_INF: &str = "\u{0}kld:-Infinity";
+
+/// The manifest's file name in a run folder.
+pub const MANIFEST: &str = "run_manifest.json";
+
+/// True when `dir` is a run folder (a directory holding `run_manifest.json`).
+pub fn is_run_folder(dir: &Path) -> bool {
+    dir.join(MANIFEST).is_file()
+}
+
+/// A `karenina:` term.
+pub(super) use crate::vocab::term as k;
+
+/// A timestamp: `xsd:dateTime` when RFC 3339, else a plain literal.
+pub(super) fn time(s: &str) -> Term {
+    if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
+        Term::Literal(Literal::new_typed_literal(
+            s,
+            NamedNode::new_unchecked(XSD_DATETIME),
+        ))
+    } else {
+        Term::Literal(Literal::new_simple_literal(s))
+    }
+}
+
+/// A value as an `rdf:JSON` literal.
+pub(super) fn json(v: &impl serde::Serialize) -> Term {
+    Term::Literal(Literal::new_typed_literal(
+        serde_json::to_string(v).unwrap_or_default(),
+        NamedNode::new_unchecked(RDF_JSON),
+    ))
+}
+
+/// An `xsd:integer`.
+pub(super) fn int(n: u64) -> Term {
+    Term::Literal(Literal::new_typed_literal(
+        n.to_string(),
+        NamedNode::new_unchecked(XSD_INTEGER),
+    ))
+}
 
 /// Options for reading results.
 #[derive(Clone, Copy, Debug, Default)]
@@ -106,13 +154,9 @@ pub fn nan_tokens(text: &str) -> std::borrow::Cow<'_, str> {
         let rest = &text[i..];
         let ch = rest.chars().next().unwrap_or(' ');
         if !in_str {
-            let token = [
-                ("-Infinity", map::NEG_INF),
-                ("Infinity", map::POS_INF),
-                ("NaN", map::NAN),
-            ]
-            .into_iter()
-            .find(|(tok, _)| rest.starts_with(tok));
+            let token = [("-Infinity", NEG_INF), ("Infinity", POS_INF), ("NaN", NAN)]
+                .into_iter()
+                .find(|(tok, _)| rest.starts_with(tok));
             if let Some((tok, sentinel)) = token {
                 // The sentinel starts with U+0000, escaped inside JSON text.
                 out.push_str("\"\\u0000");
@@ -427,10 +471,10 @@ mod tests {
         let t = r#"{"a": NaN, "b": "NaN and Infinity", "c": [-Infinity, Infinity], "d": "é\"NaN"}"#;
         let out = nan_tokens(t);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["a"], map::NAN);
+        assert_eq!(v["a"], NAN);
         assert_eq!(v["b"], "NaN and Infinity");
-        assert_eq!(v["c"][0], map::NEG_INF);
-        assert_eq!(v["c"][1], map::POS_INF);
+        assert_eq!(v["c"][0], NEG_INF);
+        assert_eq!(v["c"][1], POS_INF);
         assert_eq!(v["d"], "é\"NaN");
     }
 }

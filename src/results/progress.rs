@@ -177,7 +177,7 @@ pub fn is_state_input(p: &Path, given: bool) -> bool {
     else {
         return false;
     };
-    let in_run_folder = p.parent().is_some_and(super::run_folder::is_run_folder);
+    let in_run_folder = p.parent().is_some_and(super::is_run_folder);
     p.is_file() && !in_run_folder && (given || sidecars(&p.with_file_name(out)).1.is_file())
 }
 
@@ -206,7 +206,7 @@ pub fn map(
     opts: super::ResultsOptions,
     sink: &mut dyn FnMut(oxigraph::model::Quad),
 ) -> Result<String> {
-    use super::run_folder::{int, json, k, time};
+    use super::{int, json, k, time};
     use oxigraph::model::{Literal, NamedOrBlankNode, Quad, Term};
     let mut m = super::Mapping::new(graph, opts, sink);
     let jsonl = sidecars(&output_of(state_file)).1;

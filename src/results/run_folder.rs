@@ -21,20 +21,13 @@
 
 use super::{located, ResultsOptions, Visit};
 use crate::error::Result;
-use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
-use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use oxigraph::model::{GraphName, Literal, NamedOrBlankNode, Quad, Term};
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The manifest's file name in a run folder.
-pub const MANIFEST: &str = "run_manifest.json";
-
-/// True when `dir` is a run folder (a directory holding `run_manifest.json`).
-pub fn is_run_folder(dir: &Path) -> bool {
-    dir.join(MANIFEST).is_file()
-}
+pub use super::{is_run_folder, MANIFEST};
 
 /// A run's lifecycle status (`RunStatus`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -336,32 +329,7 @@ fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
     ))
 }
 
-pub(super) use crate::vocab::term as k;
-
-pub(super) fn time(s: &str) -> Term {
-    if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
-        Term::Literal(Literal::new_typed_literal(
-            s,
-            NamedNode::new_unchecked(XSD_DATETIME),
-        ))
-    } else {
-        Term::Literal(Literal::new_simple_literal(s))
-    }
-}
-
-pub(super) fn json(v: &impl serde::Serialize) -> Term {
-    Term::Literal(Literal::new_typed_literal(
-        serde_json::to_string(v).unwrap_or_default(),
-        NamedNode::new_unchecked(RDF_JSON),
-    ))
-}
-
-pub(super) fn int(n: u64) -> Term {
-    Term::Literal(Literal::new_typed_literal(
-        n.to_string(),
-        NamedNode::new_unchecked(XSD_INTEGER),
-    ))
-}
+use super::{int, json, k, time};
 
 fn models(ms: &[ModelIdentity]) -> Value {
     Value::Array(

@@ -7,7 +7,7 @@
 //! accept it, compressed once per process (flate2) rather than per request;
 //! and nothing in it is fetched from anywhere but this server.
 
-use super::http::asset;
+use super::asset;
 use crate::query::PREDEFINED;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

@@ -8,7 +8,7 @@
 //! requests to `127.0.0.1`; without `Access-Control-Allow-Origin` it cannot
 //! read the answers (and [`super::guard`] refuses to run what it sends).
 
-use super::{catalogue, refuse_update, Answer, SparqlRequest, State};
+use super::{asset, catalogue, refuse_update, Answer, SparqlRequest, State};
 use crate::query;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path as UrlPath, RawQuery, Request, State as AxState};
@@ -248,17 +248,6 @@ async fn errors(AxState(app): AxState<App>) -> Response {
         "watching": app.watching,
         "errors": app.state.errors(),
     })))
-}
-
-/// A page asset or other fixed body: 200 with its content type (a static
-/// body is sent without a copy).
-pub(super) fn asset(ctype: &'static str, body: impl Into<Body>) -> Response {
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, HeaderValue::from_static(ctype))],
-        body.into(),
-    )
-        .into_response()
 }
 
 /// The routes of `kld serve` over `state`, for a server bound to `bound`:

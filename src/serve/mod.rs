@@ -493,3 +493,16 @@ pub fn catalogue() -> serde_json::Value {
             .collect(),
     )
 }
+
+/// A page asset or other fixed body: 200 with its content type (a static
+/// body is sent without a copy).
+fn asset(ctype: &'static str, body: impl Into<axum::body::Body>) -> axum::response::Response {
+    use axum::http::{header, HeaderValue, StatusCode};
+    use axum::response::IntoResponse;
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, HeaderValue::from_static(ctype))],
+        body.into(),
+    )
+        .into_response()
+}

@@ -95,7 +95,7 @@ impl QueryForm {
             Ok(())
         } else {
             Err(Error::WrongFormat {
-                form: self,
+                form: self.keyword(),
                 formats: self.formats(),
             })
         }

@@ -6,7 +6,7 @@
 //! Canonical files are only canonical if every byte matches, so this module owns
 //! those rules in one place.
 
-use crate::json::{Json, Number, PyNumber};
+use super::{Json, Number, PyNumber};
 
 /// Python's `repr(float)`: shortest round-trip digits, exponent form when the
 /// decimal exponent is < -4 or >= 16 (`1e-05`, `1e+16`), otherwise fixed with at
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn layout_matches_indent_2() {
-        let v = crate::json::parse(br#"{"a": [], "b": {}, "c": [1, {"d": null}]}"#).unwrap();
+        let v = super::parse(br#"{"a": [], "b": {}, "c": [1, {"d": null}]}"#).unwrap();
         assert_eq!(
             dumps(&v, false),
             "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    {\n      \"d\": null\n    }\n  ]\n}"
