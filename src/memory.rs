@@ -282,9 +282,20 @@ pub fn release() {
     }
 }
 
+/// Why a text is not a size ([`parse_size`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// Not a number with an optional unit.
+    #[error("{0:?} is not a size (e.g. 512M, 2G or a number of bytes)")]
+    NotASize(String),
+    /// Zero, negative or not finite.
+    #[error("{0:?}: a size must be positive")]
+    NotPositive(String),
+}
+
 /// Parses a size: bytes, or a number with a `K`, `M`, `G` or `T` suffix
 /// (powers of 1024; an optional `B` or `iB` after it), e.g. `512M`, `1.5G`.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     let t = text.trim();
     let lower = t.to_ascii_lowercase();
     let digits = lower.trim_end_matches("ib").trim_end_matches('b');
@@ -298,9 +309,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let n: f64 = number
         .trim()
         .parse()
-        .map_err(|_| format!("{t:?} is not a size (e.g. 512M, 2G or a number of bytes)"))?;
+        .map_err(|_| SizeError::NotASize(t.to_string()))?;
     if !(n.is_finite() && n > 0.0) {
-        return Err(format!("{t:?}: a size must be positive"));
+        return Err(SizeError::NotPositive(t.to_string()));
     }
     Ok((n * (1u64 << shift) as f64) as u64)
 }

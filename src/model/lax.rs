@@ -9,8 +9,13 @@
 
 use crate::json::Json;
 
+/// Pydantic's complaint about a value, as kld words it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
 /// An `int` field.
-pub fn int(v: &Json) -> Result<i128, String> {
+pub fn int(v: &Json) -> Result<i128, Refused> {
     match v {
         Json::Bool(b) => Ok(i128::from(*b)),
         Json::Number(n) if n.is_integer() => Ok(n.lexical().parse::<i128>().unwrap_or(i128::MAX)),
@@ -19,15 +24,17 @@ pub fn int(v: &Json) -> Result<i128, String> {
             if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18 {
                 Ok(f as i128)
             } else if f.is_finite() && f.fract() != 0.0 {
-                Err(format!(
+                Err(Refused(format!(
                     "{n} is not a valid integer (it has a fractional part)"
-                ))
+                )))
             } else {
-                Err(format!("{n} is not a valid integer"))
+                Err(Refused(format!("{n} is not a valid integer")))
             }
         }
-        Json::String(s) => int_str(s).ok_or_else(|| format!("{s:?} is not a valid integer")),
-        other => Err(format!("{} is not a valid integer", other.kind())),
+        Json::String(s) => {
+            int_str(s).ok_or_else(|| Refused(format!("{s:?} is not a valid integer")))
+        }
+        other => Err(Refused(format!("{} is not a valid integer", other.kind()))),
     }
 }
 
@@ -54,8 +61,13 @@ fn int_str(s: &str) -> Option<i128> {
 }
 
 /// A `bool` field.
-pub fn boolean(v: &Json) -> Result<bool, String> {
-    let bad = || Err(format!("{} is not a valid boolean", crate::model::show(v)));
+pub fn boolean(v: &Json) -> Result<bool, Refused> {
+    let bad = || {
+        Err(Refused(format!(
+            "{} is not a valid boolean",
+            crate::model::show(v)
+        )))
+    };
     match v {
         Json::Bool(b) => Ok(*b),
         Json::Number(n) => {
@@ -78,52 +90,59 @@ pub fn boolean(v: &Json) -> Result<bool, String> {
 }
 
 /// A `float` field.
-pub fn float(v: &Json) -> Result<f64, String> {
+pub fn float(v: &Json) -> Result<f64, Refused> {
     match v {
         Json::Bool(b) => Ok(f64::from(u8::from(*b))),
         Json::Number(n) => Ok(n.as_f64()),
         Json::String(s) => {
             let t = s.trim().replace('_', "");
             t.parse::<f64>()
-                .map_err(|_| format!("{s:?} is not a valid number"))
+                .map_err(|_| Refused(format!("{s:?} is not a valid number")))
         }
-        other => Err(format!("{} is not a valid number", other.kind())),
+        other => Err(Refused(format!("{} is not a valid number", other.kind()))),
     }
 }
 
 /// A `str` field.
-pub fn string(v: &Json) -> Result<&str, String> {
+pub fn string(v: &Json) -> Result<&str, Refused> {
     v.as_str()
-        .ok_or_else(|| format!("{} is not a valid string", v.kind()))
+        .ok_or_else(|| Refused(format!("{} is not a valid string", v.kind())))
 }
 
 /// A `list[str]` field.
-pub fn strings(v: &Json) -> Result<Vec<&str>, String> {
+pub fn strings(v: &Json) -> Result<Vec<&str>, Refused> {
     match v {
         Json::Array(a) => a
             .iter()
             .map(|x| {
-                x.as_str()
-                    .ok_or_else(|| format!("list item {} is not a string", crate::model::show(x)))
+                x.as_str().ok_or_else(|| {
+                    Refused(format!(
+                        "list item {} is not a string",
+                        crate::model::show(x)
+                    ))
+                })
             })
             .collect(),
-        other => Err(format!("{} is not a valid list", other.kind())),
+        other => Err(Refused(format!("{} is not a valid list", other.kind()))),
     }
 }
 
 /// A `dict[str, str]` field.
-pub fn string_map(v: &Json) -> Result<Vec<(&str, &str)>, String> {
+pub fn string_map(v: &Json) -> Result<Vec<(&str, &str)>, Refused> {
     match v {
         Json::Object(o) => {
             o.0.iter()
                 .map(|(k, x)| {
                     x.as_str()
                         .map(|s| (k.as_str(), s))
-                        .ok_or_else(|| format!("value of {k:?} is not a string"))
+                        .ok_or_else(|| Refused(format!("value of {k:?} is not a string")))
                 })
                 .collect()
         }
-        other => Err(format!("{} is not a valid dictionary", other.kind())),
+        other => Err(Refused(format!(
+            "{} is not a valid dictionary",
+            other.kind()
+        ))),
     }
 }
 

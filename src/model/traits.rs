@@ -61,7 +61,7 @@ impl<'a> Judge<'a> {
         &mut self,
         name: &'static str,
         optional: bool,
-        check: fn(&Json) -> Result<T, String>,
+        check: fn(&Json) -> Result<T, lax::Refused>,
     ) -> Option<T> {
         match self.get(name) {
             None => None,
