@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn layout_matches_indent_2() {
-        let v = super::parse(br#"{"a": [], "b": {}, "c": [1, {"d": null}]}"#).unwrap();
+        let v = super::super::parse(br#"{"a": [], "b": {}, "c": [1, {"d": null}]}"#).unwrap();
         assert_eq!(
             dumps(&v, false),
             "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    {\n      \"d\": null\n    }\n  ]\n}"
