@@ -186,7 +186,8 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             None
         };
         let _warmer = serve::warm::spawn(state.clone(), (!a.quiet).then(|| print.clone()))?;
-        let router = serve::http::router(state.clone(), a.watch, (!a.quiet).then_some(print), addr);
+        let log = (!a.quiet).then_some(print);
+        let router = serve::http::router(state.clone(), a.watch, log.clone(), addr);
         eprintln!(
             "kld serve: {} loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",
             super::plural(graphs, "graph"),
@@ -204,7 +205,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout)).await?;
+        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout), log).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;
