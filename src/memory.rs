@@ -260,6 +260,23 @@ impl Drop for Entered<'_> {
     }
 }
 
+/// Runs `f` with no account charged for this thread's allocations and
+/// frees: for memory a query's thread holds on behalf of something with its
+/// own budget (the answer cache's copy of an answer in `kld serve`), which
+/// must not cut the query short. What `f` allocates, it (or another
+/// uncharged scope, or another thread) must free, or the account would be
+/// credited for bytes it was never charged.
+pub fn uncharged<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(*const Account);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace(std::ptr::null())));
+    f()
+}
+
 /// Bytes charged to all open accounts together (to a MiB per account).
 pub fn in_queries() -> u64 {
     IN_QUERIES.load(Relaxed).max(0) as u64
@@ -382,6 +399,17 @@ mod tests {
         let before = in_queries();
         drop(a.enter());
         assert_eq!(in_queries(), before - (13 << 20));
+
+        // Nothing is charged inside an uncharged scope, and the account is
+        // charged again after it.
+        let c = Account::new(Limits::NONE, |_| {});
+        {
+            let _open = c.enter();
+            uncharged(|| charge(5 << 20));
+            assert_eq!(c.peak(), 0);
+            charge(1);
+            assert_eq!(c.used.get(), 1);
+        }
 
         // Two accounts together pass the total limit.
         let limits = Limits {

@@ -49,6 +49,12 @@ pub struct ServeArgs {
     /// repeatable; `*` lets every website.
     #[arg(long = "cors", value_name = "ORIGIN")]
     pub cors: Vec<String>,
+    /// Let pages from ORIGIN show the server's page in a frame (sent as
+    /// `Content-Security-Policy: frame-ancestors ORIGIN`); repeatable.
+    /// Without it no site may frame it (`frame-ancestors 'none'`,
+    /// `X-Frame-Options: DENY`).
+    #[arg(long = "allow-framing", value_name = "ORIGIN")]
+    pub allow_framing: Vec<String>,
     /// Keep up to MB megabytes of complete answers, by query, dataset and
     /// format, until the store changes (a --watch reload); the catalogue's
     /// answers are computed ahead after loading and after every reload.
@@ -154,6 +160,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             max_result_bytes: Some(a.max_result_bytes),
             cors: a.cors.clone(),
             allowed_hosts: a.allow_host.clone(),
+            framing: a.allow_framing.clone(),
             memory: memory_limits(a.query_memory, a.total_memory),
             cache_bytes: a.cache_mb.saturating_mul(1 << 20),
         },
@@ -186,7 +193,8 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             None
         };
         let _warmer = serve::warm::spawn(state.clone(), (!a.quiet).then(|| print.clone()))?;
-        let router = serve::http::router(state.clone(), a.watch, (!a.quiet).then_some(print), addr);
+        let log = (!a.quiet).then_some(print);
+        let router = serve::http::router(state.clone(), a.watch, log.clone(), addr);
         eprintln!(
             "kld serve: {} loaded in {:.2} s; SPARQL endpoint http://{addr}/sparql, page http://{addr}/",
             super::plural(graphs, "graph"),
@@ -204,7 +212,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout)).await?;
+        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout), log).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;

@@ -170,6 +170,34 @@ fn too_large() -> Answer {
     )
 }
 
+/// The headers that say who may show the server's responses in a frame:
+/// nobody (`frame-ancestors 'none'` and `X-Frame-Options: DENY`, the
+/// latter for browsers that predate CSP), or the origins given
+/// (`--allow-framing`). A page framed by another site could be driven by
+/// it (its permalinks filled in, its history written, queries run).
+pub(super) fn framing_headers(origins: &[String]) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    let sources: Vec<&str> = origins
+        .iter()
+        .map(|o| o.trim().trim_end_matches('/'))
+        .filter(|o| {
+            !o.is_empty()
+                && o.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b';' && b != b',')
+        })
+        .collect();
+    let policy = if sources.is_empty() {
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        "frame-ancestors 'none'".to_string()
+    } else {
+        format!("frame-ancestors {}", sources.join(" "))
+    };
+    if let Ok(v) = HeaderValue::from_str(&policy) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h
+}
+
 /// Logs one line when dropped before [`LogLine::done`]: the request was
 /// cancelled (its client disconnected) and is logged like others, 499.
 struct LogLine {

@@ -339,6 +339,17 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
                 .allow_headers(Any),
         );
     }
+    let framing = super::guard::framing_headers(&settings.framing);
+    router = router.layer(axum::middleware::from_fn(
+        move |req: Request, next: Next| {
+            let framing = framing.clone();
+            async move {
+                let mut resp = next.run(req).await;
+                resp.headers_mut().extend(framing);
+                resp
+            }
+        },
+    ));
     let allowed = Arc::new(settings.allowed_hosts);
     router = router.layer(axum::middleware::from_fn(
         move |req: Request, next: Next| {

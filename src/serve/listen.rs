@@ -98,12 +98,15 @@ pub const REQUEST_MARGIN: Duration = Duration::from_secs(1);
 /// one; when none is, a new one is answered 503 and closed (at most
 /// [`MAX_CONNECTIONS`] more of those at once, past that they are closed
 /// unanswered). After `shutdown`, in-flight requests get `grace` to finish.
+/// A request refused while its head is read (414, 431: it never reaches
+/// the router, whose layer logs the others) is logged to `log` here.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
     request_limit: Duration,
+    log: super::http::Log,
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
@@ -153,9 +156,12 @@ pub async fn serve(
                 .serve_connection_with_upgrades(io, service)
                 .into_owned();
             let conn = graceful.watch(conn);
-            let table = table.clone();
+            let (table, log) = (table.clone(), log.clone());
             tokio::spawn(async move {
-                watch_over(conn, &clock).await;
+                let started = std::time::Instant::now();
+                if let Some(Err(e)) = watch_over(conn, &clock).await {
+                    log_refused_head(log.as_deref(), &*e, started);
+                }
                 table.remove(key);
             });
         } else if overflow.fetch_add(1, Ordering::SeqCst) < MAX_CONNECTIONS {
@@ -185,8 +191,12 @@ pub async fn serve(
             });
             let conn = builder.serve_connection(io, service).into_owned();
             let overflow = overflow.clone();
+            let log = log.clone();
             tokio::spawn(async move {
-                watch_over(conn, &clock).await;
+                let started = std::time::Instant::now();
+                if let Some(Err(e)) = watch_over(conn, &clock).await {
+                    log_refused_head(log.as_deref(), &*e, started);
+                }
                 overflow.fetch_sub(1, Ordering::SeqCst);
             });
         } else {
@@ -199,26 +209,62 @@ pub async fn serve(
     Ok(())
 }
 
-/// Drives a connection until it ends or its clock expires (then drops it,
-/// which closes the socket and drops what it was sending).
-async fn watch_over(conn: impl Future, clock: &Clock) {
+/// Drives a connection until it ends (its outcome) or its clock expires
+/// (then drops it, which closes the socket and drops what it was sending:
+/// `None`).
+async fn watch_over<F: Future>(conn: F, clock: &Clock) -> Option<F::Output> {
     clock.start();
     tokio::pin!(conn);
     loop {
         let deadline = clock.deadline();
         tokio::select! {
-            _ = &mut conn => return,
+            out = &mut conn => return Some(out),
             _ = tokio::time::sleep_until(deadline.into()) => {
                 if clock.expired() {
-                    return;
+                    return None;
                 }
             }
             _ = clock.changed() => {
                 if clock.expired() {
-                    return;
+                    return None;
                 }
             }
         }
+    }
+}
+
+/// The status hyper answered a request refused while its head was read,
+/// and why, if that is how the connection ended: 414 for a request line
+/// past its buffer, 431 for headers past it.
+fn refused_head(e: &(dyn std::error::Error + 'static)) -> Option<(u16, &'static str)> {
+    let e = e.downcast_ref::<hyper::Error>()?;
+    if !e.is_parse_too_large() {
+        return None;
+    }
+    // (hyper tells the two apart only in its message.)
+    Some(if e.to_string().contains("URI") {
+        (
+            414,
+            "the request line is past about 64 KiB: POST a long query",
+        )
+    } else {
+        (431, "the request's headers are past about 256 KiB")
+    })
+}
+
+/// Logs a request hyper refused while reading its head, in the log's
+/// usual shape (`METHOD PATH STATUS MILLISECONDSms why`); its method and
+/// path were never read, so they are `-`.
+fn log_refused_head(
+    log: Option<&(dyn Fn(String) + Send + Sync)>,
+    e: &(dyn std::error::Error + Send + Sync + 'static),
+    started: std::time::Instant,
+) {
+    if let (Some(log), Some((status, why))) = (log, refused_head(e)) {
+        log(format!(
+            "- - {status} {}ms {why}",
+            started.elapsed().as_millis()
+        ));
     }
 }
 

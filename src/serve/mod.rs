@@ -159,6 +159,11 @@ pub struct Settings {
     /// Host names accepted besides `localhost`, the bound address and
     /// loopback IPs (a guard against DNS rebinding).
     pub allowed_hosts: Vec<String>,
+    /// Origins whose pages may show this server's responses in a frame
+    /// (`Content-Security-Policy: frame-ancestors`). Empty: none (and
+    /// `X-Frame-Options: DENY`), so another site cannot drive the page
+    /// from a hidden frame.
+    pub framing: Vec<String>,
     /// Memory one query, and all running queries together, may hold; a
     /// query past either is stopped (503).
     pub memory: crate::memory::Limits,
@@ -180,6 +185,7 @@ impl Default for Settings {
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             cors: Vec::new(),
             allowed_hosts: Vec::new(),
+            framing: Vec::new(),
             memory: crate::memory::Limits::for_machine(),
             cache_bytes: DEFAULT_CACHE_BYTES,
         }

@@ -193,7 +193,9 @@ impl State {
             memory: self.settings.memory,
             params: Vec::new(),
         };
-        let key = self.cache.enabled().then(|| cache::Key {
+        // An answer that changes from run to run (`NOW()`, `RAND()`, …) is
+        // never kept, nor tagged: a second request must run it again.
+        let key = (self.cache.enabled() && !parsed.shape.volatile).then(|| cache::Key {
             text: text.to_string(),
             base,
             default_graphs: req.default_graphs.clone(),
@@ -255,8 +257,9 @@ impl State {
             &mut tee,
         );
         let written = tee.written;
+        let kept = crate::memory::uncharged(|| tee.kept.take());
         if let (Ok(_), Some(key)) = (&r, &prepared.key) {
-            match tee.kept {
+            match kept {
                 Some(body) => {
                     self.cache.insert(
                         generation,
@@ -369,13 +372,18 @@ impl std::io::Write for Tee<'_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         let n = self.out.write(data)?;
         self.written += n as u64;
-        if let Some(kept) = &mut self.kept {
-            if (kept.len() + n) as u64 > self.room {
-                self.kept = None;
-            } else {
-                kept.extend_from_slice(&data[..n]);
+        // The copy is the cache's, bounded by its budget: not charged to the
+        // query's memory (an answer was cut at 37 MB under a 96 MB limit
+        // because its copy counted twice).
+        crate::memory::uncharged(|| {
+            if let Some(kept) = &mut self.kept {
+                if (kept.len() + n) as u64 > self.room {
+                    self.kept = None;
+                } else {
+                    kept.extend_from_slice(&data[..n]);
+                }
             }
-        }
+        });
         Ok(n)
     }
 

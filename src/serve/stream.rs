@@ -226,14 +226,16 @@ impl Cache {
 }
 
 /// The response from the cache, if it has one: the whole answer (headers
-/// only for HEAD), or 304 when `if_none_match` names its current tag.
+/// only for HEAD), or 304 when `if_none_match` names its current tag, or is
+/// `*` and the answer is held (RFC 9110 13.1.2: `*` matches only a current
+/// representation; a query never run has none, so it runs).
 fn cached(found: &super::Lookup, if_none_match: Option<&str>, head: bool) -> Option<Response> {
     let mark = Cache {
         status: "hit",
         etag: found.etag.clone(),
     };
     if let (Some(tag), Some(sent)) = (&found.etag, if_none_match) {
-        if matches(sent, tag) {
+        if matches(sent, tag, found.hit.is_some()) {
             return Some(mark.mark(respond_bytes(304, "", Bytes::new())));
         }
     }
@@ -242,13 +244,15 @@ fn cached(found: &super::Lookup, if_none_match: Option<&str>, head: bool) -> Opt
     Some(mark.mark(respond_bytes(200, hit.media_type, body)))
 }
 
-/// True when an `If-None-Match` header names `etag` (or is `*`); weak
-/// comparison, as RFC 9110 has it for `If-None-Match`.
-fn matches(if_none_match: &str, etag: &str) -> bool {
+/// True when an `If-None-Match` header names `etag`, or is `*` and a
+/// current answer `exists`; weak comparison, as RFC 9110 has it for
+/// `If-None-Match`.
+fn matches(if_none_match: &str, etag: &str, exists: bool) -> bool {
     let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
-    if_none_match
-        .split(',')
-        .any(|t| t.trim() == "*" || bare(t) == bare(etag))
+    if if_none_match.trim() == "*" {
+        return exists;
+    }
+    if_none_match.split(',').any(|t| bare(t) == bare(etag))
 }
 
 /// A request counted among those waiting for a query slot while this

@@ -25,7 +25,8 @@
 
 use crate::error::{Error, Result};
 use spargebra::algebra::{
-    AggregateExpression, Expression, GraphPattern, OrderExpression, PropertyPathExpression,
+    AggregateExpression, Expression, Function, GraphPattern, OrderExpression,
+    PropertyPathExpression,
 };
 use spargebra::Query;
 
@@ -229,6 +230,10 @@ pub struct Shape {
     pub depth: usize,
     /// Graph-pattern and property-path operators.
     pub operators: usize,
+    /// Whether it calls a function whose value changes from one run to the
+    /// next (`NOW()`, `RAND()`, `UUID()`, `STRUUID()`, `BNODE()`): its
+    /// answer must not be kept and served again.
+    pub volatile: bool,
 }
 
 enum Node<'a> {
@@ -296,7 +301,19 @@ pub(super) fn shape_and_service(query: &Query) -> (Shape, Option<String>) {
                     _ => {}
                 }
             }
-            Node::Expr(e) => push_expression(e, d, &mut stack),
+            Node::Expr(e) => {
+                if let Expression::FunctionCall(f, _) = e {
+                    shape.volatile |= matches!(
+                        f,
+                        Function::Now
+                            | Function::Rand
+                            | Function::Uuid
+                            | Function::StrUuid
+                            | Function::BNode
+                    );
+                }
+                push_expression(e, d, &mut stack)
+            }
         }
     }
     (shape, service)
@@ -527,6 +544,31 @@ mod tests {
         super::super::parse(&ok).unwrap();
         let small = shape(&parse("SELECT ?s { ?s ?p ?o OPTIONAL { ?s ?q ?x } }"));
         assert!(small.depth <= 5 && small.operators <= 5, "{small:?}");
+    }
+
+    #[test]
+    fn calls_of_functions_that_change_between_runs_are_found_in_the_algebra() {
+        for q in [
+            "SELECT ?x { BIND(NOW() AS ?x) }",
+            "SELECT ?s { ?s ?p ?o } ORDER BY RAND() LIMIT 3",
+            "SELECT (UUID() AS ?u) {}",
+            "SELECT ?s { ?s ?p ?o FILTER(STRUUID() != \"\") }",
+            "SELECT (SAMPLE(BNODE()) AS ?b) { ?s ?p ?o }",
+            "ASK { FILTER EXISTS { BIND(rand() AS ?r) } }",
+            "SELECT ?s { ?s ?p ?o OPTIONAL { ?s ?q ?x FILTER(?x < NOW()) } }",
+            "CONSTRUCT { ?s ?p ?n } { ?s ?p ?o BIND(BNODE(STR(?o)) AS ?n) }",
+        ] {
+            assert!(shape(&parse(q)).volatile, "{q}");
+        }
+        // Their names in strings, comments or IRIs are not calls.
+        for q in [
+            "SELECT (\"NOW()\" AS ?x) {}",
+            "# RAND()\nSELECT * { ?s ?p ?o }",
+            "SELECT * { ?s <http://x/UUID()> ?o }",
+            "SELECT (STRLEN(\"x\") AS ?n) {}",
+        ] {
+            assert!(!shape(&parse(q)).volatile, "{q}");
+        }
     }
 
     #[test]

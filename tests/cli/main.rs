@@ -49,6 +49,7 @@ mod serve_limits;
 mod serving_claims;
 mod sidecars;
 mod siege_serve;
+mod siege_two;
 mod trust;
 mod verdicts;
 mod xml_out;

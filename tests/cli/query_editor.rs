@@ -226,8 +226,12 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
     for n in &names {
         assert!(got.iter().any(|r| r[1] == *n), "{n} not in {got:?}");
     }
-    // The permalink reopened it in a new tab: the same text, the same rows;
-    // the address bar holds it too.
+    // The permalink reopened it in a new tab: the same text, waiting for
+    // Run (no rows yet), then the same rows; the address bar holds it too.
+    assert_eq!(
+        seen["permalink_waiting"],
+        serde_json::json!(["Opened from a link: press Run to run it.", 0])
+    );
     let link = seen["permalink"].as_str().unwrap();
     assert!(link.starts_with(&format!("{}/#query=", s.base)), "{link}");
     assert_eq!(seen["location"], seen["permalink"]);
@@ -286,6 +290,12 @@ fn the_sparql_editor_completes_runs_marks_errors_keeps_permalinks_and_history_of
         .map(|v| v.as_str().unwrap())
         .collect();
     let bad_end = seen["bad_end"].as_str().unwrap();
+    // The reload reopened the bad query's permalink without running it.
+    assert_eq!(seen["reload_text"], bad);
+    assert!(seen["reload_status"]
+        .as_str()
+        .unwrap()
+        .contains("press Run"));
     assert_eq!(history, vec![bad, bad_end, typed]);
     assert_eq!(seen["recalled"], typed);
     assert_eq!(rows("recalled_rows"), got);

@@ -1,7 +1,7 @@
 """Drives the SPARQL editor of `kld serve`'s page in headless Chromium
 (selenium + chromedriver): types a query taking `schema:DataFeed` from the
 completion (which declares the prefix), runs it with Ctrl-Enter, opens its
-permalink in a new tab, runs a query with a syntax error and reads where the
+permalink in a new tab (filled in, run only when Run is pressed), runs a query with a syntax error and reads where the
 editor marks it, recalls a query from the history by keyboard, opens a
 catalogue query's permalink with its documentation, walks the area with Tab,
 measures text contrast, and looks at a 400 px window. Every host but
@@ -48,6 +48,15 @@ def open_page(url):
     driver.get(url)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor .cm-content"))
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#catalogue option")) > 1)
+
+
+def run_opened_link():
+    # A permalink fills the editor and waits for the user's Run.
+    wait.until(lambda d: "press Run" in d.find_element(By.ID, "status").text)
+    waiting = [driver.find_element(By.ID, "status").text,
+               len(driver.find_elements(By.CSS_SELECTOR, "#results tbody tr"))]
+    driver.find_element(By.ID, "run").click()
+    return waiting
 
 
 def shot(name):
@@ -100,9 +109,10 @@ try:
     shot("editor-results.png")
     first_tab = driver.current_window_handle
 
-    # The permalink in a new tab: the same query, run, the same rows.
+    # The permalink in a new tab: the same query, waiting; run, the same rows.
     driver.switch_to.new_window("tab")
     open_page(permalink)
+    seen["permalink_waiting"] = run_opened_link()
     seen["permalink_rows"] = wait_rows()
     seen["permalink_text"] = editor_text()
     driver.close()
@@ -156,9 +166,11 @@ try:
     # keyboard alone.
     driver.refresh()
     open_page(driver.current_url)
-    # The address bar holds the bad query's permalink: it ran again, and failed.
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor .cm-lintRange-error"))
+    # The address bar holds the bad query's permalink: it is back in the
+    # editor, not run.
+    wait.until(lambda d: "press Run" in d.find_element(By.ID, "status").text)
     seen["reload_status"] = driver.find_element(By.ID, "status").text
+    seen["reload_text"] = editor_text()
     hist = driver.find_element(By.ID, "history")
     seen["history"] = [o.get_attribute("title") for o in Select(hist).options if o.get_attribute("value")]
     driver.execute_script("arguments[0].focus()", hist)
@@ -192,15 +204,17 @@ try:
     shot("editor-catalogue.png")
     driver.switch_to.new_window("tab")
     open_page(catalogue_link)
+    run_opened_link()
     seen["catalogue_permalink_rows"] = wait_rows()
     seen["catalogue_permalink_chosen"] = Select(driver.find_element(By.ID, "catalogue")).first_selected_option.get_attribute("value")
     seen["catalogue_permalink_doc"] = driver.find_element(By.ID, "query-doc-text").text
     driver.close()
     driver.switch_to.window(first_tab)
 
-    # `#name=NAME` alone opens and runs that catalogue query.
+    # `#name=NAME` alone opens that catalogue query (run by Run).
     driver.switch_to.new_window("tab")
     open_page(base + "/#name=" + catalogue_name)
+    run_opened_link()
     seen["name_only_rows"] = wait_rows()
     seen["name_only_text"] = editor_text()
     driver.close()

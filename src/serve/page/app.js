@@ -437,7 +437,9 @@ async function main() {
   makeSortable($("#benchmarks-table"));
   makeSortable($("#questions-table"));
   for (const id of ["#f-keyword", "#f-unfinished", "#f-notemplate", "#f-trait"]) $(id).onchange = renderQuestions;
-  $("#run").onclick = runQuery;
+  // Only a click the user made (or the editor's Ctrl-Enter, which says so)
+  // runs a query: no script, no other site's, presses Run for them.
+  $("#run").onclick = (e) => { if (e.isTrusted || window.kldRunByUser) runQuery(); };
   for (const id of ["#board-view", "#board-run", "#board-benchmark"]) $(id).onchange = drawBoard;
   makeSortable($("#outcomes-table"));
   makeSortable($("#unbound-table"));

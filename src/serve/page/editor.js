@@ -3,8 +3,10 @@
 // the query's value for the rest of the page (and the editor when the
 // bundle is missing); feeds its completion with the server's prefixes and
 // the store's classes and predicates; marks the server's syntax errors;
-// keeps queries: a permalink (#query=…&name=…) that reopens and runs one,
-// a local history of the queries run, and each catalogue query's
+// keeps queries: a permalink (#query=…&name=…) that reopens one in the
+// editor (it runs when the user presses Run: a link, a popup or a frame
+// from another site must not run queries or write the history), a local
+// history of the queries the user ran, and each catalogue query's
 // documentation beside the editor.
 // Plain script: everything comes from this server's routes.
 "use strict";
@@ -29,7 +31,7 @@ const kldEditor = (() => {
       doc: textarea.value,
       label: "SPARQL query",
       describedBy: "editor-help",
-      onRun: () => q("#run").click(),
+      onRun: () => runByUser(),
       onChange: (text) => { textarea.value = text; },
       vocabulary: () => vocabulary,
     });
@@ -37,6 +39,13 @@ const kldEditor = (() => {
     ed.view.contentDOM.addEventListener("focus", askTerms);
   }
   const text = () => (ed ? ed.get() : textarea.value);
+  // True while the editor's own key (Ctrl-Enter) presses Run: a click made
+  // by script is otherwise not the user's (`isTrusted` is false).
+  // (app.js, which runs the query, reads the same flag.)
+  function runByUser() {
+    window.kldRunByUser = true;
+    try { q("#run").click(); } finally { window.kldRunByUser = false; }
+  }
   function setText(t) {
     textarea.value = t;
     if (ed) ed.set(t);
@@ -150,8 +159,10 @@ const kldEditor = (() => {
     history.replaceState(null, "", a.href);
   }
 
-  // Opens `#query=…&name=…` (the name alone opens that catalogue query) and
-  // runs it; any other fragment (#benchmarks…) is a place in the page.
+  // Opens `#query=…&name=…` (the name alone opens that catalogue query) in
+  // the editor, where it waits for the user's Run: whoever made the link
+  // (another site, a popup, a frame) does not get to run it. Any other
+  // fragment (#benchmarks…) is a place in the page.
   function openHash() {
     const hash = location.hash.slice(1);
     if (!/(^|&)(query|name)=/.test(hash)) return false;
@@ -162,7 +173,7 @@ const kldEditor = (() => {
     if (query === undefined) return false;
     setText(query);
     q("#sparql").scrollIntoView();
-    q("#run").click();
+    q("#status").textContent = "Opened from a link: press Run to run it.";
     return true;
   }
 
@@ -215,7 +226,9 @@ const kldEditor = (() => {
       renderHistory();
     };
     // Runs after the page's own handler (app.js), which reads #query.
-    q("#run").addEventListener("click", () => {
+    q("#run").addEventListener("click", (e) => {
+      // Only the user's own runs are remembered.
+      if (!e.isTrusted && !window.kldRunByUser) return;
       const query = text();
       if (ed) ed.clearError();
       const name = chosen && catalogueList.find((c) => c.name === chosen) ? chosen : "";
