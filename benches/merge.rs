@@ -1,5 +1,9 @@
 //! `kld git-merge` on two 5,000-question branches (issue 29; run with
-//! `cargo bench --bench merge`). Target: under a second.
+//! `cargo bench --bench merge`). Target: under a second. Then the curve of
+//! issue 38: `kld git-merge` on 1,000 to 20,000 questions reordered on both
+//! sides (one order conflict; target: 20,000 in under 10 s), and on 20,000
+//! answers changed differently on both sides (20,000 conflicts), with the
+//! driver's peak memory.
 //!
 //! The base is the shared generator's 5,000-question checkpoint (every trait
 //! kind, metadata, question traits: 14.8 MB). Ours edits the answer of every
@@ -45,8 +49,119 @@ fn best_of(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
     (t[0], t[runs / 2])
 }
 
+/// A checkpoint of `n` small questions `urn:q:0`… (the fixtures' context).
+fn questions(n: usize) -> Value {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/merge/base.jsonld");
+    let ctx: Value = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    let items: Vec<Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "@type": "DataFeedItem",
+                "@id": format!("urn:q:{i}"),
+                "dateCreated": "2026-01-01T00:00:00",
+                "dateModified": "2026-01-01T00:00:00",
+                "item": {
+                    "@type": "Question",
+                    "@id": format!("urn:q:{i}-question"),
+                    "text": format!("Question {i}?"),
+                    "acceptedAnswer": {"@type": "Answer", "@id": format!("urn:q:{i}-answer"), "text": format!("{i}")},
+                    "hasPart": {
+                        "@type": "SoftwareSourceCode",
+                        "@id": format!("urn:q:{i}-template"),
+                        "name": "Answer Template",
+                        "text": "class Answer(BaseAnswer):\n    value: str\n",
+                        "programmingLanguage": "Python"
+                    },
+                    "additionalProperty": [{"@type": "PropertyValue", "name": "finished", "value": true}]
+                }
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "@context": ctx["@context"],
+        "@type": "DataFeed",
+        "@id": "urn:bench",
+        "name": "curve",
+        "description": "d",
+        "version": "1.0.0",
+        "dateCreated": "2026-01-01T00:00:00",
+        "dateModified": "2026-01-01T00:00:00",
+        "dataFeedElement": items
+    })
+}
+
+/// `kld git-merge` on `b`, `o`, `t` as git runs it: (seconds, exit code,
+/// the process's peak resident memory in MB).
+fn driver(kld: &str, dir: &Path, b: &Value, o: &Value, t: &Value) -> (f64, Option<i32>, f64) {
+    let (bp, op, tp) = (
+        dir.join("b.jsonld"),
+        dir.join("o.jsonld"),
+        dir.join("t.jsonld"),
+    );
+    save(&bp, b);
+    save(&op, o);
+    save(&tp, t);
+    let s = Instant::now();
+    let child = Command::new(kld)
+        .arg("git-merge")
+        .args([&bp, &op, &tp])
+        .arg("bench.jsonld")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child and fills the structs it is given.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut u) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (s.elapsed().as_secs_f64(), code, u.ru_maxrss as f64 / 1024.0)
+}
+
+/// Issue 38's curve: both sides reorder every question (ours reverses,
+/// theirs rotates by a third), then 20,000 answer conflicts.
+fn curve(kld: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    println!("\nkld git-merge, questions reordered on both sides (one order conflict):");
+    println!(
+        "{:>8} {:>9} {:>12} {:>10}",
+        "questions", "seconds", "µs/question", "peak MB"
+    );
+    for n in [1_000, 2_000, 4_000, 8_000, 12_000, 16_000, 20_000] {
+        let b = questions(n);
+        let (mut o, mut t) = (b.clone(), b.clone());
+        o["dataFeedElement"].as_array_mut().unwrap().reverse();
+        t["dataFeedElement"]
+            .as_array_mut()
+            .unwrap()
+            .rotate_left(n / 3);
+        let (secs, code, mb) = driver(kld, dir.path(), &b, &o, &t);
+        assert_eq!(code, Some(1), "one order conflict");
+        println!(
+            "{n:>8} {secs:>9.3} {:>12.1} {mb:>10.0}",
+            secs * 1e6 / n as f64
+        );
+    }
+    let n = 20_000;
+    let b = questions(n);
+    let (mut o, mut t) = (b.clone(), b.clone());
+    for i in 0..n {
+        o["dataFeedElement"][i]["item"]["acceptedAnswer"]["text"] = format!("ours {i}").into();
+        t["dataFeedElement"][i]["item"]["acceptedAnswer"]["text"] = format!("theirs {i}").into();
+    }
+    let (secs, code, mb) = driver(kld, dir.path(), &b, &o, &t);
+    assert_eq!(code, Some(1));
+    println!(
+        "{n} answers changed differently on both sides ({n} conflicts): {secs:.3} s, peak {mb:.0} MB"
+    );
+}
+
 fn main() {
     let kld = env!("CARGO_BIN_EXE_kld");
+    if std::env::args().any(|a| a == "--curve-only") {
+        curve(kld);
+        return;
+    }
     let gen = common::generate(&["-n", "1", "-q", "5000", "-s", "29"]);
     let base_file = common::jsonld_in(gen.path()).remove(0);
     let dir = tempfile::tempdir().unwrap();
@@ -165,4 +280,5 @@ fn main() {
         cli_best / git_best,
         cli_cpu / git_cpu
     );
+    curve(kld);
 }

@@ -13,6 +13,7 @@ use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::merge;
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
+use karenina_ld::terminal::escape_controls as escape;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -236,10 +237,12 @@ fn shown(v: &Option<karenina_ld::json::Json>) -> String {
 
 pub fn git_merge(a: GitMergeArgs) -> anyhow::Result<u8> {
     let read = |p: &Path| std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
+    // Paths, question IDs and values come from the repository: escaped for the terminal.
+    let path = escape(&a.path);
     let (base, ours, theirs) = match (read(&a.base), read(&a.ours), read(&a.theirs)) {
         (Ok(x), Ok(y), Ok(z)) => (x, y, z),
         (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
-            eprintln!("kld: {}: {e}", a.path);
+            eprintln!("kld: {path}: {}", escape(&e.to_string()));
             return Ok(USAGE);
         }
     };
@@ -251,18 +254,25 @@ pub fn git_merge(a: GitMergeArgs) -> anyhow::Result<u8> {
                     Some(q) => format!("question {q}, {}", c.field),
                     None => c.field.clone(),
                 };
+                let why = match &c.kind {
+                    merge::ConflictKind::Refused { cause } => {
+                        format!(" (each side is fine, the merge is not: {cause})")
+                    }
+                    _ => String::new(),
+                };
                 eprintln!(
-                    "kld: {}: conflict in {at}: ours {} / theirs {}",
-                    a.path,
-                    shown(&c.ours),
-                    shown(&c.theirs)
+                    "kld: {path}: conflict in {}{}: ours {} / theirs {}",
+                    escape(&at),
+                    escape(&why),
+                    escape(&shown(&c.ours)),
+                    escape(&shown(&c.theirs))
                 );
             }
             Ok(if m.conflicts.is_empty() { OK } else { INVALID })
         }
         Err(why) => {
             // git's own text merge, as the diff driver falls back to a line diff.
-            eprintln!("kld: {}: {why}; merging as text", a.path);
+            eprintln!("kld: {path}: {}; merging as text", escape(&why.to_string()));
             let status = std::process::Command::new("git")
                 .args(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs"])
                 .arg(&a.ours)

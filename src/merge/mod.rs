@@ -14,14 +14,19 @@
 //! is refused with a typed [`Refusal`], so the caller falls back to a text
 //! merge. Nothing here prints.
 
+mod gate;
+mod mark;
 mod tree;
 
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::json::{self, Json};
 use crate::kind::{self, Kind};
-pub use crate::model::markers::{MARKER_OURS, MARKER_SEP, MARKER_THEIRS};
 use crate::model::{self, ReadOptions};
+use gate::ProblemKey;
+pub use mark::{mark, MARKER_OURS, MARKER_SEP, MARKER_THEIRS};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+pub use tree::ConflictKind;
 use tree::{Merger, Prefer, RawConflict, Schema, Step};
 
 /// One conflict the merge could not resolve.
@@ -32,8 +37,12 @@ pub struct Conflict {
     /// What conflicts, relative to the question (or to the root): `item.acceptedAnswer.text`,
     /// `item.rating[clarity].description`, `additionalProperty[finished].value`,
     /// `(the question)` for an edit/delete, `dataFeedElement (question order)`
-    /// for two reorderings (then the values are the orders, as lists of IDs).
+    /// for two reorderings (then the values are the orders, as lists of IDs),
+    /// `dataFeedElement (question ID … repeated on ours)` for a list that
+    /// cannot be merged question by question, `(the file)` for the whole file.
     pub field: String,
+    /// Why it is a conflict.
+    pub kind: ConflictKind,
     /// The common ancestor's value (`None`: absent).
     pub base: Option<Json>,
     /// Our value (`None`: removed or absent).
@@ -74,7 +83,7 @@ pub enum Refusal {
         reason: String,
     },
     /// The merged tree does not read back (two edits that are each fine but
-    /// not together).
+    /// not together, in a preset; a checkpoint's become conflicts).
     #[error("the merged {what} does not read: {reason}")]
     Unmergeable {
         /// `checkpoint` or `preset`.
@@ -123,8 +132,12 @@ pub fn merge(path: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result<Mer
     }
 }
 
-/// One version as the JSON of its canonical bytes (`None` for an empty base).
-fn canonical_json(path: &Path, side: &'static str, bytes: &[u8]) -> Result<Option<Json>, Refusal> {
+/// One version as the JSON of its canonical bytes, with the problems
+/// Karenina refuses in it (`None` for an empty base).
+type Side = Option<(Json, HashSet<ProblemKey>)>;
+
+/// Reads one version: as the JSON of its canonical bytes and what Karenina refuses in it.
+fn canonical_json(path: &Path, side: &'static str, bytes: &[u8]) -> Result<Side, Refusal> {
     if side == "base" && bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -139,13 +152,30 @@ fn canonical_json(path: &Path, side: &'static str, bytes: &[u8]) -> Result<Optio
             reason: e.first_reason(),
         })?;
     let text = write_checkpoint(&cp, &WriteOptions::default());
-    json::parse(text.as_bytes())
-        .map(Some)
-        .map_err(|f| Refusal::Unreadable {
-            side,
-            reason: f.message,
-        })
+    let tree = json::parse(text.as_bytes()).map_err(|f| Refusal::Unreadable {
+        side,
+        reason: f.message,
+    })?;
+    let report = model::analyze(path, text.as_bytes(), ReadOptions::default()).report;
+    let found = gate::problems(&tree, &report)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    Ok(Some((tree, found)))
 }
+
+/// One rendering of the merge.
+struct Rendering {
+    /// Karenina's bytes, when the merged tree reads without errors.
+    text: Option<String>,
+    conflicts: Vec<RawConflict>,
+    /// What Karenina refuses in it that no side had: (units, cause).
+    new: Vec<(Vec<Vec<Step>>, String)>,
+}
+
+/// How many times a merge is redone with more of it in conflict before the
+/// whole file is.
+const ROUNDS: usize = 4;
 
 fn merge_checkpoints(
     path: &Path,
@@ -164,21 +194,100 @@ fn merge_checkpoints(
         },
     );
     let (b, o, t) = (b?, o?, t?);
-    let render = |prefer| -> Result<(String, Vec<RawConflict>), Refusal> {
-        let mut m = Merger::new(Schema::Checkpoint, prefer);
-        let tree = m
-            .value(&mut Vec::new(), b.as_ref(), o.as_ref(), t.as_ref())
+    fn tree(s: &Side) -> Option<&Json> {
+        s.as_ref().map(|(j, _)| j)
+    }
+    let none = HashSet::new();
+    let sides = [&o, &t].map(|s| s.as_ref().map_or(&none, |(_, p)| p));
+    let render = |prefer, forced: &HashMap<Vec<Step>, String>| -> Rendering {
+        let mut m = Merger::new(Schema::Checkpoint, prefer, forced);
+        let merged = m
+            .value(&mut Vec::new(), tree(&b), tree(&o), tree(&t))
             .unwrap_or_default();
-        let bytes = crate::pyjson::dumps(&tree, false);
-        let cp = model::read_checkpoint(path, bytes.as_bytes(), ReadOptions::default()).map_err(
-            |e| Refusal::Unmergeable {
-                what: "checkpoint",
-                reason: e.first_reason(),
-            },
-        )?;
-        Ok((write_checkpoint(&cp, &WriteOptions::default()), m.conflicts))
+        let bytes = crate::pyjson::dumps(&merged, false);
+        let a = model::analyze(path, bytes.as_bytes(), ReadOptions::default());
+        let new = gate::new_problems(gate::problems(&merged, &a.report), &sides);
+        let text = match a.checkpoint {
+            Some(cp) if !a.report.has_errors() => {
+                Some(write_checkpoint(&cp, &WriteOptions::default()))
+            }
+            _ => None,
+        };
+        Rendering {
+            text,
+            conflicts: m.conflicts,
+            new,
+        }
     };
-    finish(Kind::Checkpoint, render)
+    // A merge Karenina would refuse is redone with the units that hold each
+    // new problem in conflict, until both renderings are free of them.
+    let mut forced: HashMap<Vec<Step>, String> = HashMap::new();
+    for round in 0..=ROUNDS {
+        let (r_ours, r_theirs) = if forced.is_empty() {
+            let r = render(Prefer::Ours, &forced);
+            if r.conflicts.is_empty() {
+                (r, None)
+            } else {
+                let t = render(Prefer::Theirs, &forced);
+                (r, Some(t))
+            }
+        } else {
+            let (x, y) = rayon::join(
+                || render(Prefer::Ours, &forced),
+                || render(Prefer::Theirs, &forced),
+            );
+            (x, Some(y))
+        };
+        let new: Vec<_> = r_ours
+            .new
+            .iter()
+            .chain(r_theirs.iter().flat_map(|r| r.new.iter()))
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            if let (Some(text), r_theirs) = (r_ours.text, r_theirs) {
+                return Ok(match r_theirs {
+                    None => Merged {
+                        kind: Kind::Checkpoint,
+                        text,
+                        conflicts: Vec::new(),
+                    },
+                    Some(Rendering {
+                        text: Some(theirs_text),
+                        ..
+                    }) => Merged {
+                        kind: Kind::Checkpoint,
+                        text: mark(&text, &theirs_text),
+                        conflicts: r_ours.conflicts.into_iter().map(named).collect(),
+                    },
+                    Some(_) => break,
+                });
+            }
+            break;
+        }
+        let mut added = false;
+        for (units, cause) in new {
+            for u in units {
+                if !forced.contains_key(&u) {
+                    forced.insert(u, cause.clone());
+                    added = true;
+                }
+            }
+        }
+        if !added || round + 1 == ROUNDS {
+            if forced.contains_key(&Vec::new()) {
+                break;
+            }
+            // The whole file: each side of the conflict is one side's file.
+            let cause = forced.values().next().cloned().unwrap_or_default();
+            forced.insert(Vec::new(), cause);
+        }
+    }
+    // Unreachable for sides that read (a conflict on the whole file renders each side as it is).
+    Err(Refusal::Unmergeable {
+        what: "checkpoint",
+        reason: "no merge of the two sides reads".into(),
+    })
 }
 
 /// Renders the merge taking our side of every conflict; when there are
@@ -233,7 +342,7 @@ fn merge_presets(path: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result
         read("theirs", theirs)?,
     );
     let render = |prefer| -> Result<(String, Vec<RawConflict>), Refusal> {
-        let mut m = Merger::new(Schema::Preset, prefer);
+        let mut m = Merger::new(Schema::Preset, prefer, tree::nothing_forced());
         let tree = m
             .value(&mut Vec::new(), b.as_ref(), o.as_ref(), t.as_ref())
             .unwrap_or_default();
@@ -280,93 +389,28 @@ fn named(c: RawConflict) -> Conflict {
         } else {
             "(the file)".to_string()
         };
-    } else if question.is_none() && field == "dataFeedElement" {
-        field = "dataFeedElement (question order)".to_string();
+    }
+    let questions = question.is_none() && field == "dataFeedElement";
+    match &c.kind {
+        ConflictKind::Order if questions => field.push_str(" (question order)"),
+        ConflictKind::Order => field.push_str(" (order)"),
+        ConflictKind::RepeatedKey { side, key } if questions => {
+            field.push_str(&format!(" (question ID {key} repeated on {side})"))
+        }
+        ConflictKind::RepeatedKey { side, key } => {
+            field.push_str(&format!(" (name {key} repeated on {side})"))
+        }
+        ConflictKind::Unkeyed { side } => {
+            field.push_str(&format!(" (an element without a key on {side})"))
+        }
+        ConflictKind::Changed | ConflictKind::Refused { .. } => {}
     }
     Conflict {
         question,
         field,
+        kind: c.kind,
         base: c.base,
         ours: c.ours,
         theirs: c.theirs,
-    }
-}
-
-/// `ours` with git-style markers around each run of lines that differs from
-/// `theirs` (both are the same merge, taking a different side of each conflict).
-/// Patience diff: it anchors on unique lines (IDs, texts), so a question
-/// moved or removed is one block, not fragments aligned on shared `{` lines.
-pub fn mark(ours: &str, theirs: &str) -> String {
-    let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Patience)
-        .diff_lines(ours, theirs);
-    let (a, b) = (diff.old_slices(), diff.new_slices());
-    let mut out = String::with_capacity(ours.len() + 256);
-    let line = |out: &mut String, l: &str| {
-        out.push_str(l);
-        if !l.ends_with('\n') {
-            out.push('\n');
-        }
-    };
-    let mut hunk: Option<(Vec<&str>, Vec<&str>)> = None;
-    let flush = |out: &mut String, hunk: &mut Option<(Vec<&str>, Vec<&str>)>| {
-        if let Some((x, y)) = hunk.take() {
-            out.push_str(MARKER_OURS);
-            out.push('\n');
-            x.iter().for_each(|l| line(out, l));
-            out.push_str(MARKER_SEP);
-            out.push('\n');
-            y.iter().for_each(|l| line(out, l));
-            out.push_str(MARKER_THEIRS);
-            out.push('\n');
-        }
-    };
-    for op in diff.ops() {
-        match *op {
-            similar::DiffOp::Equal { old_index, len, .. } => {
-                flush(&mut out, &mut hunk);
-                a[old_index..old_index + len]
-                    .iter()
-                    .for_each(|l| out.push_str(l));
-            }
-            similar::DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                let h = hunk.get_or_insert_with(Default::default);
-                h.0.extend(&a[old_index..old_index + old_len]);
-            }
-            similar::DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                let h = hunk.get_or_insert_with(Default::default);
-                h.1.extend(&b[new_index..new_index + new_len]);
-            }
-            similar::DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                let h = hunk.get_or_insert_with(Default::default);
-                h.0.extend(&a[old_index..old_index + old_len]);
-                h.1.extend(&b[new_index..new_index + new_len]);
-            }
-        }
-    }
-    flush(&mut out, &mut hunk);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markers_go_around_the_differing_lines_only() {
-        let m = mark("a\nb\nc\nd", "a\nB\nc\nd");
-        assert_eq!(
-            m,
-            format!("a\n{MARKER_OURS}\nb\n{MARKER_SEP}\nB\n{MARKER_THEIRS}\nc\nd")
-        );
     }
 }

@@ -92,7 +92,8 @@ pub fn scan(text: &str) -> Vec<Unresolved> {
         } else if in_items && (l == "  ]" || l == "  ],") {
             in_items = false;
             current = None;
-        } else if in_items && l == "    {" {
+        } else if in_items && matches!(l, "    {" | "    }" | "    },") {
+            // Between questions, a conflict is in the question it holds.
             current = None;
         } else if in_items {
             if let Some(id) = item_id(l) {

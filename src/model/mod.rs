@@ -53,6 +53,17 @@ pub fn show(v: &Json) -> String {
     }
 }
 
+/// Warnings that say a later step of Karenina raises (reading the global,
+/// dynamic or a question's merged rubric): the rest say Karenina mishandles
+/// something silently, or that kld changed something.
+pub const RAISES_LATER: [&str; 5] = ["KLD-W016", "KLD-W017", "KLD-W018", "KLD-W019", "KLD-W031"];
+
+/// Whether Karenina refuses what `d` reports: an error (`Benchmark.load`
+/// fails) or a warning that reading a rubric raises ([`RAISES_LATER`]).
+pub fn karenina_refuses(d: &Diagnostic) -> bool {
+    d.is_error() || RAISES_LATER.contains(&d.code)
+}
+
 /// Parses, reads, normalizes and lints `bytes` (the contents of `file`).
 pub fn analyze(file: &Path, bytes: &[u8], opts: ReadOptions) -> Analysis {
     let mut diags = Vec::new();

@@ -43,7 +43,7 @@ const PRESET_ATTRIBUTE: &str = "presets/*.json merge=karenina";
 
 /// A repository with the diff and merge recipes configured (and the
 /// manual's preset attribute).
-fn repo() -> Repo {
+pub(crate) fn repo() -> Repo {
     let r = Repo::new();
     let (attributes, configs) = merge_recipes();
     let manual =
@@ -61,7 +61,7 @@ fn repo() -> Repo {
     r
 }
 
-fn merge_data(name: &str) -> PathBuf {
+pub(crate) fn merge_data(name: &str) -> PathBuf {
     data("merge").join(name)
 }
 
@@ -164,7 +164,7 @@ fn branches(name: &str) -> Repo {
     r
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),

@@ -15,6 +15,7 @@ mod find;
 mod first_hour;
 mod git;
 mod git_merge;
+mod git_merge_siege;
 mod git_recipes;
 mod hostile;
 mod hostile_eval;

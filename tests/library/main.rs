@@ -11,6 +11,7 @@ mod differential_re;
 mod docs;
 mod load;
 mod merge;
+mod merge_siege;
 mod params;
 mod preset;
 mod properties;

@@ -1,0 +1,132 @@
+//! `kld git-merge` under siege (issue 38), in real repositories: a merge
+//! Karenina cannot run is a conflict naming the cause (git reports it), and
+//! names from the repository reach the terminal escaped.
+
+use crate::git_merge::{merge_data, repo, text};
+use serde_json::{json, Value};
+
+fn base() -> Value {
+    serde_json::from_slice(&std::fs::read(merge_data("base.jsonld")).unwrap()).unwrap()
+}
+
+fn prop(name: &str, value: Value) -> Value {
+    json!({"@type": "PropertyValue", "name": name, "value": value})
+}
+
+/// Commits `b` on main, `t` on branch `theirs`, `o` on main, merges
+/// `theirs` into main: (git's exit code, what git and kld said, the file).
+fn merge(b: &Value, o: &Value, t: &Value) -> (Option<i32>, String, String) {
+    merge_at("bench.jsonld", b, o, t)
+}
+
+fn merge_at(name: &str, b: &Value, o: &Value, t: &Value) -> (Option<i32>, String, String) {
+    let r = repo();
+    let bench = r.file(name);
+    let write =
+        |v: &Value| std::fs::write(&bench, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    write(b);
+    r.ok(&["add", "."]);
+    r.ok(&["commit", "-qm", "base"]);
+    r.ok(&["checkout", "-qb", "theirs"]);
+    write(t);
+    r.ok(&["commit", "-qam", "theirs"]);
+    r.ok(&["checkout", "-q", "main"]);
+    write(o);
+    r.ok(&["commit", "-qam", "ours"]);
+    let out = r.git(&["merge", "--no-edit", "theirs"]);
+    (
+        out.status.code(),
+        text(&out),
+        std::fs::read_to_string(&bench).unwrap(),
+    )
+}
+
+#[test]
+fn metrics_from_one_branch_and_the_evaluation_mode_from_the_other_are_a_conflict() {
+    let mut b = base();
+    b["rating"].as_array_mut().unwrap().push(json!({
+        "@type": "Rating",
+        "name": "cover",
+        "description": "d",
+        "bestRating": 1.0,
+        "worstRating": 0.0,
+        "additionalType": "karenina:GlobalMetricRubricTrait",
+        "additionalProperty": [
+            prop("metrics", json!(["precision"])),
+            prop("tp_instructions", json!(["x"])),
+            prop("tn_instructions", json!(["y"])),
+            prop("evaluation_mode", json!("full_matrix")),
+        ]
+    }));
+    let last = b["rating"].as_array().unwrap().len() - 1;
+    let (mut o, mut t) = (b.clone(), b.clone());
+    o["rating"][last]["additionalProperty"][0]["value"] = json!(["precision", "accuracy"]);
+    t["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
+    let (code, said, file) = merge(&b, &o, &t);
+    assert_ne!(code, Some(0), "{said}");
+    assert!(said.contains("CONFLICT"), "{said}");
+    assert!(
+        said.contains("conflict in rating[cover] (each side is fine, the merge is not: KLD-W017"),
+        "{said}"
+    );
+    assert!(file.contains("<<<<<<< ours"), "{file}");
+}
+
+#[test]
+fn a_global_and_a_question_trait_named_alike_on_two_branches_are_a_conflict() {
+    let b = base();
+    let trait_ = |ty: &str| {
+        json!({
+            "@type": "Rating",
+            "name": "Tone",
+            "description": "d",
+            "bestRating": 1.0,
+            "worstRating": 0.0,
+            "additionalType": ty,
+            "additionalProperty": [prop("kind", json!("boolean"))]
+        })
+    };
+    let (mut o, mut t) = (b.clone(), b.clone());
+    o["rating"]
+        .as_array_mut()
+        .unwrap()
+        .push(trait_("karenina:GlobalRubricTrait"));
+    t["dataFeedElement"][0]["item"]["rating"] =
+        json!([trait_("karenina:QuestionSpecificRubricTrait")]);
+    let (code, said, _) = merge(&b, &o, &t);
+    assert_ne!(code, Some(0), "{said}");
+    let q = b["dataFeedElement"][0]["@id"].as_str().unwrap();
+    assert!(
+        said.contains(&format!("conflict in question {q}, item.rating (each side is fine, the merge is not: KLD-W031 question trait \"Tone\" has the name and type of a global trait")),
+        "{said}"
+    );
+}
+
+#[test]
+fn question_ids_and_paths_in_merge_messages_are_escaped_for_the_terminal() {
+    let mut b = base();
+    let id = "urn:q:\u{1b}]52;c;aGk=\u{7}\u{1b}[2J";
+    b["dataFeedElement"][0]["@id"] = json!(id);
+    let (mut o, mut t) = (b.clone(), b.clone());
+    o["dataFeedElement"][0]["item"]["acceptedAnswer"]["text"] = json!("ours \u{1b}[31m");
+    t["dataFeedElement"][0]["item"]["acceptedAnswer"]["text"] = json!("theirs");
+    let (code, said, _) = merge_at("b\u{1b}[2J.jsonld", &b, &o, &t);
+    assert_ne!(code, Some(0), "{said}");
+    // git quotes the path its own way; kld's lines are escaped.
+    let kld: Vec<&str> = said.lines().filter(|l| l.starts_with("kld: ")).collect();
+    assert!(!kld.is_empty(), "{said}");
+    for l in &kld {
+        assert!(!l.contains('\u{1b}') && !l.contains('\u{7}'), "{l:?}");
+    }
+    assert!(
+        kld.iter()
+            .any(|l| l.starts_with("kld: b\\x1b[2J.jsonld: conflict")),
+        "{kld:?}"
+    );
+    assert!(
+        said.contains(
+            "conflict in question urn:q:\\x1b]52;c;aGk=\\x07\\x1b[2J, item.acceptedAnswer.text"
+        ),
+        "{said}"
+    );
+}
