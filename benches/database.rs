@@ -33,7 +33,7 @@ fn root() -> PathBuf {
 }
 
 fn corpus() -> PathBuf {
-    root().join("../shared/corpus")
+    root().join("tests/data/corpus")
 }
 
 /// As `benches/results.rs` scales an export.

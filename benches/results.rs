@@ -2,7 +2,7 @@
 //! (issue 12): throughput and peak RSS against the store's own size. Run with
 //! `cargo build --release && cargo bench --bench results`.
 //!
-//! The results are Karenina's own exports from `../shared/corpus/results/`
+//! The results are Karenina's own exports in `tests/data/corpus/results/`
 //! scaled up: each of the three full runs (with their MCP traces, deep
 //! judgment and every trait kind) is repeated to a third of 100,000 rows,
 //! each copy with a fresh `result_id` and replicate, in the v2.2 stream
@@ -42,7 +42,7 @@ const RUNS: [(&str, &str); 3] = [
 ];
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus")
 }
 
 /// Scales a v2.2 stream to `n` rows: rows repeated with a new result_id and

@@ -58,7 +58,7 @@ def generate(out: Path, checkpoints: int, questions: int) -> tuple[Path, Path]:
          "--seed", "1", "--out", str(ck)],
         check=True, capture_output=True,
     )
-    template = json.loads((REPO.parent / "shared" / "corpus" / "results"
+    template = json.loads((REPO / "tests" / "data" / "corpus" / "results"
                            / "golden__results_export_full.json").read_text(encoding="utf-8"))
     row0 = template["results"][0]
     runs = out / "runs"

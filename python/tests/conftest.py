@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository, the shared corpus, and kld (the Rust
+"""Shared fixtures: the repository, the test corpus (tests/data/corpus), and kld (the Rust
 binary cargo builds, the oracle the package is compared with)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = Path(os.environ.get("KLD_CORPUS", REPO.parent / "shared" / "corpus"))
+CORPUS = Path(os.environ.get("KLD_CORPUS", REPO / "tests" / "data" / "corpus"))
 
 
 def kld_binary() -> str:

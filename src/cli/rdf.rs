@@ -94,21 +94,42 @@ pub(super) fn load_into(
     results_args: &ResultsArgs,
 ) -> u8 {
     let mut out = std::io::stdout().lock();
-    load_listed(store, files, processor, results_args, &mut |info, file| {
-        if print_graphs {
+    let mut skipped = 0;
+    let status = load_listed(store, files, processor, results_args, &mut |l| match l {
+        Listed::Stored(info, file) if print_graphs => {
             let _ = writeln!(out, "{}\t{}", info.graph, file.display());
         }
-    })
+        Listed::Stored(..) => {}
+        // (Each was said on stderr as binding reported it.)
+        Listed::Skipped(_) => skipped += 1,
+    });
+    if print_graphs && skipped > 0 {
+        eprintln!(
+            "kld: {} not stored (the same run as another input, said above)",
+            super::plural(skipped, "input")
+        );
+    }
+    status
 }
 
-/// [`load_into`], handing each graph loaded and its file to `listed` as it
-/// comes in (`kld load` prints them as lines or collects them as JSON).
+/// What loading did with one input, once runs are reconciled and bound.
+pub(super) enum Listed<'a> {
+    /// Its graph is in the store.
+    Stored(&'a karenina_ld::store::GraphInfo, &'a Path),
+    /// Read, then left out (or an earlier graph removed): the same run as
+    /// another input, which is kept.
+    Skipped(&'a karenina_ld::store::Bound),
+}
+
+/// [`load_into`], handing each graph stored and each input skipped to
+/// `listed` once binding has decided (`kld load` prints them as lines or
+/// collects them as JSON).
 pub(super) fn load_listed(
     store: &mut CheckpointStore,
     files: &[PathBuf],
     processor: Processor,
     results_args: &ResultsArgs,
-    listed: &mut dyn FnMut(&karenina_ld::store::GraphInfo, &Path),
+    listed: &mut dyn FnMut(Listed<'_>),
 ) -> u8 {
     store.set_results_options(karenina_ld::results::ResultsOptions {
         with_traces: results_args.with_traces,
@@ -134,10 +155,10 @@ pub(super) fn load_listed(
     let mut requested = Vec::new();
     let explicit = explicit_checkpoint(store, results_args.for_checkpoint.as_deref());
     let loaded = results.iter().any(|(_, r)| r.is_ok());
+    let mut stored = Vec::new();
     for (file, r) in results {
         match r {
             Ok(info) => {
-                listed(&info, &file);
                 for n in &info.notes {
                     eprintln!("kld: {}: {n}", file.display());
                 }
@@ -164,27 +185,42 @@ pub(super) fn load_listed(
                         Ok(c) => requested.push((info.graph.clone(), c.clone())),
                     }
                 }
+                stored.push((info, file));
             }
             Err(e) => status = status.max(super::report_failure(&file, &e, "not loaded")),
         }
     }
     // Bind the new runs, and re-bind earlier ones whose match may have
     // changed: only when graphs came in (reopening a store changes nothing).
-    if !loaded {
-        return status;
-    }
-    match store.bind(&requested) {
-        Ok(bound) => {
-            bound.iter().for_each(report_binding);
-            // A `--for` checkpoint that lacks the run's questions is an error.
-            if bound.iter().any(|b| b.refused()) {
+    let mut bound = Vec::new();
+    if loaded {
+        match store.bind(&requested) {
+            Ok(b) => {
+                b.iter().for_each(report_binding);
+                // A `--for` checkpoint that lacks the run's questions is an error.
+                if b.iter().any(|b| b.refused()) {
+                    status = status.max(INVALID);
+                }
+                bound = b;
+            }
+            Err(e) => {
+                eprintln!("kld: binding results to checkpoints: {e}");
                 status = status.max(INVALID);
             }
         }
-        Err(e) => {
-            eprintln!("kld: binding results to checkpoints: {e}");
-            status = status.max(INVALID);
+    }
+    // What is in the store now, then what was left out (a copy of a run
+    // kept under another input).
+    for (info, file) in &stored {
+        if let Some(now) = store.resolve(&info.graph) {
+            listed(Listed::Stored(now, file));
         }
+    }
+    for b in bound
+        .iter()
+        .filter(|b| matches!(b.link, karenina_ld::results::link::Link::Duplicate { .. }))
+    {
+        listed(Listed::Skipped(b));
     }
     status
 }
@@ -254,9 +290,9 @@ pub fn load(
     let status = match format {
         ReportFormat::Text => load_into(&mut store, &files, processor, true, results),
         ReportFormat::Json => {
-            let mut graphs = Vec::new();
-            let status = load_listed(&mut store, &files, processor, results, &mut |info, file| {
-                graphs.push(serde_json::json!({
+            let (mut graphs, mut skipped) = (Vec::new(), Vec::new());
+            let status = load_listed(&mut store, &files, processor, results, &mut |l| match l {
+                Listed::Stored(info, file) => graphs.push(serde_json::json!({
                     "graph": info.graph,
                     "file": file,
                     "kind": match info.kind {
@@ -264,14 +300,41 @@ pub fn load(
                         karenina_ld::store::GraphKind::Results => "results",
                     },
                     "quads": info.quads,
-                }))
+                    "checkpoint": info.binding.as_ref().map(|b| &b.checkpoint),
+                })),
+                Listed::Skipped(b) => skipped.push(skipped_json(b)),
             });
-            let doc = serde_json::json!({ "store": store_dir, "graphs": graphs });
+            let doc = serde_json::json!({
+                "store": store_dir,
+                "graphs": graphs,
+                "skipped": skipped,
+            });
             outln!("{}", serde_json::to_string_pretty(&doc)?);
             status
         }
     };
     Ok(if io_failed { status.max(USAGE) } else { status })
+}
+
+/// An input `kld load --format json` left out, and why.
+fn skipped_json(b: &karenina_ld::store::Bound) -> serde_json::Value {
+    use karenina_ld::results::link::Link;
+    let (kept, results, contained) = match &b.link {
+        Link::Duplicate {
+            of,
+            results,
+            contained,
+        } => (Some(of), Some(*results), *contained),
+        _ => (None, None, false),
+    };
+    serde_json::json!({
+        "file": b.source,
+        "graph": b.graph,
+        "why": if contained { "contained" } else { "same-run" },
+        "kept": kept,
+        "results": results,
+        "message": b.message(),
+    })
 }
 
 /// Arguments of `kld extract`.

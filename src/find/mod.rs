@@ -500,7 +500,7 @@ mod tests {
 
     fn scenario_probe(drop_question_data: bool) -> Checkpoint {
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/corpus/loads/karenina-output__scenario_probe.jsonld");
+            .join("tests/data/corpus/loads/karenina-output__scenario_probe.jsonld");
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
         if drop_question_data {

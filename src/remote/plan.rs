@@ -127,10 +127,17 @@ fn same_runs_on_server(
                 && !inputs.contains(&s.graph)
                 && s.run_keys == id.keys_digest
         }) {
+            // Bound to two different checkpoints: two runs, both stay.
+            if let (Some(b), Some(theirs)) = (&info.binding, &s.bound_to) {
+                if b.checkpoint != *theirs {
+                    continue;
+                }
+            }
             let mine = RunRank {
                 explicit: false,
                 binds: info.binding.is_some(),
                 results: id.results,
+                carries: 0,
                 json: id.json,
                 source: &info.source,
             };
@@ -138,6 +145,7 @@ fn same_runs_on_server(
                 explicit: false,
                 binds: s.bound_to.is_some(),
                 results: id.results,
+                carries: 0,
                 json: s.run_format == "json",
                 source: &s.source,
             };

@@ -4,13 +4,19 @@
 //! results graphs come in, exports holding the same results are recognised
 //! by their result IDs (which the JSON carries and kld recomputes for a CSV;
 //! for a scenario turn, the ID its CSV recomputes to, `karenina:csvResultId`)
-//! or by identical bytes, and only one is kept: a copy bound by the user,
-//! then one that binds to a loaded checkpoint over one that cannot (a
-//! database row whose benchmark was renamed beside the export that names
-//! it), then the one holding more results, then a JSON over a CSV (it tells
-//! verdicts and trait families apart), then the first by file name. An
-//! export whose results are all in another is skipped too; a partial overlap
-//! is reported and both stay.
+//! or by identical bytes. Two such copies are the same run only if they
+//! would also bind to the same benchmark: two run folders holding the same
+//! results file but whose manifests name different checkpoints are two runs,
+//! both kept (each bound to its own). Of the copies of one run only one is
+//! kept: a copy bound by the user, then one that binds to a loaded
+//! checkpoint over one that cannot (a database row whose benchmark was
+//! renamed beside the export that names it), then the one holding more
+//! results, then the one that carries more than the bare export (a run
+//! folder's manifest and label, a database run's name and benchmark; more
+//! yet when its checkpoint was named by them rather than found by question
+//! IDs), then a JSON over a CSV (it tells verdicts and trait families
+//! apart), then the first by file name. An export whose results are all in
+//! another is skipped too; a partial overlap is reported and both stay.
 
 use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
@@ -58,6 +64,11 @@ pub struct RunRank<'a> {
     pub binds: bool,
     /// Number of results.
     pub results: usize,
+    /// What it carries beyond the results: one for a run that is not a bare
+    /// export (a run folder, a database run, progressive-save sidecars: a
+    /// label, a manifest, a run name), one more when that record named the
+    /// checkpoint it is bound to.
+    pub carries: u8,
     /// Read from a JSON export.
     pub json: bool,
     /// Its source, the last tie-break.
@@ -72,6 +83,7 @@ impl RunRank<'_> {
             .cmp(&self.explicit)
             .then(other.binds.cmp(&self.binds))
             .then(other.results.cmp(&self.results))
+            .then(other.carries.cmp(&self.carries))
             .then(other.json.cmp(&self.json))
             .then(self.source.cmp(other.source))
     }
@@ -87,6 +99,10 @@ struct Run {
     /// Binds to a loaded checkpoint (asked only of runs that share results
     /// or bytes with another).
     binds: bool,
+    /// The checkpoint it binds to, if it does (asked as `binds`).
+    target: Option<String>,
+    /// [`RunRank::carries`].
+    carries: u8,
     keys: BTreeSet<String>,
 }
 
@@ -96,8 +112,18 @@ impl Run {
             explicit: self.explicit,
             binds: self.binds,
             results: self.keys.len(),
+            carries: self.carries,
             json: self.json,
             source: &self.source,
+        }
+    }
+
+    /// Whether `self` and `other`, holding the same results, can be one run:
+    /// not when each binds to a checkpoint and the two differ.
+    fn same_benchmark(&self, other: &Run) -> bool {
+        match (&self.target, &other.target) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
         }
     }
 }
@@ -165,6 +191,23 @@ impl CheckpointStore {
             .collect())
     }
 
+    /// The results graphs that are not a bare export: those whose run
+    /// records a `karenina:runSource` (a run folder, a database run,
+    /// progressive-save sidecars).
+    fn run_sources(&self) -> Result<BTreeSet<String>> {
+        let p = vocab::term("runSource");
+        let mut out = BTreeSet::new();
+        for q in self
+            .store
+            .quads_for_pattern(None, Some(p.as_ref()), None, None)
+        {
+            if let GraphName::NamedNode(g) = q.map_err(Error::store)?.graph_name {
+                out.insert(g.into_string());
+            }
+        }
+        Ok(out)
+    }
+
     /// Finds the results graphs that hold the same results as another (see
     /// the module doc), removes all but one, and reports partial overlaps.
     /// Only pairs with a graph inserted since the last call are looked at.
@@ -175,6 +218,7 @@ impl CheckpointStore {
         }
         let mut runs = Vec::new();
         let mut all = self.run_keys_in(None)?;
+        let sources = self.run_sources()?;
         for i in self.index.values().filter(|i| i.kind == GraphKind::Results) {
             let (keys, json) = all.remove(&i.graph).unwrap_or_default();
             runs.push(Run {
@@ -184,6 +228,8 @@ impl CheckpointStore {
                 json,
                 explicit: i.binding.as_ref().is_some_and(|b| b.explicit),
                 binds: false,
+                target: None,
+                carries: u8::from(sources.contains(&i.graph)),
                 keys,
             });
         }
@@ -204,8 +250,24 @@ impl CheckpointStore {
             })
             .collect();
         for (r, shared) in runs.iter_mut().zip(shared) {
-            r.binds =
-                r.explicit || (shared && matches!(self.auto(held, &r.graph)?.0, Link::Bound(_)));
+            if !shared {
+                continue;
+            }
+            let explicit = self
+                .index
+                .get(&r.graph)
+                .and_then(|i| i.binding.clone())
+                .filter(|b| b.explicit);
+            let (target, named) = match explicit {
+                Some(b) => (Some(b.checkpoint), false),
+                None => match self.auto(held, &r.graph)? {
+                    (Link::Bound(c), named) => (Some(c), named),
+                    _ => (None, false),
+                },
+            };
+            r.binds = r.explicit || target.is_some();
+            r.carries += u8::from(named);
+            r.target = target;
         }
         // The ones to keep first: a user's binding, a copy that binds, more
         // results, JSON, name.
@@ -222,10 +284,16 @@ impl CheckpointStore {
                     *shared.entry(h).or_default() += 1;
                 }
             }
-            let same_bytes = kept.iter().copied().find(|&k| runs[k].sha256 == run.sha256);
+            // The same run: the same bytes or results, and no other benchmark.
+            let same_bytes = kept
+                .iter()
+                .copied()
+                .find(|&k| runs[k].sha256 == run.sha256 && runs[k].same_benchmark(run));
             let within = shared
                 .iter()
-                .find(|(_, n)| **n == run.keys.len() && !run.keys.is_empty())
+                .find(|(k, n)| {
+                    **n == run.keys.len() && !run.keys.is_empty() && runs[**k].same_benchmark(run)
+                })
                 .map(|(k, _)| *k);
             let involved = |k: usize| fresh.contains(&run.graph) || fresh.contains(&runs[k].graph);
             if let Some(k) = same_bytes.or(within) {
@@ -246,7 +314,8 @@ impl CheckpointStore {
                 }
             }
             for (&k, &n) in &shared {
-                if involved(k) {
+                // Results of two benchmarks' runs count once for each.
+                if involved(k) && runs[k].same_benchmark(run) {
                     notes.push(RunNote {
                         graph: run.graph.clone(),
                         source: run.source.clone(),

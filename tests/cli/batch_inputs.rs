@@ -71,7 +71,7 @@ fn an_unreadable_database_is_one_reported_input_and_the_batch_goes_on() {
         d.path(),
         &c.join("loads/docs__notebooks__test_checkpoint.jsonld"),
     );
-    let db = std::fs::read(data("runs/karenina.db")).unwrap();
+    let db = read_fixture(&data("runs/karenina.db"));
     std::fs::write(d.path().join("db-truncated.db"), &db[..20_000]).unwrap();
     let foreign = rusqlite::Connection::open(d.path().join("foreign.db")).unwrap();
     foreign

@@ -174,7 +174,7 @@ fn canon_in_place_rewrites_atomically_and_is_idempotent() {
     kld().args(["canon", "-i", "-q"]).arg(&f).assert().success();
     assert_eq!(
         std::fs::read(&f).unwrap(),
-        std::fs::read(data(&format!("expected/{name}"))).unwrap()
+        read_fixture(&data(&format!("expected/{name}")))
     );
     kld().args(["canon", "--check"]).arg(&f).assert().success();
     let entries = std::fs::read_dir(d.path()).unwrap().count();
@@ -212,7 +212,7 @@ fn canon_output_directory_for_a_batch() {
     let name = "example_benchmark.jsonld";
     assert_eq!(
         std::fs::read(out.join(name)).unwrap(),
-        std::fs::read(data(&format!("expected/{name}"))).unwrap()
+        read_fixture(&data(&format!("expected/{name}")))
     );
 }
 
@@ -232,7 +232,7 @@ fn canon_upgrade_and_touch() {
         .success();
     assert!(
         out.get_output().stdout
-            == std::fs::read(data("expected/example_benchmark@439a051e.upgraded.jsonld")).unwrap()
+            == read_fixture(&data("expected/example_benchmark@439a051e.upgraded.jsonld"))
     );
     let p = corpus().join("loads/karenina-output__dyn.jsonld");
     let out = kld().args(["canon", "--touch"]).arg(&p).assert().success();
@@ -312,9 +312,9 @@ fn bad_usage_exits_2() {
 #[test]
 fn upgrade_stores_json_string_metric_arrays_natively() {
     let d = tempfile::tempdir().unwrap();
-    let mut j: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("loads/karenina-output__probe_default.jsonld")).unwrap(),
-    )
+    let mut j: serde_json::Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("loads/karenina-output__probe_default.jsonld"),
+    ))
     .unwrap();
     // Find the question-level metric trait and store its arrays as JSON strings,
     // as Karenina did in 2025-10/11.
@@ -355,8 +355,7 @@ fn upgrade_stores_json_string_metric_arrays_natively() {
         .output()
         .unwrap()
         .stdout;
-    let original =
-        std::fs::read(corpus().join("loads/karenina-output__probe_default.jsonld")).unwrap();
+    let original = read_fixture(&corpus().join("loads/karenina-output__probe_default.jsonld"));
     assert!(
         upgraded == original,
         "--upgrade restores the native arrays Karenina writes today"

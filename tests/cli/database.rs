@@ -24,14 +24,11 @@ pub(crate) fn runs() -> Vec<(database::Run, PathBuf, Value, PathBuf)> {
     runs.into_iter()
         .map(|r| {
             let export = corpus().join("results").join(format!("{}.json", r.name));
-            let expect: Value = serde_json::from_slice(
-                &std::fs::read(
-                    corpus()
-                        .join("results")
-                        .join(format!("{}.expect.json", r.name)),
-                )
-                .unwrap(),
-            )
+            let expect: Value = serde_json::from_slice(&read_fixture(
+                &corpus()
+                    .join("results")
+                    .join(format!("{}.expect.json", r.name)),
+            ))
             .unwrap();
             let cp = corpus()
                 .join("loads")
@@ -294,7 +291,7 @@ fn runs_in(cwd: &Path, inputs: &[PathBuf]) -> (Vec<(String, Option<String>)>, St
 /// A copy of a corpus checkpoint at `to` whose benchmark is named `name`.
 fn renamed(from: &str, to: &Path, name: &str) -> PathBuf {
     let mut v: Value =
-        serde_json::from_slice(&std::fs::read(corpus().join("loads").join(from)).unwrap()).unwrap();
+        serde_json::from_slice(&read_fixture(&corpus().join("loads").join(from))).unwrap();
     v["name"] = name.into();
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::write(to, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
@@ -307,7 +304,8 @@ fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous()
     const RUBRICS: &str = "tests__fixtures__checkpoints__with_rubrics.jsonld";
     let d = tempfile::tempdir().unwrap();
     // The database in d/dbs: its relative checkpoint_path
-    // (../shared/corpus/loads/…) leads to d/shared/corpus/loads/… there.
+    // (tests/data/corpus/loads/…) leads to d/dbs/tests/data/corpus/loads/…
+    // there.
     let dbs = d.path().join("dbs");
     std::fs::create_dir_all(&dbs).unwrap();
     let file = copy_to(&dbs, &db());
@@ -359,12 +357,12 @@ fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous()
     // between two of the benchmark's name.
     let at_path = renamed(
         DOCS,
-        &d.path().join("shared/corpus/loads").join(DOCS),
+        &d.path().join("dbs/tests/data/corpus/loads").join(DOCS),
         "Renamed Since",
     );
     let (rows, _) = runs_in(&dbs, &[file.clone(), other_name, at_path.clone()]);
     assert_eq!(docs_runs(&rows), [Some(url(&at_path)), Some(url(&at_path))]);
-    let named_at_path = copy_to(&d.path().join("shared/corpus/loads"), &a);
+    let named_at_path = copy_to(&d.path().join("dbs/tests/data/corpus/loads"), &a);
     let (rows, _) = runs_in(&dbs, &[file, named_at_path.clone(), a, b]);
     assert_eq!(
         docs_runs(&rows),

@@ -238,10 +238,9 @@ pub(crate) fn scratch() -> tempfile::TempDir {
     for p in corpus_files("presets") {
         std::fs::copy(&p, d.join("presets").join(p.file_name().unwrap())).unwrap();
     }
-    let preset: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("presets/karenina-output__preset__my-test-config.json"))
-            .unwrap(),
-    )
+    let preset: serde_json::Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("presets/karenina-output__preset__my-test-config.json"),
+    ))
     .unwrap();
     std::fs::write(
         d.join("config.json"),

@@ -299,10 +299,9 @@ fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
     }
     // A checkpoint that validates but whose custom metadata value is a clique
     // of 12 indistinguishable blank nodes: refused within seconds.
-    let mut j: Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"))
-            .unwrap(),
-    )
+    let mut j: Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"),
+    ))
     .unwrap();
     let clique: Vec<Value> = (0..12)
         .map(|i| {
@@ -328,7 +327,8 @@ fn sophia_equals_oxrdf_and_jsonld_js_and_refuses_a_poison_dataset() {
             .code(1)
             .stderr(predicates::str::contains("refused"));
     }
-    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    // Refused, not a runaway: a bound a loaded machine keeps.
+    assert!(t.elapsed() < std::time::Duration::from_secs(60));
     // The lossless reading keeps the value as a JSON literal: it hashes.
     assert_eq!(hashes(&[&poison], false)[0].len(), 64);
 }

@@ -66,8 +66,7 @@ pub(crate) fn merge_data(name: &str) -> PathBuf {
 }
 
 fn scenario(name: &str) -> Value {
-    let all: Value =
-        serde_json::from_slice(&std::fs::read(merge_data("scenarios.json")).unwrap()).unwrap();
+    let all: Value = serde_json::from_slice(&read_fixture(&merge_data("scenarios.json"))).unwrap();
     all[name].clone()
 }
 
@@ -181,7 +180,7 @@ fn assert_expected(r: &Repo, name: &str) {
         "preset" => "preset.expected.json".to_string(),
         _ => format!("{name}.expected.jsonld"),
     };
-    let want = std::fs::read_to_string(merge_data(&expected)).unwrap();
+    let want = read_fixture_string(&merge_data(&expected));
     assert!(!got.contains("<<<<<<<"), "{name}: markers in a clean merge");
     assert!(
         got == want,
@@ -328,7 +327,7 @@ fn conflicted(name: &str) -> Vec<Block> {
     );
     assert!(said.contains("CONFLICT"), "git reports it: {said}");
     let got = std::fs::read_to_string(r.file("bench.jsonld")).unwrap();
-    let want = std::fs::read_to_string(merge_data(&format!("{name}.expected.jsonld"))).unwrap();
+    let want = read_fixture_string(&merge_data(&format!("{name}.expected.jsonld")));
     assert_eq!(take_ours(&got), want, "{name}: outside the markers");
     let found = blocks(&got);
     let v = kld()
@@ -402,7 +401,7 @@ fn a_side_that_is_not_a_checkpoint_falls_back_to_git_s_text_merge() {
 fn a_checkpoint_mid_edit_that_does_not_parse_falls_back_to_git_s_text_merge() {
     let r = repo();
     let bench = r.file("bench.jsonld");
-    let base = std::fs::read_to_string(merge_data("base.jsonld")).unwrap();
+    let base = read_fixture_string(&merge_data("base.jsonld"));
     std::fs::write(&bench, &base).unwrap();
     r.ok(&["add", "."]);
     r.ok(&["commit", "-qm", "base"]);

@@ -26,7 +26,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn probe() -> String {
-    std::fs::read_to_string(corpus().join("loads/karenina-output__probe_default.jsonld")).unwrap()
+    read_fixture_string(&corpus().join("loads/karenina-output__probe_default.jsonld"))
 }
 
 /// A message of the form `file:LINE:COL: error[CODE] at /path: …`.
@@ -123,12 +123,9 @@ fn broken_json_is_reported_by_every_command() {
 #[test]
 fn wrong_types_at_every_level() {
     use karenina_ld::model::{analyze, ReadOptions};
-    let src: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
-        )
-        .unwrap(),
-    )
+    let src: serde_json::Value = serde_json::from_str(&read_fixture_string(
+        &corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
+    ))
     .unwrap();
     let mut paths = Vec::new();
     fn walk(v: &serde_json::Value, p: String, out: &mut Vec<String>) {

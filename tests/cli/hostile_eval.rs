@@ -41,7 +41,8 @@ fn four_at_once(s: &Server, query: &str, accept: &str) -> Vec<(u16, String, Dura
     })
 }
 
-/// The server answers `ASK {}` at once.
+/// The server still answers `ASK {}`: within 30 s, a bound a loaded 2-core
+/// machine keeps (a dead or starved server never answers).
 fn answers_ask(s: &Server, after: &str) {
     let t = Instant::now();
     let r = client()
@@ -50,7 +51,7 @@ fn answers_ask(s: &Server, after: &str) {
         .unwrap_or_else(|e| panic!("the server died after {after}: {e}"));
     assert_eq!(r.status(), 200, "after {after}");
     assert!(
-        t.elapsed() < Duration::from_secs(5),
+        t.elapsed() < Duration::from_secs(30),
         "after {after}: {:?}",
         t.elapsed()
     );
@@ -150,7 +151,8 @@ fn a_property_path_closure_stops_at_the_time_limit() {
     let (status, body, took) = post(&s, first, "text/csv");
     assert_eq!(status, 200, "{body}");
     assert_eq!(body.lines().count(), 6, "{body}");
-    assert!(took < Duration::from_secs(2), "{took:?}");
+    // (Not streamed, it would have met the 2 s limit: a 503, not these rows.)
+    assert!(took < Duration::from_secs(15), "{took:?}");
 
     kld_query_fails(&["--timeout", "2"], closure, "time limit");
 }

@@ -340,7 +340,8 @@ fn protocol_edges_answer_as_the_protocol_says() {
         .send()
         .unwrap();
     assert_eq!(r.status(), 200);
-    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // Run, the runaway would have taken the 3 s limit (and been a 503).
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert_eq!(
         r.headers()["content-type"],
         "application/sparql-results+json"
@@ -492,7 +493,8 @@ fn kld_query_answers_hostile_queries_or_exits_with_a_clear_error() {
         err.contains("time limit") && err.contains("--timeout"),
         "{err}"
     );
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Stopped at its limit (unstopped, it runs for minutes).
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
 }
 
 #[test]

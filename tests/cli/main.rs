@@ -43,6 +43,7 @@ mod remote;
 mod results;
 mod results_more;
 mod runs;
+mod runs_apart;
 mod seams;
 mod serve;
 mod serve_cache;

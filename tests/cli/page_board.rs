@@ -7,7 +7,7 @@
 use super::queries::query_rows;
 use super::serve::{client, python, serve};
 use super::{kld, stdout_of};
-use crate::common::corpus;
+use crate::common::{corpus, read_fixture_string};
 use serde_json::Value;
 use std::path::Path;
 
@@ -72,10 +72,8 @@ const FIVE_THOUSAND: &str = r#"SELECT ?n ?label ?x ?iri ?text WHERE {
 /// named with 300 characters, each with its runs.
 fn board_inputs(dir: &Path) -> Vec<std::path::PathBuf> {
     let renamed = |from: &str, to: &str, name: &str| {
-        let mut v: Value = serde_json::from_str(
-            &std::fs::read_to_string(corpus().join("loads").join(from)).unwrap(),
-        )
-        .unwrap();
+        let mut v: Value =
+            serde_json::from_str(&read_fixture_string(&corpus().join("loads").join(from))).unwrap();
         v["name"] = Value::String(name.to_string());
         let path = dir.join(to);
         std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();

@@ -128,7 +128,7 @@ fn save_writes_integer_fields_as_integers() {
     // saved as `300` (Karenina's `int | None`), not `300.0`; a float field given
     // an integer is written as a float.
     let d = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(corpus().join(SAVED)).unwrap();
+    let text = read_fixture_string(&corpus().join(SAVED));
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["config"]["answering_models"][0]["agent_timeout"] = serde_json::json!(300);
     v["config"]["answering_models"][0]["request_timeout"] = serde_json::json!(30);
@@ -178,7 +178,7 @@ fn save_through_the_cli_writes_karenina_s_bytes() {
     // (The two skill assets carry no name and were not written by
     // `save_preset`, so this is the corpus's one save_preset output.)
     let d = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(corpus().join(SAVED)).unwrap();
+    let text = read_fixture_string(&corpus().join(SAVED));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let name = v["name"].as_str().unwrap();
     let description = v["description"].as_str().unwrap();

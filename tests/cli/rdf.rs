@@ -275,8 +275,7 @@ fn plain_export_is_isomorphic_to_pyld_for_every_corpus_file() {
                 .args(["export", "--plain", "-f", "nq", "--base", &base])
                 .arg(&f),
         );
-        let expected =
-            std::fs::read(data(&format!("plain/{}", name.replace(".jsonld", ".nq")))).unwrap();
+        let expected = read_fixture(&data(&format!("plain/{}", name.replace(".jsonld", ".nq"))));
         let a = parse_all(ours.as_bytes(), RdfFormat::NQuads);
         let b = parse_all(&expected, RdfFormat::NQuads);
         assert_eq!(a.len(), b.len(), "{name}");

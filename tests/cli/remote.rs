@@ -344,10 +344,9 @@ fn virtuoso_push_query_extract_and_refuse_what_it_alters() {
         &corpus().join("loads/tests__fixtures__checkpoints__with_rubrics.jsonld"),
     );
     // A long double and an integer past int64: Virtuoso shortens and retypes them.
-    let mut j: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"))
-            .unwrap(),
-    )
+    let mut j: serde_json::Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("loads/tests__fixtures__checkpoints__minimal.jsonld"),
+    ))
     .unwrap();
     j["dataFeedElement"][0]["item"]["additionalProperty"] = serde_json::json!([
         {"@type": "PropertyValue", "name": "custom_pi", "value": std::f64::consts::PI},

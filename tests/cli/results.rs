@@ -1,5 +1,5 @@
 //! Verification-results exports through every command (issue 12): the JSON
-//! exports of `../shared/corpus/results/`, loaded with their checkpoint, answer
+//! exports of `tests/data/corpus/results/`, loaded with their checkpoint, answer
 //! the catalogue with the facts Karenina computed (`*.expect.json`).
 
 use crate::common::*;
@@ -306,10 +306,9 @@ fn results_without_question_and_the_orphan_run() {
 #[test]
 fn hostile_results_files_end_in_located_errors() {
     let d = tempfile::tempdir().unwrap();
-    let good = std::fs::read_to_string(
-        corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json"),
-    )
-    .unwrap();
+    let good = read_fixture_string(
+        &corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.json"),
+    );
     let lines: Vec<&str> = good.lines().collect();
     // Truncated in the middle of row 3; a row of the wrong type; an unknown version.
     let truncated = format!(
@@ -326,10 +325,9 @@ fn hostile_results_files_end_in_located_errors() {
         1,
     );
     // CSV: cut inside row 3's quoted cells; a replicate that is no number.
-    let good_csv = std::fs::read_to_string(
-        corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.csv"),
-    )
-    .unwrap();
+    let good_csv = read_fixture_string(
+        &corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.csv"),
+    );
     let truncated_csv =
         good_csv[..good_csv.match_indices("\r\n").nth(3).unwrap().0 - 40].to_string();
     let mut rdr = csv::Reader::from_reader(good_csv.as_bytes());
@@ -599,12 +597,9 @@ fn info_summarises_a_run_like_karenina_s_facts() {
     // Text for people names each model's pass rate, verified true over all
     // results as pass-rate-by-benchmark has it (this run has null verdicts).
     let file = corpus().join("results/res-docs__notebooks__test_checkpoint.full.json");
-    let expect: Value = serde_json::from_slice(
-        &std::fs::read(
-            corpus().join("results/res-docs__notebooks__test_checkpoint.full.expect.json"),
-        )
-        .unwrap(),
-    )
+    let expect: Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("results/res-docs__notebooks__test_checkpoint.full.expect.json"),
+    ))
     .unwrap();
     let out = stdout_of(kld().arg("info").arg(&file));
     for (name, m) in expect["facts"]["per_answering_model"].as_object().unwrap() {

@@ -189,13 +189,9 @@ fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
         "{index}"
     );
     let rows = store_rows(&store, "pass-rate-by-benchmark");
-    let expect: Value = serde_json::from_slice(
-        &std::fs::read(
-            corpus()
-                .join("results/res-tests__fixtures__checkpoints__with_rubrics.full.expect.json"),
-        )
-        .unwrap(),
-    )
+    let expect: Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("results/res-tests__fixtures__checkpoints__with_rubrics.full.expect.json"),
+    ))
     .unwrap();
     assert_eq!(
         rows.len(),

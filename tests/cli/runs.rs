@@ -166,9 +166,9 @@ fn runs_lists_every_run_with_status_binding_and_source() {
         }
     }
     let g = rows.iter().find(|r| r["source"] == "export").unwrap();
-    let golden_facts: Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("results/golden__results_export_full.expect.json")).unwrap(),
-    )
+    let golden_facts: Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("results/golden__results_export_full.expect.json"),
+    ))
     .unwrap();
     assert_eq!(
         g["results"].as_str().unwrap(),

@@ -542,15 +542,16 @@ fn watch_replaces_a_changed_graph_and_keeps_it_when_the_edit_is_broken() {
     let s = serve(&[dir.path().to_path_buf()], &["--watch"]);
     let c = client();
     assert_eq!(query_names(&c, &s.base), ["minimal-test"]);
-    // An edit shows up in the next query within 2 s.
+    // An edit shows up in a later query (within 20 s, a bound a loaded
+    // machine keeps: unwatched, it never does).
     let mut j: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
     j["name"] = Value::String("renamed".into());
     std::fs::write(&f, serde_json::to_string_pretty(&j).unwrap()).unwrap();
     let t = Instant::now();
     while query_names(&c, &s.base) != ["renamed"] {
         assert!(
-            t.elapsed() < Duration::from_secs(2),
-            "not reloaded within 2 s"
+            t.elapsed() < Duration::from_secs(20),
+            "not reloaded within 20 s"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -567,7 +568,7 @@ fn watch_replaces_a_changed_graph_and_keeps_it_when_the_edit_is_broken() {
         if !e["errors"].as_array().unwrap().is_empty() {
             break e;
         }
-        assert!(t.elapsed() < Duration::from_secs(5), "no error reported");
+        assert!(t.elapsed() < Duration::from_secs(20), "no error reported");
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(errors["watching"], true);
@@ -579,7 +580,7 @@ fn watch_replaces_a_changed_graph_and_keeps_it_when_the_edit_is_broken() {
     std::fs::remove_file(&f).unwrap();
     let t = Instant::now();
     while !query_names(&c, &s.base).is_empty() {
-        assert!(t.elapsed() < Duration::from_secs(2), "graph not removed");
+        assert!(t.elapsed() < Duration::from_secs(20), "graph not removed");
         std::thread::sleep(Duration::from_millis(50));
     }
 }

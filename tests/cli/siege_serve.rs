@@ -22,7 +22,8 @@ fn encoded(q: &str) -> String {
     url::form_urlencoded::byte_serialize(q.as_bytes()).collect()
 }
 
-/// Asserts the server answers `ASK {}` (within 5 s).
+/// Asserts the server still answers `ASK {}`: within 30 s, a bound a
+/// loaded 2-core machine keeps (a starved or dead server never answers).
 fn asks(base: &str) {
     let t = Instant::now();
     let r = client()
@@ -30,7 +31,7 @@ fn asks(base: &str) {
         .send()
         .unwrap_or_else(|e| panic!("ASK after the siege: {e}"));
     assert_eq!(r.status(), 200);
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
 /// A server on the examples, answering, and its RSS (MB) idle.
@@ -135,7 +136,8 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
     )
     .unwrap();
     answered_and_closed(&mut c, 413, Duration::from_secs(5));
-    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // Not at the request's 3 s limit (that would have been a 408).
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     // A body trickled at a byte a second: 408 at the request's limit (3 s;
     // the body deadline is 10 s or the limit, if shorter), then closed.
     let body = format!("query={}", encoded("ASK {}"));
@@ -158,8 +160,10 @@ fn a_trickled_body_is_cut_at_its_deadline_and_an_impossible_length_refused_at_on
     });
     answered_and_closed(&mut c, 408, Duration::from_secs(10));
     let took = t.elapsed();
+    // At the 3 s limit: never before it, and not at the body's own 10 s
+    // deadline (the bound a loaded machine keeps).
     assert!(
-        took > Duration::from_millis(2500) && took < Duration::from_secs(5),
+        took > Duration::from_millis(2500) && took < Duration::from_secs(10),
         "{took:?}"
     );
     trickle.join().unwrap();
@@ -189,8 +193,10 @@ fn clients_that_never_read_lose_their_slots_at_the_deadline() {
     // An ASK gets a slot once theirs are freed at their deadline (3 s).
     asks(&s.base);
     let asked = start.elapsed();
+    // Before the stuck connections' own close (deadline + 1 s margin, 8 s
+    // below): their slots were given back at the deadline.
     assert!(
-        asked < Duration::from_secs(5),
+        asked < Duration::from_secs(8),
         "ASK answered after {asked:?}"
     );
     // Each stuck connection is closed (its answer incomplete) by the
@@ -220,7 +226,8 @@ fn cross_site_requests_get_403_before_anything_runs() {
         let t = Instant::now();
         let r = c.get(&url).header(name, value).send().unwrap();
         assert_eq!(r.status(), 403, "{name}: {value}");
-        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        // Run, the query would have taken the 3 s limit (and been a 503).
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         let t = Instant::now();
         let r = c
             .post(format!("{}/sparql", s.base))
@@ -229,7 +236,7 @@ fn cross_site_requests_get_403_before_anything_runs() {
             .send()
             .unwrap();
         assert_eq!(r.status(), 403, "POST {name}: {value}");
-        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     }
     // The page's own requests and plain clients run as before.
     let own = format!("http://127.0.0.1:{}", s.port);
@@ -272,7 +279,8 @@ fn a_query_still_parsing_at_the_limit_is_answered_503_at_the_limit() {
         status == 503 && text.contains("time limit") || status == 400,
         "{status} {text}"
     );
-    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+    // At the limit, not when the parse ends (29 s before the fix).
+    assert!(took < Duration::from_secs(15), "answered after {took:?}");
     asks(&s.base);
 }
 
@@ -448,7 +456,7 @@ fn a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited()
         if let Some(l) = text.lines().find(|l| l.starts_with("GET /sparql 499 ")) {
             break l.to_string();
         }
-        assert!(t.elapsed() < Duration::from_secs(5), "not logged: {text}");
+        assert!(t.elapsed() < Duration::from_secs(20), "not logged: {text}");
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(line.contains("disconnected"), "{line}");
@@ -492,7 +500,7 @@ fn a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited()
         .unwrap()
         .contains("answer cut off: SPARQL: query stopped after the 3 s time limit")
     {
-        assert!(t.elapsed() < Duration::from_secs(5), "no cut logged");
+        assert!(t.elapsed() < Duration::from_secs(20), "no cut logged");
         std::thread::sleep(Duration::from_millis(100));
     }
     asks(&s.base);

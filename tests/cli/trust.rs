@@ -31,9 +31,9 @@ pub(crate) fn query(
 }
 
 pub(crate) fn expect(name: &str) -> Value {
-    serde_json::from_slice(
-        &std::fs::read(corpus().join("results").join(format!("{name}.expect.json"))).unwrap(),
-    )
+    serde_json::from_slice(&read_fixture(
+        &corpus().join("results").join(format!("{name}.expect.json")),
+    ))
     .unwrap()
 }
 

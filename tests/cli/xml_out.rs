@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 /// A corpus checkpoint whose first question's text is `text`.
 fn with_text(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let mut v: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(corpus().join("loads/docs__notebooks__test_checkpoint.jsonld")).unwrap(),
-    )
+    let mut v: serde_json::Value = serde_json::from_slice(&read_fixture(
+        &corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"),
+    ))
     .unwrap();
     v["dataFeedElement"][0]["item"]["text"] = text.into();
     let p = dir.join(name);

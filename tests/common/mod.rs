@@ -3,32 +3,51 @@
 
 use std::path::{Path, PathBuf};
 
-/// The shared corpus of real checkpoints, presets and results exports:
-/// `$KLD_CORPUS` when set, else `../shared/corpus` (CI clones the repository
-/// with `shared/` beside it).
+/// The corpus of real checkpoints, presets and results exports Karenina
+/// wrote or loads: `tests/data/corpus/` (copied from the project's shared
+/// corpus; `ORIGIN.md` there says where each file comes from), or
+/// `$KLD_CORPUS` when set.
 pub fn corpus() -> PathBuf {
-    let p = match std::env::var_os("KLD_CORPUS") {
+    corpus_at(match std::env::var_os("KLD_CORPUS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
+        None => data("corpus"),
+    })
+}
+
+/// `dir` if it holds a corpus (its `MANIFEST.tsv`), else a panic naming the
+/// path looked at.
+pub fn corpus_at(dir: PathBuf) -> PathBuf {
     assert!(
-        p.is_dir(),
-        "the shared corpus (real Karenina checkpoints and results) must be at \
-         ../shared/corpus beside the repository, or named by KLD_CORPUS: {}",
-        p.display()
+        dir.join("MANIFEST.tsv").is_file(),
+        "the test corpus (real Karenina checkpoints and results) is missing: \
+         no {} (it is committed in tests/data/corpus; KLD_CORPUS names another)",
+        dir.join("MANIFEST.tsv").display()
     );
-    p
+    dir
+}
+
+/// A fixture file under `tests/data/`, read whole; a missing one panics
+/// naming its path (not a bare "No such file or directory").
+pub fn read_fixture(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
+/// [`read_fixture`] as UTF-8 text.
+pub fn read_fixture_string(path: &Path) -> String {
+    String::from_utf8(read_fixture(path))
+        .unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }
 
 /// Files of one corpus folder (`loads`, `rejects`, `presets`), sorted.
 pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(corpus().join(folder))
-        .unwrap()
+    let dir = corpus().join(folder);
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("corpus folder {}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
         .collect();
     v.sort();
-    assert!(!v.is_empty());
+    assert!(!v.is_empty(), "no files in {}", dir.display());
     v
 }
 

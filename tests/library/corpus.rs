@@ -109,10 +109,9 @@ fn upgrade_turns_2025_08_dataset_into_karenina_s_own_datafeed_resave() {
             up,
             &WriteOptions::default(),
         );
-        let expected = std::fs::read(data(&format!(
+        let expected = read_fixture(&data(&format!(
             "expected/example_benchmark@{commit}.upgraded.jsonld"
-        )))
-        .unwrap();
+        )));
         assert!(out.as_bytes() == expected.as_slice(), "{commit}");
     }
     // The 2025-08-18 Dataset file and Karenina's own 2025-08-28 re-save of the

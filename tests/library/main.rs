@@ -9,6 +9,7 @@ mod corpus;
 mod diagnostics;
 mod differential_re;
 mod docs;
+mod fresh_clone;
 mod load;
 mod merge;
 mod merge_siege;

@@ -68,7 +68,7 @@ fn corpus_presets_load_and_validate() {
 
 #[test]
 fn save_writes_karenina_s_bytes() {
-    let text = std::fs::read_to_string(corpus().join(KARENINA_SAVED)).unwrap();
+    let text = read_fixture_string(&corpus().join(KARENINA_SAVED));
     let (id, now) = karenina_meta(&text);
     let saved = preset::build(
         Path::new("c.json"),
@@ -406,7 +406,7 @@ type Saved = Result<String, Vec<String>>;
 /// Saves Karenina's own preset with one numeric field set to `value` (JSON
 /// text); returns the text `save` wrote for that field, or the error codes.
 fn save_with(field: &str, in_model: bool, value: &str) -> Saved {
-    let text = std::fs::read_to_string(corpus().join(KARENINA_SAVED)).unwrap();
+    let text = read_fixture_string(&corpus().join(KARENINA_SAVED));
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let value: serde_json::Value = serde_json::from_str(value).unwrap();
     let target = if in_model {

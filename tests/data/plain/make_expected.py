@@ -3,7 +3,7 @@
 JSON-LD 1.1 processor), one file per corpus checkpoint.
 
     pip install pyld==3.3.0
-    python3 make_expected.py ../../../../shared/corpus/loads
+    python3 make_expected.py ../corpus/loads
 
 Each corpus file is read as written (its own inline @context) with the base IRI
 https://example.org/corpus/<file name>, and converted with

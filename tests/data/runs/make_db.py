@@ -20,7 +20,7 @@ from karenina.benchmark import Benchmark
 from karenina.storage import DBConfig, import_verification_results, save_benchmark
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO / ".." / "shared" / "corpus"
+CORPUS = REPO / "tests" / "data" / "corpus"
 DB = REPO / "tests" / "data" / "runs" / "karenina.db"
 
 BENCHMARKS = {
@@ -39,7 +39,7 @@ def main() -> None:
         DB.unlink()
     config = DBConfig(storage_url=f"sqlite:///{DB}", auto_create=True)
     for checkpoint, exports in BENCHMARKS.items():
-        rel = Path("../shared/corpus/loads") / checkpoint
+        rel = Path("tests/data/corpus/loads") / checkpoint
         bench = Benchmark.load(REPO / rel)
         save_benchmark(bench, config, checkpoint_path=rel)
         for export in exports:

@@ -7,12 +7,12 @@ Run from the repository root with a Python that has Karenina installed
 
 Each run folder is made by `karenina.benchmark.run_artifacts.create_run_directory`
 (RunDirectory + RunManifest, masked configuration) around a results export of
-`../shared/corpus/results/`, and its status set with `RunDirectory.update_status`,
+`tests/data/corpus/results/`, and its status set with `RunDirectory.update_status`,
 as `karenina verify --run-root R --run-label L` does. The interrupted-early run's
 sidecar is written by Karenina's `ProgressiveFileSink` (`sinks.py`), fed the
 export's rows as `VerificationResult`s and finalized incomplete. `benchmark_path`
-is relative, as a user types it: to the run root (`../../../../../shared/...`) or
-to the repository root (`../shared/...`), where the tests run.
+is relative, as a user types it: to the run root (`../../corpus/...`) or
+to the repository root (`tests/data/corpus/...`), where the tests run.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from karenina.schemas.verification import VerificationConfig
 from karenina.schemas.verification.result import VerificationResult
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO / ".." / "shared" / "corpus"
+CORPUS = REPO / "tests" / "data" / "corpus"
 ROOT = REPO / "tests" / "data" / "runs" / "root"
-FROM_ROOT = "../../../../../shared/corpus/loads/"
-FROM_REPO = "../shared/corpus/loads/"
+FROM_ROOT = "../../corpus/loads/"
+FROM_REPO = "tests/data/corpus/loads/"
 
 
 def config_of(export: Path, replicates: int) -> VerificationConfig:
