@@ -425,6 +425,11 @@ impl RowMapper {
                 "rubric_evaluation_performed",
                 "rubricEvaluationPerformed",
             ),
+            (
+                &row["deep_judgment"],
+                "deep_judgment_performed",
+                "deepJudgmentPerformed",
+            ),
         ] {
             if let Some(b) = part.get(key).and_then(Value::as_bool) {
                 e(local, Term::Literal(Literal::from(b)), sink);
@@ -507,6 +512,7 @@ impl RowMapper {
         strip(&mut rest, "/template", keys(TEMPLATE_TERMS));
         strip(&mut rest, "/template", ["template_verification_performed"]);
         strip(&mut rest, "/rubric", ["rubric_evaluation_performed"]);
+        strip(&mut rest, "/deep_judgment", ["deep_judgment_performed"]);
         strip(&mut rest, "/template/usage_metadata", ["total"]);
         let stages: Vec<String> = rest
             .pointer("/template/usage_metadata")
