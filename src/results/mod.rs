@@ -22,6 +22,7 @@
 //! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
 //! they are most of a file's size and rarely queried.
 
+pub mod board;
 mod csv;
 pub mod database;
 pub mod holdings;

@@ -6,11 +6,89 @@
 //!
 //! Why they are separate files: the table and the views change on their own
 //! schedule, apart from the editor in `page/app.js`.
+//!
+//! Also the two routes the leaderboard and the matrix read,
+//! `GET /leaderboard` and `GET /matrix` (`docs/serving.md`): the numbers are
+//! [`crate::results::board`]'s, as JSON; this layer only reads the filters
+//! from the URL and runs the work in a query slot.
 
 /// The results table: paging, sorting, IRIs, downloads.
 pub(super) const TABLE_JS: &str = include_str!("page/table.js");
 /// The leaderboard: models × benchmarks from the catalogue queries.
 pub(super) const LEADERBOARD_JS: &str = include_str!("page/leaderboard.js");
+
+use super::http::{pairs, App};
+use super::{error_answer, Answer, State};
+use crate::results::board::{self, Filter};
+use axum::extract::{RawQuery, State as AxState};
+use axum::response::Response;
+use std::sync::Arc;
+
+/// The filters of a board URL: `judge`, `run`, `benchmark` (a checkpoint
+/// graph), `label` (`K=V`), `latest` (`1` or `true`); empty values are no
+/// filter.
+fn filter(raw: Option<&str>) -> Filter {
+    let mut f = Filter::default();
+    for (k, v) in pairs(raw) {
+        let v = (!v.is_empty()).then_some(v);
+        match k.as_str() {
+            "judge" => f.judge = v,
+            "run" => f.run = v,
+            "benchmark" => f.benchmark = v,
+            "label" => f.label = v,
+            "latest" => f.latest = matches!(v.as_deref(), Some("1" | "true")),
+            _ => {}
+        }
+    }
+    f
+}
+
+/// The board's data from the store, under the server's time and memory
+/// limits.
+fn read(state: &State) -> crate::error::Result<(board::BoardData, crate::query::QueryOptions)> {
+    let opts = crate::query::QueryOptions {
+        timeout: state.settings.timeout,
+        memory: state.settings.memory,
+        ..Default::default()
+    };
+    Ok((board::read(&state.oxigraph(), &opts)?, opts))
+}
+
+/// `GET /leaderboard`: [`board::leaderboard`] under the URL's filters.
+pub(super) async fn leaderboard(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+    let state: Arc<State> = app.state.clone();
+    let f = filter(q.as_deref());
+    app.in_slot(move || match read(&state) {
+        Ok((data, _)) => json(&board::leaderboard(&data, &f)),
+        Err(e) => error_answer(&e),
+    })
+    .await
+}
+
+/// `GET /matrix`: [`board::matrix`] under the URL's filters.
+pub(super) async fn matrix(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+    let state: Arc<State> = app.state.clone();
+    let f = filter(q.as_deref());
+    app.in_slot(move || {
+        let (data, opts) = match read(&state) {
+            Ok(d) => d,
+            Err(e) => return error_answer(&e),
+        };
+        let mut m = board::matrix(&data, &f, &Default::default());
+        if let Some(cp) = &m.checkpoint {
+            match board::question_texts(&state.oxigraph(), cp, &opts) {
+                Ok(texts) => m = board::matrix(&data, &f, &texts),
+                Err(e) => return error_answer(&e),
+            }
+        }
+        json(&m)
+    })
+    .await
+}
+
+fn json(v: &impl serde::Serialize) -> Answer {
+    Answer::json(&serde_json::to_value(v).unwrap_or_default())
+}
 
 #[cfg(test)]
 mod tests {

@@ -275,6 +275,8 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             get(|| async { respond(Answer::json(&catalogue())) }),
         )
         .route("/queries/{name}", get(named_query))
+        .route("/leaderboard", get(super::board::leaderboard))
+        .route("/matrix", get(super::board::matrix))
         .route("/errors", get(errors))
         .route(
             "/cache",

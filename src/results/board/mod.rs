@@ -1,0 +1,435 @@
+//! The leaderboard's and the matrix's numbers (`kld serve`'s `/leaderboard`
+//! and `/matrix`, the page's views), computed from the store's results
+//! graphs the way Karenina computes its own summary.
+//!
+//! Why a module of its own rather than a catalogue query: the board must
+//! never pool what Karenina keeps apart. A pass rate is Karenina's
+//! `template_pass_by_combo` (`VerificationResultSet.get_summary()`): the
+//! rows of one combo (answering model × parsing model × MCP servers) whose
+//! template verification was performed, `passed` those with
+//! `verify_result` true. So every cell is one judge's (a parsing model's)
+//! rate over one run, or over the latest result of each question when asked,
+//! never a sum over judges or over two runs of a benchmark; the other rows
+//! are counted apart by outcome (Karenina's failure groups), so an
+//! infrastructure failure (a timeout, a crash) is never a wrong answer.
+//!
+//! One SPARQL query reads one line per result (its run, benchmark, models,
+//! replicate, verdict, outcome); [`leaderboard`] and [`matrix`] fold those
+//! lines. Only results whose question is in the benchmark their run is bound
+//! to count, as for every per-benchmark figure (`docs/results.md`).
+
+mod leaderboard;
+mod matrix;
+
+pub use leaderboard::{leaderboard, Cell, Column, Leaderboard, Model, Spread};
+pub use matrix::{matrix, Matrix, MatrixCell, MatrixQuestion};
+
+use crate::error::{Error, Result};
+use crate::sparql::{self, Answer, QueryOptions};
+use oxigraph::model::Term;
+use oxigraph::store::Store;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// One verification result as the board counts it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResultRow {
+    /// The results graph (one per run).
+    pub run: String,
+    /// The checkpoint graph the run is bound to.
+    pub checkpoint: String,
+    /// The question ID.
+    pub question: String,
+    /// The answering model, as Karenina's `ModelIdentity.display_string`.
+    pub answering: String,
+    /// The parsing model (the judge), the same way.
+    pub parsing: String,
+    /// The answering model's MCP servers, sorted (Karenina's combo key).
+    pub mcp: Vec<String>,
+    /// The replicate, when the run had several.
+    pub replicate: Option<i64>,
+    /// Karenina's timestamp of the result (`YYYY-MM-DD HH:MM:SS`).
+    pub timestamp: String,
+    /// `verify_result`.
+    pub verify: Option<bool>,
+    /// `template_verification_performed`; `None` where the file cannot tell
+    /// (a CSV export writes no such column).
+    pub performed: Option<bool>,
+    /// The outcome: `passed`, a failure group (`content`, `abstained`,
+    /// `autofail`, `retry`, `system`) or `no_verdict`.
+    pub outcome: String,
+}
+
+impl ResultRow {
+    /// Karenina's combo string: `answering | parsing`, then `| mcp1, mcp2`
+    /// when the answering model had MCP servers.
+    pub fn combo(&self) -> String {
+        if self.mcp.is_empty() {
+            format!("{} | {}", self.answering, self.parsing)
+        } else {
+            format!(
+                "{} | {} | {}",
+                self.answering,
+                self.parsing,
+                self.mcp.join(", ")
+            )
+        }
+    }
+}
+
+/// One run bound to a loaded benchmark.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunInfo {
+    /// The results graph.
+    pub graph: String,
+    /// Karenina's run name (several runs may share one).
+    pub run_name: String,
+    /// The checkpoint graph it is bound to.
+    pub checkpoint: String,
+    /// That benchmark's name.
+    pub benchmark: String,
+    /// The export's time (`export_timestamp`), when written.
+    pub exported: String,
+    /// Its labels (`kld load --label K=V`), `K=V` each, sorted.
+    pub labels: Vec<String>,
+}
+
+/// What the store holds for the board: the bound runs and their results.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BoardData {
+    /// The runs bound to a loaded benchmark, by graph.
+    pub runs: Vec<RunInfo>,
+    /// Their results whose question is in that benchmark.
+    pub rows: Vec<ResultRow>,
+}
+
+/// What the user chose: the same filters for the leaderboard and the matrix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// One judge (parsing model display string); `None`: every judge, each
+    /// apart.
+    pub judge: Option<String>,
+    /// One run (results graph).
+    pub run: Option<String>,
+    /// One benchmark (checkpoint graph).
+    pub benchmark: Option<String>,
+    /// Only runs with this label (`K=V`).
+    pub label: Option<String>,
+    /// The latest result per question (model, judge and replicate) across
+    /// a benchmark's runs, instead of one column per run.
+    pub latest: bool,
+}
+
+impl Filter {
+    /// The rows of `data` the filter keeps (judge, run, benchmark, label),
+    /// and with [`Filter::latest`] only the latest of each question.
+    pub fn apply<'a>(&self, data: &'a BoardData) -> Vec<&'a ResultRow> {
+        let runs: HashMap<&str, &RunInfo> =
+            data.runs.iter().map(|r| (r.graph.as_str(), r)).collect();
+        let rows = data.rows.iter().filter(|r| {
+            self.judge.as_ref().is_none_or(|j| *j == r.parsing)
+                && self.run.as_ref().is_none_or(|g| *g == r.run)
+                && self.benchmark.as_ref().is_none_or(|g| *g == r.checkpoint)
+                && self.label.as_ref().is_none_or(|l| {
+                    runs.get(r.run.as_str())
+                        .is_some_and(|run| run.labels.contains(l))
+                })
+        });
+        if !self.latest {
+            return rows.collect();
+        }
+        // The latest result of each (benchmark, question, combo, replicate):
+        // by timestamp, then the run exported last, then the graph.
+        type Key<'k> = (
+            &'k str,
+            &'k str,
+            &'k str,
+            &'k str,
+            &'k [String],
+            Option<i64>,
+        );
+        let order = |r: &ResultRow| {
+            let exported = runs.get(r.run.as_str()).map_or("", |x| x.exported.as_str());
+            (r.timestamp.clone(), exported.to_string(), r.run.clone())
+        };
+        let mut latest: BTreeMap<Key, &ResultRow> = BTreeMap::new();
+        for r in rows {
+            let key = (
+                r.checkpoint.as_str(),
+                r.question.as_str(),
+                r.answering.as_str(),
+                r.parsing.as_str(),
+                &r.mcp[..],
+                r.replicate,
+            );
+            match latest.get(&key) {
+                Some(old) if order(old) >= order(r) => {}
+                _ => {
+                    latest.insert(key, r);
+                }
+            }
+        }
+        latest.into_values().collect()
+    }
+}
+
+/// Karenina's `CATEGORY_TO_GROUP` (`schemas/results/failure.py`): the
+/// failure group of a failure category, for graphs mapped before
+/// `karenina:failureGroup` was written.
+pub fn failure_group(category: &str) -> Option<&'static str> {
+    Some(match category {
+        "content" => "content",
+        "recursion_limit" | "trace_validation" | "deep_judgment" | "deep_judgment_rubric" => {
+            "autofail"
+        }
+        "timeout" | "connection" | "rate_limit" | "server_error" => "retry",
+        "abstention" | "sufficiency" => "abstained",
+        "template_validation" | "parsing" | "unexpected_error" => "system",
+        _ => return None,
+    })
+}
+
+/// The outcomes in the order the board shows them.
+pub const OUTCOMES: &[&str] = &[
+    "passed",
+    "content",
+    "abstained",
+    "autofail",
+    "retry",
+    "system",
+    "no_verdict",
+];
+
+const ROWS: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?rg ?graph ?r ?qid ?ai ?an ?acfg ?atools ?answering ?pi ?pn ?pcfg ?ptools ?parsing
+       ?rep ?ts ?v ?tvp ?cat ?group ?outcome ?csv
+WHERE {
+  ?rg karenina:forBenchmark ?graph .
+  {
+    { SELECT DISTINCT ?graph ?qid WHERE { GRAPH ?graph { ?item a schema:DataFeedItem ; karenina:id ?qid } } }
+    GRAPH ?rg { ?r karenina:questionId ?qid MINUS { ?r karenina:scenarioId ?sid } }
+  } UNION {
+    { SELECT DISTINCT ?graph ?sid ?nid WHERE {
+        GRAPH ?graph { ?s a karenina:Scenario ; schema:name ?sid ; karenina:node/schema:nodeId ?nid } } }
+    GRAPH ?rg { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid ; karenina:questionId ?qid }
+  }
+  GRAPH ?rg {
+    ?r karenina:answeringInterface ?ai ; karenina:answeringModelName ?an ;
+       karenina:parsingInterface ?pi ; karenina:parsingModelName ?pn .
+    OPTIONAL { ?r karenina:answeringConfigId ?acfg }
+    OPTIONAL { ?r karenina:answeringTools ?atools }
+    OPTIONAL { ?r karenina:answeringModel ?answering }
+    OPTIONAL { ?r karenina:parsingConfigId ?pcfg }
+    OPTIONAL { ?r karenina:parsingTools ?ptools }
+    OPTIONAL { ?r karenina:parsingModel ?parsing }
+    OPTIONAL { ?r karenina:replicate ?rep }
+    OPTIONAL { ?r karenina:timestamp ?ts }
+    OPTIONAL { ?r karenina:verifyResult ?v }
+    OPTIONAL { ?r karenina:templateVerificationPerformed ?tvp }
+    OPTIONAL { ?r karenina:failureCategory ?cat }
+    OPTIONAL { ?r karenina:failureGroup ?group }
+    OPTIONAL { ?r karenina:outcome ?outcome }
+  }
+  OPTIONAL { GRAPH ?rg { ?run a karenina:VerificationRun ; karenina:sourceFormat ?format } }
+  BIND(COALESCE(?format = "csv", false) AS ?csv)
+}"#;
+
+const RUNS: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?rg ?graph ?benchmark ?name ?exported ?key ?value WHERE {
+  ?rg karenina:forBenchmark ?graph .
+  GRAPH ?graph { ?feed a schema:DataFeed ; schema:name ?benchmark }
+  OPTIONAL { GRAPH ?rg { ?x a karenina:VerificationResult ; karenina:runName ?name } }
+  OPTIONAL { GRAPH ?rg { ?run a karenina:VerificationRun ; karenina:exportTime ?exported } }
+  OPTIONAL { GRAPH ?rg { ?run2 a karenina:VerificationRun ;
+    karenina:label [ karenina:labelKey ?key ; karenina:labelValue ?value ] } }
+}"#;
+
+const MCP: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
+SELECT ?rg ?r ?mcp WHERE { ?rg karenina:forBenchmark ?graph . GRAPH ?rg { ?r karenina:mcpServer ?mcp } }"#;
+
+/// Runs a SELECT of ours and returns its rows by variable name.
+fn select(store: &Store, text: &str, opts: &QueryOptions) -> Result<Vec<HashMap<String, Term>>> {
+    let parsed = sparql::parse(text)?;
+    match sparql::answer(store, &parsed, opts)? {
+        Answer::Solutions { variables, rows } => Ok(rows
+            .into_iter()
+            .map(|row| {
+                variables
+                    .iter()
+                    .zip(row)
+                    .filter_map(|(v, t)| Some((v.clone(), t?)))
+                    .collect()
+            })
+            .collect()),
+        _ => Err(Error::Internal("the board's query is a SELECT".into())),
+    }
+}
+
+/// A term's lexical value (an IRI's text, a literal's value).
+fn text(t: &Term) -> String {
+    match t {
+        Term::NamedNode(n) => n.as_str().to_string(),
+        Term::BlankNode(b) => b.as_str().to_string(),
+        Term::Literal(l) => l.value().to_string(),
+        #[allow(unreachable_patterns)]
+        _ => String::new(),
+    }
+}
+
+/// Karenina's `ModelIdentity.display_string` from the mapped parts:
+/// `interface:model_name`, then ` (config_id)`, then ` +[tool1, tool2]`.
+pub fn display_string(
+    interface: &str,
+    model: &str,
+    config: Option<&str>,
+    tools: &[String],
+) -> String {
+    let mut s = format!("{interface}:{model}");
+    if let Some(c) = config.filter(|c| !c.is_empty()) {
+        s.push_str(&format!(" ({c})"));
+    }
+    if !tools.is_empty() {
+        s.push_str(&format!(" +[{}]", tools.join(", ")));
+    }
+    s
+}
+
+/// Reads the board's data: every result of a bound run whose question is in
+/// its benchmark, and the runs, under `opts` (its time limit and memory).
+pub fn read(store: &Store, opts: &QueryOptions) -> Result<BoardData> {
+    let mut runs: BTreeMap<String, RunInfo> = BTreeMap::new();
+    for b in select(store, RUNS, opts)? {
+        let get = |k: &str| b.get(k).map(text).unwrap_or_default();
+        let run = runs.entry(get("rg")).or_insert_with(|| RunInfo {
+            graph: get("rg"),
+            run_name: get("name"),
+            checkpoint: get("graph"),
+            benchmark: get("benchmark"),
+            exported: get("exported"),
+            labels: Vec::new(),
+        });
+        if let (Some(k), Some(v)) = (b.get("key"), b.get("value")) {
+            let label = format!("{}={}", text(k), text(v));
+            if !run.labels.contains(&label) {
+                run.labels.push(label);
+            }
+        }
+    }
+    for r in runs.values_mut() {
+        r.labels.sort();
+    }
+    let mut mcp: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
+    for b in select(store, MCP, opts)? {
+        let get = |k: &str| b.get(k).map(text).unwrap_or_default();
+        mcp.entry((get("rg"), get("r")))
+            .or_default()
+            .insert(get("mcp"));
+    }
+    let tools = |t: Option<&Term>| -> Vec<String> {
+        t.and_then(|t| serde_json::from_str::<Vec<String>>(&text(t)).ok())
+            .unwrap_or_default()
+    };
+    let mut rows = Vec::new();
+    for b in select(store, ROWS, opts)? {
+        let get = |k: &str| b.get(k).map(text);
+        let s = |k: &str| get(k).unwrap_or_default();
+        let answering_tools = tools(b.get("atools"));
+        let answering = get("answering").unwrap_or_else(|| {
+            display_string(&s("ai"), &s("an"), get("acfg").as_deref(), &answering_tools)
+        });
+        let parsing = get("parsing").unwrap_or_else(|| {
+            display_string(
+                &s("pi"),
+                &s("pn"),
+                get("pcfg").as_deref(),
+                &tools(b.get("ptools")),
+            )
+        });
+        let key = (s("rg"), s("r"));
+        // Graphs mapped before `karenina:mcpServer`: the answering model's
+        // tools are its MCP servers.
+        let mcp = match mcp.get(&key) {
+            Some(set) => set.iter().cloned().collect(),
+            None => {
+                let mut t = answering_tools;
+                t.sort();
+                t
+            }
+        };
+        let verify = get("v").map(|v| v == "true");
+        let csv = s("csv") == "true";
+        let group =
+            get("group").or_else(|| get("cat").and_then(|c| failure_group(&c).map(str::to_string)));
+        let performed = match get("tvp") {
+            Some(p) => Some(p == "true"),
+            // Before `karenina:templateVerificationPerformed`: a verdict
+            // given, and no failure that stops before verification.
+            None if csv && verify != Some(true) => None,
+            None => Some(
+                verify.is_some()
+                    && !matches!(group.as_deref(), Some("abstained" | "retry" | "system")),
+            ),
+        };
+        let outcome = get("outcome").unwrap_or_else(|| match (&group, verify) {
+            (Some(g), _) => g.clone(),
+            (None, Some(true)) => "passed".into(),
+            (None, Some(false)) => "content".into(),
+            (None, None) => "no_verdict".into(),
+        });
+        rows.push(ResultRow {
+            run: key.0,
+            checkpoint: s("graph"),
+            question: s("qid"),
+            answering,
+            parsing,
+            mcp,
+            replicate: get("rep").and_then(|r| r.parse().ok()),
+            timestamp: s("ts"),
+            verify,
+            performed,
+            outcome,
+        });
+    }
+    rows.sort_by(|a, b| {
+        (&a.run, &a.question, &a.answering, &a.parsing, a.replicate).cmp(&(
+            &b.run,
+            &b.question,
+            &b.answering,
+            &b.parsing,
+            b.replicate,
+        ))
+    });
+    Ok(BoardData {
+        runs: runs.into_values().collect(),
+        rows,
+    })
+}
+
+/// The question texts of the checkpoint `graph`, by (graph, question ID),
+/// for the matrix's row heads.
+pub fn question_texts(
+    store: &Store,
+    graph: &str,
+    opts: &QueryOptions,
+) -> Result<BTreeMap<(String, String), String>> {
+    let iri = oxigraph::model::NamedNode::new(graph)
+        .map_err(|e| Error::Usage(format!("not a graph IRI: {graph}: {e}")))?;
+    let text = format!(
+        r#"PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?qid (SAMPLE(?t) AS ?text) WHERE {{
+  GRAPH {iri} {{ ?item a schema:DataFeedItem ; karenina:id ?qid ; schema:item/schema:text ?t }}
+}} GROUP BY ?qid"#
+    );
+    Ok(select(store, &text, opts)?
+        .into_iter()
+        .filter_map(|b| {
+            Some((
+                (graph.to_string(), self::text(b.get("qid")?)),
+                self::text(b.get("text")?),
+            ))
+        })
+        .collect())
+}
