@@ -14,11 +14,17 @@
 //! client gone, too big to keep, past the memory of all queries together),
 //! the waiter computes the answer itself. Waiting never makes an answer
 //! wrong or later than its time limit.
+//!
+//! The waiters never wait on the leading request's client: the moment its
+//! answer would wait for that client to read, the leader lets them go
+//! ([`Leading::release`]) and they compute the answer side by side. One
+//! client that never read its answer used to hold every identical request
+//! until that request's own time limit.
 
 use super::cache::Key;
 use super::Answer;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -34,12 +40,15 @@ pub struct Flights {
 /// One answer being computed: how it ended, once it has.
 struct Flight {
     end: watch::Sender<Option<Ended>>,
+    /// Set once its leader let the waiters go ([`Leading::release`]).
+    released: AtomicBool,
 }
 
 impl Default for Flight {
     fn default() -> Self {
         Flight {
             end: watch::Sender::new(None),
+            released: AtomicBool::new(false),
         }
     }
 }
@@ -184,13 +193,28 @@ impl Leading<'_> {
     }
 }
 
-impl Drop for Leading<'_> {
-    fn drop(&mut self) {
-        self.flights
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
+impl Leading<'_> {
+    /// Ends the computation for the requests waiting on it, now (the
+    /// answer is in the cache, or will not be): they take it from the
+    /// cache or compute it, whatever this request's client does next.
+    /// Later requests lead their own. Done once; dropping does it too.
+    pub fn release(&self) {
+        if self.flight.released.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        {
+            let mut running = self
+                .flights
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if running
+                .get(&self.id)
+                .is_some_and(|f| Arc::ptr_eq(f, &self.flight))
+            {
+                running.remove(&self.id);
+            }
+        }
         let ended = self
             .failed
             .lock()
@@ -198,6 +222,12 @@ impl Drop for Leading<'_> {
             .take()
             .unwrap_or(Ended::Done);
         self.flight.end.send_replace(Some(ended));
+    }
+}
+
+impl Drop for Leading<'_> {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -255,6 +285,29 @@ mod tests {
         // Ended: the next request leads again.
         assert!(matches!(f.join(0, &key("q")), Turn::Lead(_)));
         assert_eq!(f.shared(), 0);
+    }
+
+    #[test]
+    fn a_released_computation_wakes_its_waiters_before_it_ends() {
+        let f = Flights::default();
+        let Turn::Lead(lead) = f.join(0, &key("q")) else {
+            panic!("leads")
+        };
+        let Turn::Follow(following) = f.join(0, &key("q")) else {
+            panic!("follows")
+        };
+        lead.release();
+        assert_eq!(block(following.wait(secs(60))), Waited::Ended);
+        // A new request leads its own computation, and the first one's end
+        // leaves it running.
+        let Turn::Lead(second) = f.join(0, &key("q")) else {
+            panic!("a new computation")
+        };
+        lead.release();
+        drop(lead);
+        assert!(matches!(f.join(0, &key("q")), Turn::Follow(_)));
+        drop(second);
+        assert!(matches!(f.join(0, &key("q")), Turn::Lead(_)));
     }
 
     #[test]

@@ -20,8 +20,12 @@ pub struct PreparedQuery {
     /// The chosen format and media type.
     pub negotiated: Negotiated,
     opts: QueryOptions,
-    /// What its answer is cached under (`None`: the cache is off).
+    /// What its answer is cached under (`None`: the cache is off, or the
+    /// answer changes from run to run).
     key: Option<cache::Key>,
+    /// How long it waited for another request's computation of its answer
+    /// (said apart from the wait for a slot when it runs out of time).
+    followed: Duration,
 }
 
 impl PreparedQuery {
@@ -34,6 +38,11 @@ impl PreparedQuery {
     /// after waiting for a slot).
     pub fn limit_time(&mut self, limit: Duration) {
         self.opts.timeout = self.opts.timeout.min(limit);
+    }
+
+    /// Records that it waited `d` for another request's computation.
+    pub(super) fn followed(&mut self, d: Duration) {
+        self.followed += d;
     }
 }
 
@@ -210,6 +219,7 @@ impl State {
             negotiated,
             opts,
             key,
+            followed: Duration::ZERO,
         })
     }
 
@@ -227,7 +237,8 @@ impl State {
 
     /// [`State::run_prepared`], for the request leading the computation of
     /// its answer (`leading`): a failure the same run would meet again is
-    /// told to the requests waiting for it.
+    /// told to the requests waiting for it. (`out` lets the waiters go when
+    /// it would wait for its client: see [`flight::Leading::release`].)
     pub(super) fn run_leading(
         &self,
         prepared: &PreparedQuery,
@@ -290,15 +301,38 @@ impl State {
                     l.failed(plain.clone(), Some(started.elapsed()));
                 }
                 let waited = limit.saturating_sub(prepared.opts.timeout);
-                if waited < Duration::from_millis(100) {
+                let followed = prepared.followed.min(waited);
+                let slot = waited - followed;
+                let enough = |d: Duration| d >= Duration::from_millis(100);
+                let parts: Vec<(Duration, &str)> = [
+                    (slot, "waiting for a query slot"),
+                    (followed, "waiting for an identical query's answer"),
+                ]
+                .into_iter()
+                .filter(|(d, _)| enough(*d))
+                .collect();
+                if parts.is_empty() {
                     return plain;
                 }
+                let total: Duration = parts.iter().map(|(d, _)| *d).sum();
+                let what = parts
+                    .iter()
+                    .map(|(d, w)| {
+                        if parts.len() == 1 {
+                            w.to_string()
+                        } else {
+                            format!("{w} ({:.3} s)", d.as_secs_f64())
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ");
                 Answer::text(
                     503,
                     format!(
-                        "SPARQL: query stopped at the server's {} s time limit, {:.3} s of which went waiting for a query slot (the server is busy; try again shortly, or narrow the query)",
+                        "SPARQL: query stopped at the server's {} s time limit, {:.3} s of it spent {} (the server is busy; try again shortly, or narrow the query)",
                         limit.as_secs_f64(),
-                        waited.as_secs_f64()
+                        total.as_secs_f64(),
+                        what
                     ),
                 )
             }

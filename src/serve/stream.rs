@@ -134,11 +134,15 @@ impl Job {
             tx: tx.clone(),
             buf: Vec::with_capacity(CHUNK),
             deadline,
+            leading: leading.as_ref(),
         };
         let ran = state.run_leading(&prepared, &mut w, leading.as_ref());
         // The answer is cached (or the failure recorded): the waiters need
         // not wait for this client to read the last chunk.
-        drop(leading);
+        w.leading = None;
+        if let Some(l) = &leading {
+            l.release();
+        }
         let msg = match ran {
             Ok(_) => match w.send() {
                 Ok(()) => Msg::Done,
@@ -170,24 +174,40 @@ fn send_until(tx: &mpsc::Sender<Msg>, msg: Msg, deadline: Instant) -> std::io::R
 
 /// Writes an answer into the response as chunks; fails once the response
 /// is gone (the client left) or the deadline passes with the client not
-/// reading, which stops the query.
-struct ChannelWriter {
+/// reading, which stops the query. Before it waits for the client, it lets
+/// go the requests waiting for this computation (`leading`): they compute
+/// the answer themselves rather than wait on a client that may never read.
+struct ChannelWriter<'l, 'f> {
     tx: mpsc::Sender<Msg>,
     buf: Vec<u8>,
     deadline: Instant,
+    leading: Option<&'l flight::Leading<'f>>,
 }
 
-impl ChannelWriter {
+impl ChannelWriter<'_, '_> {
     fn send(&mut self) -> std::io::Result<()> {
         if self.buf.is_empty() {
             return Ok(());
         }
         let chunk = Bytes::from(std::mem::take(&mut self.buf));
-        send_until(&self.tx, Msg::Chunk(chunk), self.deadline)
+        let msg = match self.tx.try_send(Msg::Chunk(chunk)) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::error::TrySendError::Full(msg)) => msg,
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "client gone",
+                ))
+            }
+        };
+        if let Some(l) = self.leading.take() {
+            l.release();
+        }
+        send_until(&self.tx, msg, self.deadline)
     }
 }
 
-impl std::io::Write for ChannelWriter {
+impl std::io::Write for ChannelWriter<'_, '_> {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         self.buf.extend_from_slice(data);
         if self.buf.len() >= CHUNK {
@@ -394,11 +414,20 @@ impl App {
                 // query slot), within this request's time; then its failure
                 // when this run would fail alike, or else a slot again to
                 // take the answer from the cache or compute it.
-                Ok(Some(Msg::Wait(following, prepared))) => {
+                Ok(Some(Msg::Wait(following, mut prepared))) => {
+                    let since = Instant::now();
                     match following.wait(deadline).await {
-                        flight::Waited::Late => return late(),
+                        flight::Waited::Late => {
+                            return respond(Answer::text(
+                                503,
+                                format!(
+                                    "SPARQL: query stopped at the server's {} s time limit, spent waiting for an identical query's answer (try again shortly)",
+                                    self.state.settings.timeout.as_secs_f64()
+                                ),
+                            ))
+                        }
                         flight::Waited::Shared(a) => return respond(a),
-                        flight::Waited::Ended => {}
+                        flight::Waited::Ended => prepared.followed(since.elapsed()),
                     }
                     permit = match self.slot(deadline).await {
                         Ok(p) => p,

@@ -26,6 +26,14 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         &["the_serving_manual_states_the_statuses_and_logging_as_they_are"],
     ),
     (
+        "that runs out of time says so: its 503",
+        &["time_spent_following_is_not_called_waiting_for_a_slot"],
+    ),
+    (
+        "runs and is answered 200).",
+        &["if_none_match_star_needs_a_current_answer"],
+    ),
+    (
         "| 200 |",
         &["an_answer_is_streamed_in_chunks_of_about_64_kib"],
     ),
@@ -76,6 +84,7 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
             "clients_that_never_read_lose_their_slots_at_the_deadline",
             "silent_connections_neither_lock_others_out_nor_stay_open",
             "eight_runaways_do_not_starve_an_ask_and_sigterm_stops_the_server",
+            "time_spent_following_is_not_called_waiting_for_a_slot",
         ],
     ),
     ("| 500 |", &["a_panic_on_the_query_thread_is_an_error"]),

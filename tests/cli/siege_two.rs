@@ -206,3 +206,77 @@ fn the_caches_copy_does_not_count_against_the_query_memory() {
     assert_eq!(again.headers()["x-kld-cache"], "hit");
     assert_eq!(again.bytes().unwrap(), body);
 }
+
+/// Sends a GET for `query` on a raw socket and never reads the answer; the
+/// socket stays open while the returned stream lives.
+fn non_reading_get(port: u16, query: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut t = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        t,
+        "GET /sparql?format=json&query={} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        encoded(query)
+    )
+    .unwrap();
+    t
+}
+
+/// A client that never reads its answer leads the computation of an
+/// answer: an identical request that comes meanwhile waits for it, is let
+/// go when the leader's answer would wait for its client, and gets the
+/// whole answer. Before: it waited until its own time limit (a cut answer
+/// or a 503).
+#[test]
+fn a_leader_whose_client_never_reads_does_not_stall_identical_requests() {
+    let s = serve(&examples(), &["--timeout", "30"]);
+    let q = "SELECT ?a ?b { ?a ?p ?o . ?b ?q ?r } LIMIT 90000";
+    let leader = non_reading_get(s.port, q);
+    std::thread::sleep(Duration::from_millis(300));
+    let url = format!("{}/sparql?format=json&query={}", s.base, encoded(q));
+    let r = get(&url, &[]);
+    assert_eq!(r.status(), 200);
+    let body = r.bytes().unwrap_or_else(|e| panic!("cut: {e}"));
+    // Bigger than what sockets hold for a client that does not read.
+    assert!(body.len() > 8 << 20, "{}", body.len());
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["results"]["bindings"].as_array().unwrap().len(), 90_000);
+    let report = cache_report(&s.base);
+    assert!(report["joined"].as_u64().unwrap() >= 1, "{report}");
+    drop(leader);
+}
+
+/// A request that waited for an identical request's computation, which
+/// ended with nothing to share (its client left), then ran out of time
+/// computing: its 503, and the log, say the time went waiting for that
+/// answer, not for a query slot (none was waited for).
+#[test]
+fn time_spent_following_is_not_called_waiting_for_a_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let s = serve_logged(&examples(), &["--timeout", "3"], Some(&log));
+    let leader = non_reading_get(s.port, RUNAWAY);
+    let follower = {
+        let url = format!("{}/sparql?format=json&query={}", s.base, encoded(RUNAWAY));
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            let r = get(&url, &[]);
+            (r.status().as_u16(), r.text().unwrap())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(leader);
+    let (status, text) = follower.join().unwrap();
+    assert_eq!(status, 503, "{text}");
+    assert!(
+        text.contains("waiting for an identical query's answer"),
+        "{text}"
+    );
+    assert!(!text.contains("query slot"), "{text}");
+    std::thread::sleep(Duration::from_millis(300));
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.lines().any(|l| l.starts_with("GET /sparql 503")
+            && l.contains("waiting for an identical query's answer")),
+        "{logged}"
+    );
+}
