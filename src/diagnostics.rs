@@ -128,6 +128,16 @@ pub const CODES: &[Code] = &[
         "bad results export or run folder: a bad row or cell, an unknown `format_version`, a truncated file, a short CSV record, the frontend CSV flavour, a bad `run_manifest.json`",
     ),
     e("KLD-E202", R, "not a readable Karenina results database"),
+    e(
+        "KLD-E203",
+        R,
+        "a value in a results database that Karenina refuses (malformed JSON, text in a number column): left out, located by table, row and column",
+    ),
+    e(
+        "KLD-E204",
+        R,
+        "results database locked by another process past the wait (`KLD_SQLITE_BUSY`)",
+    ),
     w("KLD-W001", C, "unknown member (kept; `canon --drop-unknown` drops it)"),
     w("KLD-W002", C, "legacy `@context`"),
     w("KLD-W003", C, "unprefixed trait type"),

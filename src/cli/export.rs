@@ -90,6 +90,9 @@ pub fn export(mut a: ExportArgs) -> anyhow::Result<u8> {
     } else {
         let b = karenina_ld::store::read_inputs(&files, Default::default(), &|_, _| {})?;
         b.runs.iter().for_each(super::rdf::report_binding);
+        for (f, errors) in &b.partial {
+            status = status.max(super::rdf::report_partial(f, errors, "exported"));
+        }
         Some(b)
     };
     for f in &files {

@@ -223,6 +223,7 @@ pub(super) fn load_listed(
                 for n in &info.notes {
                     eprintln!("kld: {}: {n}", file.display());
                 }
+                status = status.max(report_partial(&file, &info.errors, "loaded"));
                 if let Some(b) = info
                     .benchmark
                     .as_deref()
@@ -284,6 +285,24 @@ pub(super) fn load_listed(
         listed(Listed::Skipped(b));
     }
     status
+}
+
+/// Prints the errors of an input read with values left out
+/// ([`karenina_ld::store::GraphInfo::errors`]) and what was done with the
+/// rest (`done`: "loaded", "exported", …): exit 1 when there are any.
+pub(super) fn report_partial(file: &Path, errors: &[String], done: &str) -> u8 {
+    for e in errors {
+        eprintln!("{e}");
+    }
+    if errors.is_empty() {
+        return OK;
+    }
+    eprintln!(
+        "{}: {done} without the {} value(s) above",
+        file.display(),
+        errors.len()
+    );
+    INVALID
 }
 
 /// The checkpoint graph `--for` names, if any; an error text when it names

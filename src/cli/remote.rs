@@ -186,6 +186,9 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
         status = status.max(super::report_failure(f, e, "not pushed"));
     }
     local.runs.iter().for_each(super::rdf::report_binding);
+    for (f, errors) in &local.partial {
+        status = status.max(super::rdf::report_partial(f, errors, "pushed"));
+    }
     let plan = plan::plan(&client, &local, &files, a.prune)?;
     for (f, kept) in &plan.same_run {
         eprintln!(

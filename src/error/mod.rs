@@ -96,6 +96,25 @@ pub enum Error {
         /// Why it was refused.
         reason: String,
     },
+    /// A results database another process keeps locked (a write being
+    /// committed) for longer than kld waits
+    /// ([`crate::results::database::busy_wait`]): nothing was read.
+    #[error("{}: error[KLD-E204]: results database locked by another process (a write being committed) after waiting {waited_secs} s: nothing read; try again when the write ends (KLD_SQLITE_BUSY sets the wait in seconds)", path.display())]
+    DatabaseLocked {
+        /// The file.
+        path: PathBuf,
+        /// How long kld waited, in seconds.
+        waited_secs: f64,
+    },
+    /// A value of a results database that Karenina refuses when it reads
+    /// the row: left out of the graph, the rest of the run kept.
+    #[error("{}: error[KLD-E203] at {value}; left out, the rest of the run kept", path.display())]
+    DatabaseValue {
+        /// The file.
+        path: PathBuf,
+        /// The value: table, row, column and why.
+        value: crate::results::database::BadValue,
+    },
     /// The Oxigraph store failed (storage, loading).
     #[error("store: {0}")]
     Store(#[source] Box<dyn std::error::Error + Send + Sync>),

@@ -1,24 +1,34 @@
 //! Karenina's results database (`karenina.storage`, SQLAlchemy on SQLite):
 //! every verification run becomes a results graph like an export's.
 //!
-//! The file is told by its content (the SQLite header), opened read-only and
-//! `immutable` (no lock is ever taken, so Karenina's writers are never
-//! blocked, and the file's bytes and mtime never change). It must hold
+//! The file is told by its content (the SQLite header) and opened read-only
+//! as any SQLite reader opens it: with SQLite's locks and its write-ahead log,
+//! so kld reads what is committed, never a write under way nor values later
+//! rolled back. Each connection reads in one read transaction (one snapshot
+//! of the database however long the read takes); a lock held by a writer
+//! committing is waited for ([`busy_wait`]), then reported
+//! ([`Error::DatabaseLocked`]). The file's bytes and mtime never change (in
+//! WAL mode SQLite's reader may create the `-wal` and `-shm` files beside
+//! it, as any reader does). It must hold
 //! Karenina's tables (`benchmarks`, `verification_runs`,
 //! `verification_results`). A result row's flattened columns
 //! (`metadata_*`, `template_*`, `rubric_*`, `dj_*`, `djr_*`, Karenina's
 //! `FLATTEN_CONFIG`) are folded back into the export's row shape
 //! (`metadata.answering.interface`, …; `JSON` columns parsed, `BOOLEAN`
-//! columns as booleans) and mapped by the export's [`RowMapper`], so the
-//! result IRIs and every query answer as for the export.
+//! columns as booleans: [`cells`]) and mapped by the export's [`RowMapper`],
+//! so the result IRIs and every query answer as for the export. A value
+//! Karenina would refuse is a [`BadValue`], left out and returned.
 
 use super::{ResultsOptions, RowMapper};
 use crate::error::{Error, Result};
 use crate::vocab;
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path;
+
+mod cells;
+pub use cells::BadValue;
 
 /// SQLite's file header.
 const HEADER: &[u8] = b"SQLite format 3\0";
@@ -72,24 +82,61 @@ pub struct Run {
     pub results: u64,
     /// Result rows whose question is in no `questions` row.
     pub missing_questions: u64,
+    /// Values of its `verification_runs` row that Karenina refuses (left
+    /// out: a malformed `config` is read as none).
+    pub bad_values: Vec<BadValue>,
 }
 
 fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
     let mut reason = e.to_string();
-    let interrupted = (&e as &dyn std::any::Any)
+    let sqlite = (&e as &dyn std::any::Any)
         .downcast_ref::<rusqlite::Error>()
-        .and_then(rusqlite::Error::sqlite_error_code)
-        == Some(rusqlite::ErrorCode::OperationInterrupted);
-    if interrupted {
-        reason = format!(
-            "reading stopped after the {} s limit ({DEADLINE_ENV} sets it): a view or query that does not end?",
-            deadline().as_secs_f64()
-        );
+        .and_then(|e| match e {
+            rusqlite::Error::SqliteFailure(f, _) => Some(*f),
+            _ => None,
+        });
+    match sqlite.map(|f| (f.code, f.extended_code)) {
+        Some((rusqlite::ErrorCode::OperationInterrupted, _)) => {
+            reason = format!(
+                "reading stopped after the {} s limit ({DEADLINE_ENV} sets it): a view or query that does not end?",
+                deadline().as_secs_f64()
+            );
+        }
+        Some((rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked, _)) => {
+            return Error::DatabaseLocked {
+                path: file.to_path_buf(),
+                waited_secs: busy_wait().as_secs_f64(),
+            }
+        }
+        // SQLITE_READONLY_ROLLBACK: a hot journal.
+        Some((_, 776)) => {
+            reason = "a write was interrupted (its rollback journal is left beside the file, \
+                      hot): SQLite must roll it back before anyone reads, which a read-only \
+                      reader cannot; open the database once with Karenina or sqlite3"
+                .to_string();
+        }
+        _ => {}
     }
     Error::NotAResultsDatabase {
         path: file.to_path_buf(),
         reason,
     }
+}
+
+/// The environment variable that sets how long to wait, in seconds, for a
+/// lock another process holds on a database (a write being committed).
+pub const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
+
+/// How long [`open`]'s connection waits for a lock another process holds
+/// before the read fails with [`Error::DatabaseLocked`]: `KLD_SQLITE_BUSY`
+/// seconds, default 5 (Python's sqlite3 waits as long).
+pub fn busy_wait() -> std::time::Duration {
+    let secs = std::env::var(BUSY_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 86_400.0)
+        .unwrap_or(5.0);
+    std::time::Duration::from_secs_f64(secs)
 }
 
 /// The environment variable that sets how long reading one database may
@@ -124,8 +171,10 @@ const TABLES: [&str; 4] = [
     "questions",
 ];
 
-/// Opens the database read-only, without locking, under the [`deadline`],
-/// and checks its tables (tables, not views).
+/// Opens the database read-only, with SQLite's locking and WAL, under the
+/// [`deadline`] and the [`busy_wait`], in one read transaction (every read
+/// through the connection sees the snapshot its first read took, until the
+/// connection is dropped), and checks its tables (tables, not views).
 pub fn open(file: &Path) -> Result<Connection> {
     use rusqlite::OptionalExtension;
     let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
@@ -134,7 +183,7 @@ pub fn open(file: &Path) -> Result<Connection> {
     let uri = url::Url::from_file_path(&canon)
         .map_err(|()| db_err(file, "no file URL"))?
         .to_string()
-        + "?mode=ro&immutable=1";
+        + "?mode=ro";
     let c = Connection::open_with_flags(
         uri,
         OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -142,7 +191,11 @@ pub fn open(file: &Path) -> Result<Connection> {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| db_err(file, e))?;
+    c.busy_timeout(busy_wait()).map_err(|e| db_err(file, e))?;
     set_deadline(&c, deadline());
+    // (Deferred: the snapshot is taken, and the shared lock or WAL read
+    // mark held, from the first read below to the connection's end.)
+    c.execute_batch("BEGIN").map_err(|e| db_err(file, e))?;
     for t in TABLES {
         let kind: Option<String> = c
             .query_row(
@@ -216,15 +269,23 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
         .map_err(|e| db_err(file, e))?;
     let rows = st
         .query_map([], |r| {
-            let config: Option<String> = r.get(3)?;
+            let id: String = r.get(0)?;
+            let mut bad_values = Vec::new();
+            let config = cells::cell(r.get_ref(3)?, "JSON").unwrap_or_else(|reason| {
+                bad_values.push(BadValue {
+                    table: "verification_runs",
+                    row: id.clone(),
+                    column: "config".into(),
+                    reason,
+                });
+                Value::Null
+            });
             let bid: Option<i64> = r.get(4)?;
             Ok(Run {
-                id: r.get(0)?,
+                id,
                 name: r.get(1)?,
                 status: r.get(2)?,
-                config: config
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .unwrap_or(Value::Null),
+                config,
                 benchmark: bs.iter().find(|b| Some(b.id) == bid).cloned(),
                 start_time: text(r.get_ref(5)?),
                 end_time: text(r.get_ref(6)?),
@@ -232,6 +293,7 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
                 error_message: r.get(11)?,
                 results: r.get::<_, i64>(12)? as u64,
                 missing_questions: r.get::<_, i64>(13)? as u64,
+                bad_values,
             })
         })
         .map_err(|e| db_err(file, e))?;
@@ -315,114 +377,13 @@ fn text(v: ValueRef<'_>) -> Option<String> {
     }
 }
 
-/// A column's value as JSON, by its declared type.
-fn cell(v: ValueRef<'_>, decl: &str) -> Value {
-    match (v, decl) {
-        (ValueRef::Null, _) => Value::Null,
-        (ValueRef::Integer(i), "BOOLEAN") => Value::Bool(i != 0),
-        (ValueRef::Text(t), "JSON") => {
-            let t = String::from_utf8_lossy(t);
-            serde_json::from_str(&super::nan_tokens(&t)).unwrap_or(Value::String(t.into_owned()))
-        }
-        (ValueRef::Integer(i), _) => Value::from(i),
-        (ValueRef::Real(f), _) => serde_json::Number::from_f64(f)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        (ValueRef::Text(t) | ValueRef::Blob(t), _) => {
-            Value::String(String::from_utf8_lossy(t).into_owned())
-        }
-    }
-}
-
-/// Karenina's `FLATTEN_CONFIG`: column prefix → the row's section.
-const SECTIONS: &[(&str, &str)] = &[
-    ("metadata_", "metadata"),
-    ("template_", "template"),
-    ("rubric_", "rubric"),
-    ("djr_", "deep_judgment_rubric"),
-    ("dj_", "deep_judgment"),
-];
-
-/// Nested metadata objects flattened as `metadata_<object>_<field>`.
-const NESTED: &[&str] = &["answering", "parsing", "failure"];
-
-/// Folds one result row's columns back into the export's row shape.
-fn row_of(cols: &[(String, String)], values: &[Value]) -> Value {
-    let mut row = Map::new();
-    let mut sections: Map<String, Value> = Map::new();
-    for ((name, _), v) in cols.iter().zip(values) {
-        if ["id", "run_id", "question_id", "created_at"].contains(&name.as_str()) {
-            continue;
-        }
-        match SECTIONS.iter().find(|(p, _)| name.starts_with(p)) {
-            Some((p, section)) => {
-                let field = &name[p.len()..];
-                let s = sections
-                    .entry(section.to_string())
-                    .or_insert_with(|| Value::Object(Map::new()));
-                let nested = (*section == "metadata")
-                    .then(|| {
-                        NESTED.iter().find_map(|n| {
-                            field
-                                .strip_prefix(n)
-                                .and_then(|f| f.strip_prefix('_'))
-                                .map(|f| (*n, f))
-                        })
-                    })
-                    .flatten();
-                match nested {
-                    Some((obj, f)) => {
-                        let o = s
-                            .as_object_mut()
-                            .map(|m| m.entry(obj).or_insert_with(|| Value::Object(Map::new())));
-                        if let Some(Value::Object(o)) = o {
-                            o.insert(f.to_string(), v.clone());
-                        }
-                    }
-                    None => {
-                        if let Some(m) = s.as_object_mut() {
-                            m.insert(field.to_string(), v.clone());
-                        }
-                    }
-                }
-            }
-            None => {
-                row.insert(name.clone(), v.clone());
-            }
-        }
-    }
-    for (name, s) in sections {
-        // An optional section whose every column is null was not there.
-        let empty = s
-            .as_object()
-            .is_some_and(|m| m.values().all(Value::is_null));
-        let mut s = s;
-        if let Some(f) = s.pointer_mut("/failure") {
-            if f.as_object()
-                .is_some_and(|m| m.values().all(Value::is_null))
-            {
-                *f = Value::Null;
-            }
-        }
-        row.insert(
-            name.clone(),
-            if empty && name != "metadata" {
-                Value::Null
-            } else {
-                s
-            },
-        );
-    }
-    Value::Object(row)
-}
-
 use crate::vocab::term as k;
 
 /// Maps one run of the database into `graph`: its results as an export's,
 /// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
 /// `runStatus`, `createdAt` / `completedAt` (start and end times),
 /// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
-/// `benchmarkPath`.
+/// `benchmarkPath`. Returns the values Karenina would refuse, left out.
 pub fn map_run(
     file: &Path,
     c: &Connection,
@@ -430,7 +391,7 @@ pub fn map_run(
     graph: &GraphName,
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
-) -> Result<()> {
+) -> Result<Vec<BadValue>> {
     let mut mapper = RowMapper::new(graph.clone(), opts);
     let header = serde_json::json!({
         "metadata": {"job_id": run.id, "verification_config": run.config},
@@ -451,18 +412,34 @@ pub fn map_run(
         })
         .collect();
     let mut rows = st.query([&run.id]).map_err(|e| db_err(file, e))?;
+    let id_col = cols.iter().position(|(name, _)| name == "id");
+    let mut bad = Vec::new();
     let mut n = 0usize;
     while let Some(r) = rows.next().map_err(|e| db_err(file, e))? {
         let mut values = Vec::with_capacity(cols.len());
-        for (i, (_, decl)) in cols.iter().enumerate() {
-            values.push(cell(r.get_ref(i).map_err(|e| db_err(file, e))?, decl));
+        for (i, (name, decl)) in cols.iter().enumerate() {
+            let v = r.get_ref(i).map_err(|e| db_err(file, e))?;
+            values.push(cells::cell(v, decl).unwrap_or_else(|reason| {
+                bad.push(BadValue {
+                    table: "verification_results",
+                    row: id_col
+                        .and_then(|c| r.get_ref(c).ok())
+                        .and_then(text)
+                        .unwrap_or_else(|| format!("#{n}")),
+                    column: name.clone(),
+                    reason,
+                });
+                Value::Null
+            }));
         }
-        mapper.row(row_of(&cols, &values), sink).map_err(|m| {
-            db_err(
-                file,
-                format!("run {} result {n} (verification_results): {m}", run.id),
-            )
-        })?;
+        mapper
+            .row(cells::row_of(&cols, &values), sink)
+            .map_err(|m| {
+                db_err(
+                    file,
+                    format!("run {} result {n} (verification_results): {m}", run.id),
+                )
+            })?;
         n += 1;
     }
     let node = NamedOrBlankNode::BlankNode(mapper.run_node().clone());
@@ -508,7 +485,7 @@ pub fn map_run(
     for (p, o) in facts {
         sink(Quad::new(node.clone(), k(p), o, graph.clone()));
     }
-    Ok(())
+    Ok(bad)
 }
 
 #[cfg(test)]

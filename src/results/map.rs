@@ -139,10 +139,14 @@ fn scalar(v: &Value) -> Option<Term> {
     Some(match v {
         Value::Null => return None,
         Value::Bool(b) => Term::Literal(Literal::from(*b)),
-        Value::Number(n) if n.is_i64() || n.is_u64() => Term::Literal(Literal::new_typed_literal(
-            n.to_string(),
-            NamedNode::new_unchecked(XSD_INTEGER),
-        )),
+        // (Integers past 64 bits too, with their digits: Python's ints have
+        // no bound, and as doubles they would read back as 1e23.)
+        Value::Number(n) if n.is_i64() || n.is_u64() || is_integer_lexical(&n.to_string()) => {
+            Term::Literal(Literal::new_typed_literal(
+                n.to_string(),
+                NamedNode::new_unchecked(XSD_INTEGER),
+            ))
+        }
         Value::Number(n) => Term::Literal(Literal::from(n.as_f64().unwrap_or(f64::NAN))),
         Value::String(s) if s == NAN => Term::Literal(Literal::new_typed_literal(
             "NaN",
@@ -159,6 +163,13 @@ fn scalar(v: &Value) -> Option<Term> {
         Value::String(s) => string(s),
         other => json(other),
     })
+}
+
+/// `-?[0-9]+`: a JSON number written as an integer (`arbitrary_precision`
+/// keeps its digits).
+fn is_integer_lexical(t: &str) -> bool {
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl RowMapper {

@@ -18,6 +18,9 @@ pub struct Local {
     pub failed: Vec<(PathBuf, Error)>,
     /// Copies of a run left out (`Link::Duplicate`) and partial overlaps.
     pub runs: Vec<Bound>,
+    /// Inputs read with values left out, with the errors that say which
+    /// ([`super::GraphInfo::errors`]).
+    pub partial: Vec<(PathBuf, Vec<String>)>,
 }
 
 /// Reads `files` into an in-memory store and binds their runs, as `kld
@@ -29,10 +32,12 @@ pub fn read_inputs(
 ) -> Result<Local> {
     let mut store = CheckpointStore::in_memory()?;
     store.set_results_options(opts);
-    let mut failed = Vec::new();
+    let (mut failed, mut partial) = (Vec::new(), Vec::new());
     for (f, r) in store.load_files(files, Processor::Direct, progress) {
-        if let Err(e) = r {
-            failed.push((f, e));
+        match r {
+            Err(e) => failed.push((f, e)),
+            Ok(info) if !info.errors.is_empty() => partial.push((f, info.errors)),
+            Ok(_) => {}
         }
     }
     let runs = store
@@ -44,5 +49,6 @@ pub fn read_inputs(
         store,
         failed,
         runs,
+        partial,
     })
 }

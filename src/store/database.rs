@@ -39,30 +39,47 @@ pub fn graph_name(db: &Path, run_id: &str) -> Result<String> {
     Ok(format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?))
 }
 
-/// The SHA-256 of a database file's bytes (read streaming), remembered for
-/// the file's size and modification time: the runs of one database are read
-/// in parallel, each needing it, and a database can be gigabytes.
+/// The SHA-256 of a database file's bytes and, in WAL mode, of its
+/// write-ahead log's (`DB-wal`, where SQLite keeps commits until a
+/// checkpoint copies them into the file), read streaming and remembered for
+/// the files' sizes and modification times: the runs of one database are
+/// read in parallel, each needing it, and a database can be gigabytes.
 pub fn file_digest(db: &Path) -> Result<String> {
-    type Seen = std::collections::HashMap<PathBuf, (u64, std::time::SystemTime, String)>;
+    type Stamp = (u64, std::time::SystemTime);
+    type Seen = std::collections::HashMap<PathBuf, (Stamp, Option<Stamp>, String)>;
     static SEEN: std::sync::Mutex<Option<Seen>> = std::sync::Mutex::new(None);
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
-    let meta = std::fs::metadata(&canon).map_err(|e| Error::io(db, e))?;
-    let stamp = (meta.len(), meta.modified().map_err(|e| Error::io(db, e))?);
+    let stamp_of = |p: &Path| -> Result<Stamp> {
+        let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
+        Ok((meta.len(), meta.modified().map_err(|e| Error::io(p, e))?))
+    };
+    let mut wal = canon.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal = PathBuf::from(wal);
+    // (An empty log, as a reader leaves it, holds nothing.)
+    let wal_stamp = stamp_of(&wal).ok().filter(|s| s.0 > 0);
+    let stamp = stamp_of(&canon)?;
     // (Held while hashing: the other runs of the database wait, then reuse it.)
     let mut seen = SEEN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let seen = seen.get_or_insert_with(Seen::new);
-    if let Some((len, mtime, sha)) = seen.get(&canon) {
-        if (*len, *mtime) == stamp {
+    if let Some((s, w, sha)) = seen.get(&canon) {
+        if (*s, *w) == (stamp, wal_stamp) {
             return Ok(sha.clone());
         }
     }
     let mut h = <sha2::Sha256 as sha2::Digest>::new();
     let mut f = crate::fsutil::open_regular(&canon)?;
     std::io::copy(&mut f, &mut h).map_err(|e| Error::io(db, e))?;
+    if wal_stamp.is_some() {
+        if let Ok(mut w) = crate::fsutil::open_regular(&wal) {
+            sha2::Digest::update(&mut h, b"\0-wal\0");
+            std::io::copy(&mut w, &mut h).map_err(|e| Error::io(&wal, e))?;
+        }
+    }
     let sha = format!("{:x}", sha2::Digest::finalize(h));
-    seen.insert(canon, (stamp.0, stamp.1, sha.clone()));
+    seen.insert(canon, (stamp, wal_stamp, sha.clone()));
     Ok(sha)
 }
 
@@ -240,6 +257,9 @@ fn key_quads(g: &NamedNode, run: &database::Run, keys: &[database::RunKey]) -> V
 
 /// Reads one run of a database.
 pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<Prepared> {
+    // (Hashed before the read: a write landing in between makes the next
+    // look at the file see a change, never the reverse.)
+    let file_digest = file_digest(db)?;
     let c = database::open(db)?;
     let runs = database::runs(db, &c)?;
     let run = runs
@@ -277,9 +297,21 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
-    database::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
+    let bad = database::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
+    info.errors = run
+        .bad_values
+        .iter()
+        .chain(&bad)
+        .map(|value| {
+            Error::DatabaseValue {
+                path: db.to_path_buf(),
+                value: value.clone(),
+            }
+            .to_string()
+        })
+        .collect();
     info.quads = quads.len();
-    info.sha256 = run_digest(&file_digest(db)?, run_id);
+    info.sha256 = run_digest(&file_digest, run_id);
     Ok(Prepared {
         info,
         content: Content::Quads(quads),

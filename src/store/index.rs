@@ -77,6 +77,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
                 GraphKind::Checkpoint => None,
             },
             notes: Vec::new(),
+            errors: Vec::new(),
             benchmark_name: None,
         });
     }
@@ -193,6 +194,7 @@ mod tests {
             unbound: Some("two\tcheckpoints".into()),
             benchmark: None,
             notes: Vec::new(),
+            errors: Vec::new(),
             benchmark_name: None,
         };
         let dir = tempfile::tempdir().unwrap();

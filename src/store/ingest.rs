@@ -132,6 +132,7 @@ pub fn prepare_with(
         unbound: None,
         benchmark: None,
         notes: Vec::new(),
+        errors: Vec::new(),
         benchmark_name: None,
     };
     let content = if big && processor == Processor::Direct {

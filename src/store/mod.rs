@@ -101,6 +101,11 @@ pub struct GraphInfo {
     /// What to tell the user about the graph as read (a run folder's status
     /// when not completed, a `benchmark_path` not found).
     pub notes: Vec<String>,
+    /// Errors in what was read that left values out of the graph, each
+    /// rendered with its place (a database value Karenina refuses:
+    /// [`Error::DatabaseValue`]); the rest of the graph is loaded. The CLI
+    /// prints them and exits 1.
+    pub errors: Vec<String>,
     /// For a run of Karenina's database: its benchmark's name (bound first
     /// to a loaded checkpoint of that `schema:name`).
     pub benchmark_name: Option<String>,
@@ -120,6 +125,7 @@ impl GraphInfo {
             unbound: None,
             benchmark: None,
             notes: Vec::new(),
+            errors: Vec::new(),
             benchmark_name: None,
         }
     }

@@ -2,7 +2,8 @@
 //! `tests/data/runs/karenina.db`, written by Karenina's own `save_benchmark`
 //! and `import_verification_results` from corpus exports
 //! (`tests/data/runs/make_db.py`). Each run answers as its export does, binds
-//! by benchmark name, and the file is never written or locked.
+//! by benchmark name, and the file is never written; values Karenina refuses
+//! are located errors.
 
 use crate::common::*;
 use crate::queries::query_rows;
@@ -463,4 +464,117 @@ fn mkdir(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::create_dir_all(&p).unwrap();
     p
+}
+
+/// Issue 38: values Karenina refuses are errors located by table, row and
+/// column, the rest of the run kept (exit 1); values it keeps are kept as
+/// they are (an infinite time, an integer past 64 bits).
+#[test]
+fn bad_values_are_located_errors_and_the_rest_of_the_run_is_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let c = rusqlite::Connection::open(&file).unwrap();
+    let ids: Vec<(i64, String)> = c
+        .prepare("SELECT id, metadata_result_id FROM verification_results ORDER BY id LIMIT 3")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let [(bad, bad_result), (inf, inf_result), (big, big_result)] = &ids[..] else {
+        panic!("three results")
+    };
+    c.execute(
+        "UPDATE verification_results SET rubric_llm_trait_scores = '{\"conciseness\": tru' WHERE id = ?1",
+        [bad],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE verification_results SET metadata_execution_time = ?1 WHERE id = ?2",
+        rusqlite::params![f64::INFINITY, inf],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE verification_results SET rubric_llm_trait_scores = '{\"conciseness\": 100000000000000000000000}',
+           rubric_rubric_evaluation_performed = 1 WHERE id = ?1",
+        [big],
+    )
+    .unwrap();
+    let run: String = c
+        .query_row(
+            "SELECT run_id FROM verification_results WHERE id = ?1",
+            [bad],
+            |r| r.get(0),
+        )
+        .unwrap();
+    c.execute(
+        "UPDATE verification_runs SET config = '{\"answering_models\": [' WHERE id = ?1",
+        [&run],
+    )
+    .unwrap();
+    drop(c);
+    for args in [
+        &["export", "-f", "nq"][..],
+        &["query", "-n", "runs"],
+        &["load", "--store", "s"],
+    ] {
+        let out = kld()
+            .current_dir(d.path())
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        let located = format!(
+            "{}: error[KLD-E203] at verification_results row id {bad} column rubric_llm_trait_scores: malformed JSON",
+            file.display()
+        );
+        assert!(
+            err.contains(&located) && err.contains("JSONDecodeError"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "verification_runs row id {run} column config: malformed JSON"
+            )),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.matches("error[KLD-E203]").count(), 2, "{args:?}: {err}");
+    }
+    let nq = String::from_utf8(
+        kld()
+            .args(["export", "-f", "nq"])
+            .arg(&file)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let of = |result: &str, p: &str| -> Vec<String> {
+        let s = format!("<urn:karenina:result:{result}> <urn:karenina:vocab:{p}> ");
+        nq.lines()
+            .filter_map(|l| l.strip_prefix(&s))
+            .map(|l| l.split(" <file:").next().unwrap().to_string())
+            .collect()
+    };
+    // The bad cell's result is there, with its other values.
+    assert_eq!(of(bad_result, "executionTime").len(), 1);
+    assert!(of(bad_result, "score").is_empty());
+    assert_eq!(
+        of(inf_result, "executionTime"),
+        ["\"INF\"^^<http://www.w3.org/2001/XMLSchema#double>"]
+    );
+    let score = of(big_result, "score");
+    assert_eq!(score.len(), 1, "{nq}");
+    let value = format!("{} <https://schema.org/value> ", score[0]);
+    let v: Vec<&str> = nq
+        .lines()
+        .filter_map(|l| l.strip_prefix(&value))
+        .map(|l| l.split(" <file:").next().unwrap())
+        .collect();
+    assert_eq!(
+        v,
+        ["\"100000000000000000000000\"^^<http://www.w3.org/2001/XMLSchema#integer>"]
+    );
 }
