@@ -14,8 +14,18 @@
 //! content. Temporary files are named `.kld-<pid>.<random>.tmp`; those of a
 //! process that no longer runs (killed mid-write) are removed by the next
 //! write in that directory ([`sweep_temporaries`]).
+//!
+//! What is not a regular file is never replaced: a FIFO, a device, a
+//! terminal or the process's own `/dev/stdout` is written through
+//! (`through`), so `-o /dev/null` stays the machine's `/dev/null` and a
+//! FIFO's reader gets the bytes.
 
+mod input;
+mod pipe;
 mod regular;
+mod through;
+pub use input::{canonical_input, input_head, input_len, is_stdio, open_input, read_input, STDIO};
+pub use pipe::{forget_pipe, is_fifo, pipe_bytes, read_file_or_pipe, read_pipe_once};
 pub use regular::{
     describe, is_regular, max_file_size, not_regular, open_regular, read_head, read_regular,
     read_regular_capped, read_regular_to_string, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV,
@@ -36,8 +46,7 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
 /// [`write_atomic`], saying what the write replaced ([`Replaced`]).
 pub fn replace(path: &Path, data: &[u8]) -> Result<Replaced> {
     let mut f = AtomicFile::create(path)?;
-    f.tmp
-        .as_file_mut()
+    f.file_mut()
         .write_all(data)
         .map_err(|e| Error::io(path, e))?;
     f.commit()
@@ -51,7 +60,7 @@ pub fn write_atomic_with(
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
-    fill(f.tmp.as_file_mut()).map_err(|e| Error::io(path, e))?;
+    fill(f.file_mut()).map_err(|e| Error::io(path, e))?;
     f.commit().map(|_| ())
 }
 
@@ -166,15 +175,34 @@ fn process_alive(pid: i32) -> bool {
 /// A file written in pieces (it is a [`Write`]) that replaces its target
 /// only on [`AtomicFile::commit`]; dropped before that, it leaves the target
 /// exactly as it was. For content too large to hold in memory first.
+///
+/// A target that is not a regular file (a FIFO, a device, a terminal,
+/// `/dev/stdout`) is written through instead, as it is written: nothing is
+/// renamed over it.
 pub struct AtomicFile {
-    tmp: tempfile::NamedTempFile,
+    sink: Sink,
     target: PathBuf,
+}
+
+enum Sink {
+    /// A temporary file renamed over the target on commit.
+    Temporary(tempfile::NamedTempFile),
+    /// The target itself, opened for writing.
+    Through(std::fs::File),
 }
 
 impl AtomicFile {
     /// A temporary file beside the file `path` leads to (through symlinks);
-    /// dead processes' temporary files there are removed first.
+    /// dead processes' temporary files there are removed first. When `path`
+    /// is a FIFO, a device or one of the process's descriptors, the target
+    /// itself, opened for writing (a FIFO's open waits for its reader).
     pub fn create(path: &Path) -> Result<Self> {
+        if let Some(f) = through::open(path)? {
+            return Ok(AtomicFile {
+                sink: Sink::Through(f),
+                target: path.to_path_buf(),
+            });
+        }
         let target = through_symlinks(path)?;
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -193,35 +221,56 @@ impl AtomicFile {
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
         let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(path, e))?;
-        Ok(AtomicFile { tmp, target })
+        Ok(AtomicFile {
+            sink: Sink::Temporary(tmp),
+            target,
+        })
+    }
+
+    /// Whether the target is written through (not a regular file: a FIFO,
+    /// a device, a terminal, `/dev/stdout`) rather than replaced.
+    pub fn writes_through(&self) -> bool {
+        matches!(self.sink, Sink::Through(_))
+    }
+
+    fn file_mut(&mut self) -> &mut std::fs::File {
+        match &mut self.sink {
+            Sink::Temporary(t) => t.as_file_mut(),
+            Sink::Through(f) => f,
+        }
     }
 
     /// Flushes to disk and renames over the target, keeping its mode, owner
     /// and group (where the process may set them); says whether hard links
-    /// were split.
+    /// were split. A target written through is only flushed.
     pub fn commit(self) -> Result<Replaced> {
         let path = &self.target;
-        self.tmp
-            .as_file()
-            .sync_all()
-            .map_err(|e| Error::io(path, e))?;
+        let tmp = match self.sink {
+            Sink::Temporary(t) => t,
+            Sink::Through(mut f) => {
+                f.flush().map_err(|e| Error::io(path, e))?;
+                return Ok(Replaced {
+                    file: path.clone(),
+                    split_links: 0,
+                });
+            }
+        };
+        tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
         let mut replaced = Replaced {
             file: path.clone(),
             split_links: 0,
         };
         if let Ok(meta) = std::fs::metadata(path) {
-            keep_owner(self.tmp.as_file(), &meta);
-            let _ = self.tmp.as_file().set_permissions(meta.permissions());
+            keep_owner(tmp.as_file(), &meta);
+            let _ = tmp.as_file().set_permissions(meta.permissions());
             #[cfg(unix)]
             {
                 use std::os::unix::fs::MetadataExt;
                 replaced.split_links = meta.nlink().saturating_sub(1);
             }
         }
-        let dir = self.tmp.path().parent().map(Path::to_path_buf);
-        self.tmp
-            .persist(path)
-            .map_err(|e| Error::io(path, e.error))?;
+        let dir = tmp.path().parent().map(Path::to_path_buf);
+        tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
         // Make the rename itself durable where the platform allows it.
         if let Some(Ok(d)) = dir.map(std::fs::File::open) {
             let _ = d.sync_all();
@@ -254,84 +303,11 @@ fn keep_owner(f: &std::fs::File, meta: &std::fs::Metadata) {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.tmp.write(buf)
+        self.file_mut().write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.flush()
+        self.file_mut().flush()
     }
-}
-
-/// The argument that names standard input (and, as `-o -`, standard
-/// output), as ripgrep, jq and Oxigraph's CLI take it.
-pub const STDIO: &str = "-";
-
-/// Whether `path` is [`STDIO`].
-pub fn is_stdio(path: &Path) -> bool {
-    path.as_os_str() == STDIO
-}
-
-/// Standard input's bytes, read once: a command that looks at an input's
-/// first bytes (to tell its kind) and then reads it whole sees one stream.
-fn stdin_bytes() -> Result<&'static [u8]> {
-    use std::io::Read;
-    static STDIN: std::sync::OnceLock<std::result::Result<Vec<u8>, String>> =
-        std::sync::OnceLock::new();
-    STDIN
-        .get_or_init(|| {
-            let mut b = Vec::new();
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut b)
-                .map(|_| b)
-                .map_err(|e| e.to_string())
-        })
-        .as_deref()
-        .map_err(|e| Error::io(Path::new(STDIO), std::io::Error::other(e.clone())))
-}
-
-/// An input file's bytes; `-` is standard input.
-pub fn read_input(path: &Path) -> Result<Vec<u8>> {
-    if is_stdio(path) {
-        return stdin_bytes().map(<[u8]>::to_vec);
-    }
-    read_regular(path)
-}
-
-/// The first `n` bytes of an input (all of a shorter one); `-` is standard
-/// input.
-pub fn input_head(path: &Path, n: u64) -> Result<Vec<u8>> {
-    if is_stdio(path) {
-        let b = stdin_bytes()?;
-        return Ok(b[..b.len().min(n as usize)].to_vec());
-    }
-    read_head(path, n)
-}
-
-/// An input file opened for streaming; `-` is standard input.
-pub fn open_input(path: &Path) -> Result<Box<dyn std::io::Read + Send>> {
-    if is_stdio(path) {
-        return Ok(Box::new(stdin_bytes()?));
-    }
-    open_regular(path).map(|f| Box::new(f) as Box<dyn std::io::Read + Send>)
-}
-
-/// An input's absolute path, as graph names and provenance record it;
-/// standard input is `/dev/stdin`.
-pub fn canonical_input(path: &Path) -> Result<PathBuf> {
-    if is_stdio(path) {
-        return Ok(PathBuf::from("/dev/stdin"));
-    }
-    std::fs::canonicalize(path).map_err(|e| Error::io(path, e))
-}
-
-/// An input's size in bytes; `-` is standard input.
-pub fn input_len(path: &Path) -> Result<u64> {
-    if is_stdio(path) {
-        return stdin_bytes().map(|b| b.len() as u64);
-    }
-    std::fs::metadata(path)
-        .map(|m| m.len())
-        .map_err(|e| Error::io(path, e))
 }
 
 /// Expands FILE|DIR arguments: files as given, directories searched recursively
@@ -371,7 +347,8 @@ fn collect(
                 found.sort();
                 out.extend(found.into_iter().map(Ok));
             }
-            Ok(m) if m.is_file() => out.push(Ok(a.clone())),
+            // A pipe named as an argument is read as a file (pipe_bytes).
+            Ok(m) if m.is_file() || is_fifo(a) => out.push(Ok(a.clone())),
             Ok(m) => out.push(Err(Error::NotRegularFile {
                 path: a.clone(),
                 what: describe(&m.file_type()),
@@ -504,7 +481,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_fifo_in_a_scanned_directory_or_as_an_argument_is_an_error_not_a_hang() {
+    fn a_fifo_in_a_scanned_directory_is_an_error_and_one_named_is_an_input() {
         use std::os::unix::ffi::OsStrExt;
         let d = tempfile::tempdir().unwrap();
         let fifo = d.path().join("pipe.jsonld");
@@ -517,9 +494,35 @@ mod tests {
             .iter()
             .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
             .collect();
-        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs.iter().all(|e| e.contains("FIFO")), "{errs:?}");
-        assert_eq!(got.iter().filter(|r| r.is_ok()).count(), 1);
+        let ok: Vec<_> = got.into_iter().filter_map(|r| r.ok()).collect();
+        assert_eq!(ok, vec![d.path().join("a.jsonld"), fifo]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_through_and_stays_a_fifo() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::FileTypeExt;
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("out.nq");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let r = replace(&fifo, b"through the pipe").unwrap();
+        assert_eq!(r.split_links, 0);
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let t = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(t.is_fifo(), "{t:?}");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        write_atomic(Path::new("/dev/null"), b"gone").unwrap();
+        let t = std::fs::symlink_metadata("/dev/null").unwrap().file_type();
+        assert!(t.is_char_device());
     }
 
     #[test]

@@ -148,6 +148,7 @@ pub mod cli;
 pub mod context;
 pub mod diagnostics;
 pub mod diff;
+pub mod duration;
 pub mod error;
 pub mod export;
 pub mod find;

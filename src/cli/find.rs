@@ -5,6 +5,7 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use karenina_ld::find::{self, Field, Hit, Matcher, Options};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::terminal::escape_controls as esc;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `--field` values.
@@ -77,43 +78,55 @@ pub fn find(a: FindArgs) -> anyhow::Result<u8> {
     };
     let (files, refused) = super::checkpoint::checkpoint_files(&paths)?;
     let color = super::color_choice(&a.color);
+    let json = a.format == ReportFormat::Json;
     let mut failed = refused != OK;
-    let (mut matched, mut json_hits, mut json_errors) = (false, Vec::new(), Vec::new());
-    // Read and searched on all cores, printed in input order.
-    let results: Vec<_> = {
-        use rayon::prelude::*;
-        files.par_iter().map(|f| search_file(f, &matcher)).collect()
-    };
-    for (file, result) in files.iter().zip(results) {
-        let hits = match result {
-            Ok(h) => h,
-            Err(e) => {
-                failed = true;
-                if a.format == ReportFormat::Json {
-                    json_errors.push(serde_json::json!({"file": file, "message": e.to_string()}));
-                }
-                super::report_failure(file, &e, "not searched");
-                continue;
-            }
+    let (mut matched, mut json_errors) = (false, Vec::new());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut doc = json.then(JsonDoc::default);
+    if let Some(d) = &mut doc {
+        d.open(&mut out)?;
+    }
+    // Read and parsed on all cores a batch at a time, searched and printed
+    // in input order as the hits come: memory holds one batch of
+    // checkpoints, never the hits of them all.
+    let batch = 4 * rayon::current_num_threads().max(1);
+    for chunk in files.chunks(batch) {
+        let parsed: Vec<_> = {
+            use rayon::prelude::*;
+            chunk.par_iter().map(|f| read_file(f)).collect()
         };
-        matched |= !hits.is_empty();
-        for h in hits {
-            match a.format {
-                ReportFormat::Text => outln!("{}", line(file, &h, color)),
-                ReportFormat::Json => json_hits.push(hit_json(file, &h)),
-            }
+        for (file, result) in chunk.iter().zip(parsed) {
+            let cp = match result {
+                Ok(cp) => cp,
+                Err(e) => {
+                    failed = true;
+                    if json {
+                        json_errors
+                            .push(serde_json::json!({"file": file, "message": e.to_string()}));
+                    }
+                    out.flush()?;
+                    super::report_failure(file, &e, "not searched");
+                    continue;
+                }
+            };
+            let mut written: std::io::Result<()> = Ok(());
+            find::search_each(&cp, &matcher, &mut |h| {
+                matched = true;
+                if written.is_err() {
+                    return;
+                }
+                written = match &mut doc {
+                    Some(d) => d.hit(&mut out, file, &h),
+                    None => writeln!(out, "{}", line(file, &h, color)),
+                };
+            });
+            written?;
         }
     }
-    if a.format == ReportFormat::Json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "matches": json_hits,
-                "files": files.len(),
-                "errors": json_errors,
-            }))?
-        );
+    if let Some(d) = &doc {
+        d.close(&mut out, files.len(), &json_errors)?;
     }
+    out.flush()?;
     // As grep and ripgrep: an error wins over a match.
     Ok(if failed {
         USAGE
@@ -124,10 +137,9 @@ pub fn find(a: FindArgs) -> anyhow::Result<u8> {
     })
 }
 
-fn search_file(file: &Path, matcher: &Matcher) -> karenina_ld::Result<Vec<Hit>> {
+fn read_file(file: &Path) -> karenina_ld::Result<model::Checkpoint> {
     let bytes = karenina_ld::fsutil::read_input(file)?;
-    let cp = model::read_checkpoint(file, &bytes, ReadOptions::default())?;
-    Ok(find::search(&cp, matcher))
+    model::read_checkpoint(file, &bytes, ReadOptions::default())
 }
 
 /// `FILE:QUESTION-ID: FIELD: LINE`, the matches in bold red when `color`.
@@ -165,17 +177,109 @@ fn line(file: &Path, h: &Hit, color: bool) -> String {
     }
 }
 
-/// One hit in the JSON output (docs/usage.md, `kld find`).
-fn hit_json(file: &Path, h: &Hit) -> serde_json::Value {
-    serde_json::json!({
-        "file": file,
-        "question": h.question,
-        "scenario": h.scenario.as_ref().map(|(name, node)| serde_json::json!({"name": name, "node": node})),
-        "field": h.field.name(),
-        "label": h.label,
-        "path": h.path.to_string(),
-        "line": h.line,
-        "text": h.text,
-        "spans": h.spans.iter().map(|&(s, e)| [s, e]).collect::<Vec<_>>(),
-    })
+/// The JSON document (docs/usage.md, `kld find`), written as the hits
+/// come, byte for byte what `serde_json::to_string_pretty` writes of the
+/// whole: `{"matches": [...], "files": N, "errors": [...]}`.
+#[derive(Default)]
+struct JsonDoc {
+    hits: usize,
+}
+
+impl JsonDoc {
+    fn open(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(b"{\n  \"matches\": [")
+    }
+
+    fn hit(&mut self, out: &mut impl Write, file: &Path, h: &Hit) -> std::io::Result<()> {
+        out.write_all(if self.hits == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        })?;
+        self.hits += 1;
+        let mut indented = Indent { out, by: b"    " };
+        let mut ser = serde_json::Serializer::with_formatter(
+            &mut indented,
+            serde_json::ser::PrettyFormatter::new(),
+        );
+        serde::Serialize::serialize(&HitJson::new(file, h), &mut ser).map_err(std::io::Error::from)
+    }
+
+    fn close(
+        &self,
+        out: &mut impl Write,
+        files: usize,
+        errors: &[serde_json::Value],
+    ) -> std::io::Result<()> {
+        if self.hits > 0 {
+            out.write_all(b"\n  ")?;
+        }
+        write!(out, "],\n  \"files\": {files},\n  \"errors\": ")?;
+        let mut indented = Indent { out, by: b"  " };
+        serde_json::to_writer_pretty(&mut indented, errors)?;
+        out.write_all(b"\n}\n")
+    }
+}
+
+/// A writer that indents every line after the first by `by` (pretty JSON
+/// nested in a document written by hand; strings never hold a raw newline).
+struct Indent<'a, W: Write> {
+    out: &'a mut W,
+    by: &'static [u8],
+}
+
+impl<W: Write> Write for Indent<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.out.write_all(&rest[..=i])?;
+            self.out.write_all(self.by)?;
+            rest = &rest[i + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// One hit in the JSON output (docs/usage.md, `kld find`), serialized
+/// straight from the hit (no copy of its text or spans).
+#[derive(serde::Serialize)]
+struct HitJson<'a> {
+    file: &'a Path,
+    question: Option<&'a str>,
+    scenario: Option<ScenarioJson<'a>>,
+    field: &'static str,
+    label: &'a str,
+    path: String,
+    line: usize,
+    text: &'a str,
+    spans: &'a [(usize, usize)],
+}
+
+#[derive(serde::Serialize)]
+struct ScenarioJson<'a> {
+    name: &'a str,
+    node: &'a str,
+}
+
+impl<'a> HitJson<'a> {
+    fn new(file: &'a Path, h: &'a Hit) -> Self {
+        HitJson {
+            file,
+            question: h.question.as_deref(),
+            scenario: h
+                .scenario
+                .as_ref()
+                .map(|(name, node)| ScenarioJson { name, node }),
+            field: h.field.name(),
+            label: &h.label,
+            path: h.path.to_string(),
+            line: h.line,
+            text: &h.text,
+            spans: &h.spans,
+        }
+    }
 }

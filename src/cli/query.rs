@@ -8,7 +8,6 @@ use karenina_ld::export::ExportFormat;
 use karenina_ld::query::{self, ResultFormat};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Arguments of `kld query`.
 #[derive(clap::Args, Debug)]
@@ -74,13 +73,12 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
             text
         }
         (None, Some(e), []) => e.clone(),
-        (None, None, [f]) => karenina_ld::fsutil::read_regular_to_string(f)?,
+        (None, None, [f]) => String::from_utf8(karenina_ld::fsutil::read_input(f)?)
+            .with_context(|| format!("{}: not UTF-8 text", f.display()))?,
         (None, None, []) => bail!("give a query: --named NAME, -e SPARQL or a QUERY.rq file"),
         _ => bail!("give exactly one of --named, -e and a QUERY.rq file"),
     };
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-        bail!("--timeout must be a positive number of seconds");
-    }
+    let timeout = karenina_ld::duration::seconds("--timeout", a.timeout, false)?;
     // A format that does not fit the query's form is a usage error, found
     // before anything is loaded. (Syntax errors are reported by the run.)
     let form = query::form(&text).ok();
@@ -133,7 +131,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         default_format(graph_answer)
     });
     let opts = query::QueryOptions {
-        timeout: Duration::from_secs_f64(a.timeout),
+        timeout,
         memory: super::serve::memory_limits(a.query_memory, None),
         table_width: (!to_file && std::io::stdout().is_terminal())
             .then(|| {

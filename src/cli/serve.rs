@@ -140,9 +140,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             .unwrap_or_default();
         eprintln!("kld serve: panic{at}: {}", what.replace('\n', " "));
     }));
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-        anyhow::bail!("--timeout must be a positive number of seconds");
-    }
+    let timeout = karenina_ld::duration::seconds("--timeout", a.timeout, false)?;
     if a.max_concurrent == 0 {
         anyhow::bail!("--max-concurrent must be at least 1");
     }
@@ -155,7 +153,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
     let state = State::new(
         store,
         Settings {
-            timeout: Duration::from_secs_f64(a.timeout),
+            timeout,
             max_concurrent: a.max_concurrent,
             max_result_bytes: Some(a.max_result_bytes),
             cors: a.cors.clone(),
@@ -212,7 +210,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
                 std::process::exit(0);
             });
         };
-        serve::http::serve(listener, router, stopping, GRACE, Duration::from_secs_f64(a.timeout), log).await?;
+        serve::http::serve(listener, router, stopping, GRACE, timeout, log).await?;
         eprintln!("kld serve: stopped");
         anyhow::Ok(())
     })?;

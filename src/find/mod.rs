@@ -137,10 +137,16 @@ pub struct Hit {
 /// template, traits and metadata, then each scenario node's question (its
 /// `questionData`, the Question Karenina loads, when the file has one).
 pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
-    let mut s = Search {
-        m,
-        hits: Vec::new(),
-    };
+    let mut hits = Vec::new();
+    search_each(cp, m, &mut |h| hits.push(h));
+    hits
+}
+
+/// [`search`], handing each hit to `each` as it is found instead of
+/// collecting them: memory stays bounded by one hit however many there are
+/// (`kld find --format json` on a text full of matches).
+pub fn search_each(cp: &Checkpoint, m: &Matcher, each: &mut dyn FnMut(Hit)) {
+    let mut s = Search { m, each };
     let root = JsonPath::root();
     let bench = Scope {
         question: None,
@@ -225,7 +231,6 @@ pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
             s.scenario_node(&sc.name, key, node, &at.key(key));
         }
     }
-    s.hits
 }
 
 /// Trait properties whose values are text a person wrote (the rest are
@@ -245,12 +250,12 @@ struct Scope {
     path: JsonPath,
 }
 
-struct Search<'m> {
+struct Search<'m, 'e> {
     m: &'m Matcher,
-    hits: Vec<Hit>,
+    each: &'e mut dyn FnMut(Hit),
 }
 
-impl Search<'_> {
+impl Search<'_, '_> {
     /// A `schema:Question` object at `at`: its text, expected answer and
     /// template, labelled `{prefix}question`, `{prefix}answer` and
     /// `{prefix}template`.
@@ -286,7 +291,7 @@ impl Search<'_> {
                 .map(|f| (f.start(), f.end()))
                 .collect();
             if !spans.is_empty() {
-                self.hits.push(Hit {
+                (self.each)(Hit {
                     question: scope.question.clone(),
                     scenario: scope.scenario.clone(),
                     field,

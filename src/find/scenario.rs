@@ -20,7 +20,7 @@ const QUESTION_METADATA: &[&str] = &[
     "workspace_path",
 ];
 
-impl Search<'_> {
+impl Search<'_, '_> {
     /// A scenario node's question: what Karenina loads, its `questionData`
     /// when the file has one (question, raw answer, template, rubric
     /// traits, metadata), else the node's `question` (text, answer,

@@ -90,6 +90,12 @@ pub fn not_regular(path: &Path) -> Option<Error> {
 /// opens at once and is then refused), and the check is made on the open
 /// descriptor, so the file cannot be swapped in between.
 pub fn open_regular(path: &Path) -> Result<File> {
+    // A FIFO is refused before it is opened: even a non-blocking open
+    // counts as a reader, lets a writer in and, closed at once, breaks its
+    // pipe (a pipe named as an input is read by `super::pipe` alone).
+    if let Some(e) = not_regular(path).filter(|_| super::is_fifo(path)) {
+        return Err(e);
+    }
     let mut o = std::fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]

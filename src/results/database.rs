@@ -147,12 +147,7 @@ pub const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
 /// seconds, default 300. Past it every statement of the connection is
 /// interrupted (SQLite's progress handler) and the read ends with an error.
 pub fn deadline() -> std::time::Duration {
-    let secs = std::env::var(DEADLINE_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .unwrap_or(300.0);
-    std::time::Duration::from_secs_f64(secs)
+    crate::duration::from_env(DEADLINE_ENV, false).unwrap_or(std::time::Duration::from_secs(300))
 }
 
 /// Puts every statement of `c` under a deadline of `limit` from now.

@@ -31,11 +31,7 @@ pub(super) struct StoreLock {
 
 /// How long a writer waits for a store another process writes.
 pub fn wait() -> Duration {
-    std::env::var(WAIT_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map_or(Duration::from_secs(60), Duration::from_secs_f64)
+    crate::duration::from_env(WAIT_ENV, true).unwrap_or(Duration::from_secs(60))
 }
 
 /// Takes the write lock of store directory `dir` (created if need be),

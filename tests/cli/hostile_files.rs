@@ -68,12 +68,13 @@ fn fifos_and_devices_are_refused_by_every_command_without_hanging() {
     mkfifo(&fifo);
     std::os::unix::fs::symlink("/dev/zero", dir.join("zero.jsonld")).unwrap();
     let store = d.path().join("store");
-    let (dir_s, fifo_s) = (dir.as_os_str(), fifo.as_os_str());
+    let dir_s = dir.as_os_str();
+    // A FIFO *named* is read as a file (devices.rs); one found in a
+    // scanned directory is reported.
     let cases: Vec<Vec<&std::ffi::OsStr>> = vec![
-        vec![os("validate"), fifo_s],
         vec![os("validate"), os("/dev/zero")],
         vec![os("info"), os("/dev/urandom")],
-        vec![os("canon"), os("--check"), fifo_s],
+        vec![os("canon"), os("--check"), os("/dev/zero")],
         vec![os("validate"), dir_s],
         vec![os("canon"), os("--check"), dir_s],
         vec![os("query"), dir_s, os("--named"), os("benchmark-stats")],

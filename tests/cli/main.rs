@@ -8,6 +8,7 @@ mod checkpoint;
 mod database;
 mod database_live;
 mod default_graph;
+mod devices;
 mod differential_karenina;
 mod differential_numbers;
 mod doc_claims;
