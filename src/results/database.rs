@@ -418,25 +418,15 @@ fn row_of(cols: &[(String, String)], values: &[Value]) -> Value {
 
 use crate::vocab::term as k;
 
-/// Maps one run of the database into `graph`: its results as an export's,
-/// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
-/// `runStatus`, `createdAt` / `completedAt` (start and end times),
-/// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
-/// `benchmarkPath`.
-pub fn map_run(
+/// Hands each result row of `run` to `each`, in the export's row shape, in
+/// the order Karenina inserted them (what [`map_run`] maps, and what
+/// Karenina's numbers of a database run count).
+pub fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
+    each: &mut dyn FnMut(Value) -> std::result::Result<(), String>,
 ) -> Result<()> {
-    let mut mapper = RowMapper::new(graph.clone(), opts);
-    let header = serde_json::json!({
-        "metadata": {"job_id": run.id, "verification_config": run.config},
-        "source_format": "json",
-    });
-    mapper.run(&header, sink);
     let mut st = c
         .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")
         .map_err(|e| db_err(file, e))?;
@@ -457,7 +447,7 @@ pub fn map_run(
         for (i, (_, decl)) in cols.iter().enumerate() {
             values.push(cell(r.get_ref(i).map_err(|e| db_err(file, e))?, decl));
         }
-        mapper.row(row_of(&cols, &values), sink).map_err(|m| {
+        each(row_of(&cols, &values)).map_err(|m| {
             db_err(
                 file,
                 format!("run {} result {n} (verification_results): {m}", run.id),
@@ -465,6 +455,29 @@ pub fn map_run(
         })?;
         n += 1;
     }
+    Ok(())
+}
+
+/// Maps one run of the database into `graph`: its results as an export's,
+/// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
+/// `runStatus`, `createdAt` / `completedAt` (start and end times),
+/// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
+/// `benchmarkPath`.
+pub fn map_run(
+    file: &Path,
+    c: &Connection,
+    run: &Run,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<()> {
+    let mut mapper = RowMapper::new(graph.clone(), opts);
+    let header = serde_json::json!({
+        "metadata": {"job_id": run.id, "verification_config": run.config},
+        "source_format": "json",
+    });
+    mapper.run(&header, sink);
+    read_run(file, c, run, &mut |row| mapper.row(row, sink))?;
     let node = NamedOrBlankNode::BlankNode(mapper.run_node().clone());
     let s = |v: &str| Term::Literal(Literal::new_simple_literal(v));
     let mut facts = vec![

@@ -25,6 +25,7 @@
 mod csv;
 pub mod database;
 pub mod holdings;
+pub mod karenina;
 pub mod link;
 mod map;
 pub mod progress;
