@@ -100,6 +100,18 @@ pub(super) fn database_info(
     for (f, e) in &failed {
         eprintln!("kld: {}: {e}", f.display());
     }
+    // Karenina's numbers, run by run (`docs/numbers.md`).
+    let numbers = match karenina_ld::results::database::open(file).and_then(|c| {
+        runs.iter()
+            .map(|b| karenina_ld::results::karenina::of_database_run(file, &c, &b.run))
+            .collect::<karenina_ld::error::Result<Vec<_>>>()
+    }) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(INVALID);
+        }
+    };
     let note = |l: &Link| l.reason().unwrap_or_default();
     match format {
         ReportFormat::Json => {
@@ -108,7 +120,7 @@ pub(super) fn database_info(
                 "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
                     "name": b.name, "checkpoint_path": b.checkpoint_path,
                 })).collect::<Vec<_>>(),
-                "runs": runs.iter().map(|b| { let r = &b.run; serde_json::json!({
+                "runs": runs.iter().zip(&numbers).map(|(b, n)| { let r = &b.run; let mut v = serde_json::json!({
                     "id": r.id, "name": r.name, "status": r.status,
                     "benchmark": r.benchmark.as_ref().map(|b| &b.name),
                     "start_time": r.start_time, "end_time": r.end_time,
@@ -116,7 +128,7 @@ pub(super) fn database_info(
                     "results_without_question": r.missing_questions,
                     "checkpoint": b.checkpoint_file,
                     "unbound_because": b.link.reason(),
-                })}).collect::<Vec<_>>(),
+                }); if let Some(o) = v.as_object_mut() { o.extend(n.to_json()); } v }).collect::<Vec<_>>(),
             });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -131,7 +143,7 @@ pub(super) fn database_info(
                 );
             }
             println!("runs:       {}", runs.len());
-            for b in &runs {
+            for (b, n) in runs.iter().zip(&numbers) {
                 let r = &b.run;
                 println!(
                     "  {} [{}] {} results, {} to {}, benchmark {}",
@@ -147,6 +159,10 @@ pub(super) fn database_info(
                     Some(f) => println!("    bound to: {f}"),
                     None => println!("    not bound: {}", note(&b.link)),
                 }
+                print!(
+                    "{}",
+                    karenina_ld::results::karenina::text::lines(&n.all.summary(), "    ")
+                );
             }
         }
     }

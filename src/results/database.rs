@@ -374,25 +374,16 @@ fn text(v: ValueRef<'_>) -> Option<String> {
 
 use crate::vocab::term as k;
 
-/// Maps one run of the database into `graph`: its results as an export's,
-/// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
-/// `runStatus`, `createdAt` / `completedAt` (start and end times),
-/// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
-/// `benchmarkPath`. Returns the values Karenina would refuse, left out.
-pub fn map_run(
+/// Hands each result row of `run` to `each`, in the export's row shape, in
+/// the order Karenina inserted them (what [`map_run`] maps, and what
+/// Karenina's numbers of a database run count). Returns the values Karenina
+/// would refuse, left out of their rows.
+pub fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
+    each: &mut dyn FnMut(Value) -> std::result::Result<(), String>,
 ) -> Result<Vec<BadValue>> {
-    let mut mapper = RowMapper::new(graph.clone(), opts);
-    let header = serde_json::json!({
-        "metadata": {"job_id": run.id, "verification_config": run.config},
-        "source_format": "json",
-    });
-    mapper.run(&header, sink);
     let mut st = c
         .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")
         .map_err(|e| db_err(file, e))?;
@@ -427,16 +418,37 @@ pub fn map_run(
                 Value::Null
             }));
         }
-        mapper
-            .row(cells::row_of(&cols, &values), sink)
-            .map_err(|m| {
-                db_err(
-                    file,
-                    format!("run {} result {n} (verification_results): {m}", run.id),
-                )
-            })?;
+        each(cells::row_of(&cols, &values)).map_err(|m| {
+            db_err(
+                file,
+                format!("run {} result {n} (verification_results): {m}", run.id),
+            )
+        })?;
         n += 1;
     }
+    Ok(bad)
+}
+
+/// Maps one run of the database into `graph`: its results as an export's,
+/// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
+/// `runStatus`, `createdAt` / `completedAt` (start and end times),
+/// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
+/// `benchmarkPath`. Returns the values Karenina would refuse, left out.
+pub fn map_run(
+    file: &Path,
+    c: &Connection,
+    run: &Run,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<Vec<BadValue>> {
+    let mut mapper = RowMapper::new(graph.clone(), opts);
+    let header = serde_json::json!({
+        "metadata": {"job_id": run.id, "verification_config": run.config},
+        "source_format": "json",
+    });
+    mapper.run(&header, sink);
+    let bad = read_run(file, c, run, &mut |row| mapper.row(row, sink))?;
     let node = NamedOrBlankNode::BlankNode(mapper.run_node().clone());
     let s = |v: &str| Term::Literal(Literal::new_simple_literal(v));
     let mut facts = vec![

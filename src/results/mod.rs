@@ -26,6 +26,7 @@ pub mod board;
 mod csv;
 pub mod database;
 pub mod holdings;
+pub mod karenina;
 pub mod link;
 mod map;
 pub mod outcome;

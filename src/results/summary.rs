@@ -27,11 +27,15 @@ pub struct ModelSummary {
 }
 
 impl ModelSummary {
-    /// As `pass-rate-by-benchmark`: verified true over all results; `None`
-    /// when no result has a verdict (a scenario run).
+    /// Karenina's `TemplateResults.aggregate_pass_rate(by="answering_model")`:
+    /// verified true over the results with a verdict (true or false; null
+    /// rows are not in the denominator), every judge of the model together;
+    /// `None` when no result has a verdict, or from a CSV, which writes
+    /// false and null alike (`docs/numbers.md`).
     pub fn pass_rate(&self) -> Option<f64> {
-        (self.verified_true + self.verified_false + self.verified_false_or_null > 0)
-            .then(|| self.verified_true as f64 / self.results as f64)
+        let judged = self.verified_true + self.verified_false;
+        (judged > 0 && self.verified_false_or_null == 0)
+            .then(|| self.verified_true as f64 / judged as f64)
     }
 }
 
@@ -56,12 +60,18 @@ pub struct RunSummary {
     pub models: BTreeMap<String, ModelSummary>,
     /// Score keys by trait family → number of scores.
     pub traits: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Karenina's own numbers ([`super::karenina::FileNumbers::to_json`]):
+    /// `summary` (`get_summary()`), `summary_covers`,
+    /// `aggregate_pass_rate`, a CSV's `cannot_tell`, `summary_by_run`.
+    #[serde(flatten)]
+    pub karenina: serde_json::Map<String, Value>,
 }
 
 #[derive(Default)]
 struct Counting {
     s: RunSummary,
     questions: BTreeSet<String>,
+    numbers: Option<super::karenina::FileNumbers>,
 }
 
 fn text(v: &Value) -> Option<String> {
@@ -76,9 +86,14 @@ impl Visit for Counting {
         self.s.job_id = text(&m["job_id"]);
         self.s.export_timestamp = text(&m["export_timestamp"]);
         self.s.karenina_version = text(&m["karenina_version"]);
+        let csv = h["source_format"] == "csv";
+        self.numbers = Some(super::karenina::FileNumbers::new(csv));
     }
 
     fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+        self.numbers
+            .get_or_insert_with(|| super::karenina::FileNumbers::new(false))
+            .add(&row);
         let meta = &row["metadata"];
         let qid = meta["question_id"]
             .as_str()
@@ -126,11 +141,16 @@ impl Visit for Counting {
     }
 }
 
-/// Counts a results export (rows streamed as when loading).
+/// Counts a results export (rows streamed as when loading), with
+/// Karenina's own numbers of it.
 pub fn summarize(file: &Path) -> Result<RunSummary> {
     let mut c = Counting::default();
     read_path(file, &mut c)?;
     c.s.questions = c.questions.len();
+    let numbers = c
+        .numbers
+        .unwrap_or_else(|| super::karenina::FileNumbers::new(false));
+    c.s.karenina = numbers.to_json();
     Ok(c.s)
 }
 
@@ -159,12 +179,9 @@ impl RunSummary {
             self.results, self.questions
         ));
         out.push_str("models:\n");
+        let csv = self.format_version.as_deref() == Some("csv");
         for (name, m) in &self.models {
-            let rate = match m.pass_rate() {
-                Some(r) => format!("pass rate {:.1}%", 100.0 * r),
-                None => "no verdict".into(),
-            };
-            let verdicts = if self.format_version.as_deref() == Some("csv") {
+            let verdicts = if csv {
                 // A CSV writes false and null alike.
                 format!(
                     "{} true, {} false or null (a CSV cannot tell them apart)",
@@ -176,10 +193,23 @@ impl RunSummary {
                     m.verified_true, m.verified_false, m.verified_null
                 )
             };
+            let none = if !csv && m.verified_true + m.verified_false == 0 {
+                ", no verdict"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "  {name}: {} results, {rate} ({verdicts})\n",
+                "  {name}: {} results ({verdicts}){none}\n",
                 m.results
             ));
+            if let Some(r) = m.pass_rate() {
+                out.push_str(&format!(
+                    "    pass rate {:.1}% ({} of {} with a verdict, every judge together: Karenina aggregate_pass_rate(by=\"answering_model\"))\n",
+                    100.0 * r,
+                    m.verified_true,
+                    m.verified_true + m.verified_false
+                ));
+            }
             let failures: Vec<String> = m
                 .failures
                 .iter()
@@ -188,6 +218,25 @@ impl RunSummary {
                 .collect();
             if !failures.is_empty() {
                 out.push_str(&format!("    failures: {}\n", failures.join(", ")));
+            }
+        }
+        if let Some(summary) = self.karenina.get("summary") {
+            if let Some(runs) = self.karenina["summary_covers"]["runs"].as_array() {
+                if runs.len() > 1 {
+                    out.push_str(&format!(
+                        "Karenina's numbers below cover all {} runs of the file together (kld info --format json: summary_by_run has each)\n",
+                        runs.len()
+                    ));
+                }
+            }
+            out.push_str(&super::karenina::text::lines(summary, ""));
+            if let Some(Value::Object(why)) = self.karenina.get("cannot_tell") {
+                for (k, w) in why {
+                    out.push_str(&format!(
+                        "not from a CSV: {k} ({})\n",
+                        w.as_str().unwrap_or("")
+                    ));
+                }
             }
         }
         let total: usize = self.traits.values().map(BTreeMap::len).sum();

@@ -4,7 +4,7 @@
 //! replicates, every failure group, MCP servers, rubric-only, scenario and
 //! deep-judgment runs), summarised by Karenina
 //! (`load_result_set_from_json` + `get_summary()`,
-//! `tests/scripts/karenina_summary.py`) and by kld's catalogue
+//! `tests/scripts/karenina_numbers.py`) and by kld's catalogue
 //! (`results-by-model`, `replicate-pass-rates`, `tokens-by-combo`,
 //! `outcome-classes`, `run-summary`) over the JSON exports, and the
 //! template pass rates again over the CSV exports. Every number must agree
@@ -124,7 +124,7 @@ fn catalogue_numbers_equal_karenina_s_summary() {
     let out = Command::new(crate::common::karenina_python())
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/scripts/karenina_summary.py"
+            "/tests/scripts/karenina_numbers.py"
         ))
         .arg(&sums)
         .args(&json)

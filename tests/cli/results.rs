@@ -633,19 +633,20 @@ fn info_summarises_a_run_like_karenina_s_facts() {
             assert_eq!(got["failures"], m["failure"], "{key}");
         }
     }
-    // Text for people names each model's pass rate, verified true over all
-    // results as pass-rate-by-benchmark has it (this run has null verdicts).
+    // Text for people names each model's pass rate as Karenina's
+    // aggregate_pass_rate(by="answering_model") has it: verified true over
+    // the results with a verdict (this run has null verdicts, which are not
+    // in the denominator), with its n and the definition's name.
     let file = corpus().join("results/res-docs__notebooks__test_checkpoint.full.json");
     let expect: Value = serde_json::from_slice(&read_fixture(
         &corpus().join("results/res-docs__notebooks__test_checkpoint.full.expect.json"),
     ))
     .unwrap();
     let out = stdout_of(kld().arg("info").arg(&file));
+    let lines: Vec<&str> = out.lines().collect();
     for (name, m) in expect["facts"]["per_answering_model"].as_object().unwrap() {
-        let (t, n) = (
-            m["verify_result"]["true"].as_f64().unwrap(),
-            m["results"].as_f64().unwrap(),
-        );
+        let t = m["verify_result"]["true"].as_u64().unwrap();
+        let judged = t + m["verify_result"]["false"].as_u64().unwrap();
         assert!(m["verify_result"]["null"].as_u64().unwrap() > 0);
         let model = name
             .split(" (")
@@ -654,13 +655,34 @@ fn info_summarises_a_run_like_karenina_s_facts() {
             .split(" +[")
             .next()
             .unwrap();
-        let line = out
-            .lines()
-            .find(|l| l.trim_start().starts_with(model))
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(&format!("{model}:")))
             .unwrap();
+        let rate = lines[at + 1];
         assert!(
-            line.contains(&format!("pass rate {:.1}%", 100.0 * t / n)),
-            "{line}"
+            rate.contains(&format!(
+                "pass rate {:.1}% ({t} of {judged} with a verdict",
+                100.0 * t as f64 / judged as f64
+            )) && rate.contains("aggregate_pass_rate(by=\"answering_model\")"),
+            "{rate}"
         );
     }
+    // Karenina's template pass rate per combo, each with its n.
+    let json: Value = serde_json::from_str(&stdout_of(
+        kld().args(["info", "--format", "json"]).arg(&file),
+    ))
+    .unwrap();
+    for (combo, t) in json["summary"]["template_pass_by_combo"]
+        .as_object()
+        .unwrap()
+    {
+        let (p, n) = (t["passed"].as_u64().unwrap(), t["total"].as_u64().unwrap());
+        let want = format!(
+            "  {combo}: {:.1}% ({p} of {n})",
+            100.0 * p as f64 / n as f64
+        );
+        assert!(lines.contains(&want.as_str()), "{want}\n{out}");
+    }
+    assert!(out.contains("Karenina template_pass_by_combo"), "{out}");
 }

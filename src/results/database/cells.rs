@@ -4,7 +4,7 @@
 //! Karenina would refuse is not guessed at: it is left out and returned as a
 //! [`BadValue`], located by table, row and column.
 
-use crate::results::map;
+use crate::results::{NAN, NEG_INF, POS_INF};
 use rusqlite::types::ValueRef;
 use serde_json::{Map, Value};
 
@@ -43,9 +43,9 @@ impl std::fmt::Display for BadValue {
 fn double(f: f64) -> Value {
     match serde_json::Number::from_f64(f) {
         Some(n) => Value::Number(n),
-        None if f.is_nan() => Value::from(map::NAN),
-        None if f > 0.0 => Value::from(map::POS_INF),
-        None => Value::from(map::NEG_INF),
+        None if f.is_nan() => Value::from(NAN),
+        None if f > 0.0 => Value::from(POS_INF),
+        None => Value::from(NEG_INF),
     }
 }
 
@@ -184,15 +184,15 @@ mod tests {
         );
         assert_eq!(
             cell(ValueRef::Text(b"{\"a\": NaN}"), "JSON").unwrap()["a"],
-            map::NAN
+            NAN
         );
         assert_eq!(
             cell(ValueRef::Real(f64::INFINITY), "FLOAT").unwrap(),
-            map::POS_INF
+            POS_INF
         );
         assert_eq!(
             cell(ValueRef::Real(f64::NEG_INFINITY), "FLOAT").unwrap(),
-            map::NEG_INF
+            NEG_INF
         );
         let big = cell(ValueRef::Text(b"100000000000000000000000"), "INTEGER").unwrap();
         assert_eq!(big.to_string(), "100000000000000000000000");

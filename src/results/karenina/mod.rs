@@ -1,0 +1,576 @@
+//! Karenina's own numbers of a verification run, computed as Karenina
+//! computes them, so that what kld prints is what a Karenina user gets.
+//!
+//! [`Numbers`] is `VerificationResultSet.get_summary()`
+//! (`schemas/results/verification_result_set.py`) key for key, in
+//! Karenina's key order, with its combo strings (`_combo_key_to_string`,
+//! `ModelIdentity.display_string`), and `TemplateResults.aggregate_pass_rate(by=…)`
+//! (`schemas/results/template.py`) by question, answering model, parsing
+//! model and replicate. Rows are added one at a time as a reader streams
+//! them: the state is counts, sets of keys and one integer per row and
+//! token kind (the medians need them), never the rows.
+//!
+//! The definitions, denominators and the CSV's limits are in
+//! `docs/numbers.md`. Where the float arithmetic's order matters it is
+//! Karenina's ([`stats`]).
+
+mod file;
+mod pass_rate;
+mod row;
+mod stats;
+pub mod text;
+
+pub use file::{of_database_run, FileNumbers};
+pub use pass_rate::PassRates;
+
+use row::{get_or_zero, int, number, Row};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A map that keeps first-insertion order (a Python dict).
+#[derive(Clone, Debug)]
+pub(crate) struct Ordered<K, V> {
+    entries: Vec<(K, V)>,
+    index: HashMap<K, usize>,
+}
+
+impl<K, V> Default for Ordered<K, V> {
+    fn default() -> Self {
+        Ordered {
+            entries: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
+    /// `defaultdict[key]`.
+    pub(crate) fn entry(&mut self, key: &K) -> &mut V {
+        let i = match self.index.get(key) {
+            Some(&i) => i,
+            None => {
+                self.entries.push((key.clone(), V::default()));
+                self.index.insert(key.clone(), self.entries.len() - 1);
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(K, V)> {
+        self.entries.iter()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Rubric score dictionaries, in the order Karenina reads them.
+const FAMILIES: [(&str, &str); 5] = [
+    ("llm_trait_scores", "llm"),
+    ("regex_trait_scores", "regex"),
+    ("callable_trait_scores", "callable"),
+    ("metric_trait_scores", "metric"),
+    ("agentic_trait_scores", "agentic"),
+];
+
+/// Passed of total.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Rows in the denominator.
+    pub total: usize,
+    /// Of which passed.
+    pub passed: usize,
+}
+
+impl Tally {
+    /// Karenina's `pass_pct`: passed / total × 100 (0 for no rows).
+    pub fn pct(&self) -> f64 {
+        if self.total > 0 {
+            self.passed as f64 / self.total as f64 * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Karenina's `replicate_stats`: each replicate's tally (first-seen
+/// order), and the mean and sample standard deviation of their pass rates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplicateStats {
+    /// Replicate number → passed of total.
+    pub replicates: Vec<(i64, Tally)>,
+    /// `statistics.mean` of the pass rates (0 to 1).
+    pub mean: f64,
+    /// `statistics.stdev` of the pass rates (0 for one replicate).
+    pub std: f64,
+}
+
+/// One run's rows (or any set of rows), counted for Karenina's summary.
+#[derive(Clone, Debug, Default)]
+pub struct Numbers {
+    csv: bool,
+    num_results: usize,
+    num_completed: usize,
+    num_with_template: usize,
+    num_with_rubric: usize,
+    num_with_judgment: usize,
+    questions: HashSet<String>,
+    models: HashSet<String>,
+    parsing_models: HashSet<String>,
+    replicates: HashSet<i64>,
+    execution_time: Option<f64>,
+    /// total, template, rubric, deep judgment × (input, output).
+    tokens: [[Vec<i64>; 2]; 4],
+    tokens_by_combo: Ordered<String, (i64, i64)>,
+    completion_by_combo: Ordered<String, Tally>,
+    trait_questions: HashMap<String, HashSet<String>>,
+    /// Per family: trait → evaluations.
+    trait_evaluations: [HashMap<String, usize>; 5],
+    pass_by_combo: Ordered<String, Tally>,
+    replicate_pass: Ordered<i64, Tally>,
+    tool_calls: BTreeMap<String, i64>,
+    tool_traces: BTreeMap<String, usize>,
+    traces_with_tools: usize,
+    iterations: Vec<Value>,
+    pass_rates: PassRates,
+}
+
+/// What a CSV export cannot tell (`docs/numbers.md`): the summary leaves
+/// these keys out, and says so.
+pub const CSV_CANNOT_TELL: &[(&str, &str)] = &[
+    (
+        "aggregate_pass_rate",
+        "a CSV writes verify_result false and null alike (an empty cell)",
+    ),
+    (
+        "rubric_traits",
+        "a CSV does not say which kind of trait a score is",
+    ),
+    (
+        "tokens.deep_judgment_*",
+        "a CSV does not hold deep judgment's token usage",
+    ),
+    (
+        "tokens_by_combo",
+        "a CSV does not hold deep judgment's token usage",
+    ),
+];
+
+impl Numbers {
+    /// Counts rows of a JSON export, a run folder or a database (`csv`
+    /// false) or of a CSV export (`csv` true).
+    pub fn new(csv: bool) -> Self {
+        Numbers {
+            csv,
+            ..Numbers::default()
+        }
+    }
+
+    /// Rows added.
+    pub fn results(&self) -> usize {
+        self.num_results
+    }
+
+    /// Adds one row (in the shape kld's readers hand on).
+    pub fn add(&mut self, value: &Value) {
+        let r = Row::new(value, self.csv);
+        self.num_results += 1;
+        let completed = r.completed();
+        self.num_completed += usize::from(completed);
+        let template = r.template_performed();
+        self.num_with_template += usize::from(template);
+        let rubric = r.rubric_performed();
+        self.num_with_rubric += usize::from(rubric);
+        self.num_with_judgment += usize::from(r.judgment_performed());
+        let qid = r.question_id();
+        if !self.questions.contains(qid) {
+            self.questions.insert(qid.to_string());
+        }
+        let (answering, parsing) = (r.model("answering"), r.model("parsing"));
+        let replicate = r.replicate();
+        if let Some(rep) = replicate {
+            self.replicates.insert(rep);
+        }
+        if let Some(t) = r.execution_time() {
+            // Python's sum(): left to right.
+            self.execution_time = Some(self.execution_time.unwrap_or(0.0) + t);
+        }
+        let combo = r.combo();
+        self.add_tokens(&r, &combo);
+        let c = self.completion_by_combo.entry(&combo);
+        c.total += 1;
+        c.passed += usize::from(completed);
+        if rubric {
+            for (i, (dict, _)) in FAMILIES.iter().enumerate() {
+                for name in r.scores(dict).into_iter().flat_map(|m| m.keys()) {
+                    let qs = self.trait_questions.entry(name.clone()).or_default();
+                    if !qs.contains(qid) {
+                        qs.insert(qid.to_string());
+                    }
+                    *self.trait_evaluations[i].entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+        let verdict = r.verify_result();
+        if template {
+            let passed = usize::from(verdict == Some(true));
+            let t = self.pass_by_combo.entry(&combo);
+            t.total += 1;
+            t.passed += passed;
+            if let Some(rep) = replicate {
+                let t = self.replicate_pass.entry(&rep);
+                t.total += 1;
+                t.passed += passed;
+            }
+        }
+        if let Some(m) = r.agent_metrics() {
+            if let Some(counts) = row::obj(&m["tool_call_counts"]) {
+                self.traces_with_tools += 1;
+                for (tool, n) in counts {
+                    *self.tool_calls.entry(tool.clone()).or_default() += int(n).unwrap_or(0);
+                    *self.tool_traces.entry(tool.clone()).or_default() += 1;
+                }
+            }
+            if let Some(n) = m.get("iterations").filter(|v| !v.is_null()) {
+                self.iterations.push(n.clone());
+            }
+        }
+        self.pass_rates
+            .add(verdict, qid, &answering, &parsing, replicate);
+        if !self.models.contains(&answering) {
+            self.models.insert(answering);
+        }
+        if !self.parsing_models.contains(&parsing) {
+            self.parsing_models.insert(parsing);
+        }
+    }
+
+    fn add_tokens(&mut self, r: &Row, combo: &str) {
+        let mut combo_in: Option<i64> = None;
+        let mut combo_out: Option<i64> = None;
+        if let Some(usage) = r.usage() {
+            if let Some(total) = usage.get("total") {
+                let (i, o) = (
+                    get_or_zero(total, "input_tokens"),
+                    get_or_zero(total, "output_tokens"),
+                );
+                if number(&i).is_some() {
+                    let v = int(&i).unwrap_or(0);
+                    self.tokens[0][0].push(v);
+                    combo_in = Some(v);
+                }
+                if number(&o).is_some() {
+                    let v = int(&o).unwrap_or(0);
+                    self.tokens[0][1].push(v);
+                    combo_out = Some(v);
+                }
+            }
+            let (mut ti, mut to) = (0i64, 0i64);
+            for stage in ["answer_generation", "parsing"] {
+                if let Some(u) = usage.get(stage) {
+                    let (i, o) = (
+                        get_or_zero(u, "input_tokens"),
+                        get_or_zero(u, "output_tokens"),
+                    );
+                    if number(&i).is_some() {
+                        ti += int(&i).unwrap_or(0);
+                    }
+                    if number(&o).is_some() {
+                        to += int(&o).unwrap_or(0);
+                    }
+                }
+            }
+            if ti > 0 || to > 0 {
+                self.tokens[1][0].push(ti);
+                self.tokens[1][1].push(to);
+            }
+            if let Some(u) = usage.get("rubric_evaluation") {
+                self.positive(
+                    2,
+                    &get_or_zero(u, "input_tokens"),
+                    &get_or_zero(u, "output_tokens"),
+                );
+            }
+        }
+        if let Some(total) = r.judgment_usage().and_then(|u| u.get("total")) {
+            let (i, o) = (
+                get_or_zero(total, "input_tokens"),
+                get_or_zero(total, "output_tokens"),
+            );
+            self.positive(3, &i, &o);
+            if number(&i).is_some() {
+                combo_in = Some(combo_in.unwrap_or(0) + int(&i).unwrap_or(0));
+            }
+            if number(&o).is_some() {
+                combo_out = Some(combo_out.unwrap_or(0) + int(&o).unwrap_or(0));
+            }
+        }
+        if combo_in.is_some() || combo_out.is_some() {
+            let e = self.tokens_by_combo.entry(&combo.to_string());
+            e.0 += combo_in.unwrap_or(0);
+            e.1 += combo_out.unwrap_or(0);
+        }
+    }
+
+    /// Appends valid, positive input and output tokens to kind `k`.
+    fn positive(&mut self, k: usize, i: &Value, o: &Value) {
+        if number(i).is_some_and(|x| x > 0.0) {
+            self.tokens[k][0].push(int(i).unwrap_or(0));
+        }
+        if number(o).is_some_and(|x| x > 0.0) {
+            self.tokens[k][1].push(int(o).unwrap_or(0));
+        }
+    }
+
+    /// Keys of [`Numbers::summary`] left out because the rows came from a
+    /// CSV that cannot tell them (`CSV_CANNOT_TELL`).
+    pub fn cannot_tell(&self) -> Vec<&'static str> {
+        if !self.csv {
+            return Vec::new();
+        }
+        let mut out = vec!["aggregate_pass_rate"];
+        if self.num_with_rubric > 0 {
+            out.push("rubric_traits");
+        }
+        if self.num_with_judgment > 0 {
+            out.extend(["tokens.deep_judgment_*", "tokens_by_combo"]);
+        }
+        out
+    }
+
+    fn tokens_json(&self) -> Value {
+        let mut t = Map::new();
+        let judged = self.num_with_judgment > 0;
+        let names = ["total", "template", "rubric", "deep_judgment"];
+        for (k, name) in names.iter().enumerate() {
+            if k == 3 && self.csv && judged {
+                continue;
+            }
+            for (d, dir) in ["input", "output"].iter().enumerate() {
+                let v = &self.tokens[k][d];
+                let sum: i64 = v.iter().sum();
+                let (_, std) = stats::median_std(v);
+                let (sum, std) = if k == 3 && !judged {
+                    (Value::Null, Value::Null)
+                } else {
+                    (json!(sum), json!(std))
+                };
+                t.insert(format!("{name}_{dir}"), sum);
+                t.insert(format!("{name}_{dir}_std"), std);
+            }
+        }
+        // Per question: the `total` values again.
+        for (d, dir) in ["input", "output"].iter().enumerate() {
+            let (median, std) = stats::median_std(&self.tokens[0][d]);
+            t.insert(format!("median_per_question_{dir}"), json!(median));
+            t.insert(format!("median_per_question_{dir}_std"), json!(std));
+        }
+        Value::Object(t)
+    }
+
+    fn rubric_traits_json(&self) -> Value {
+        if self.num_with_rubric == 0 {
+            return Value::Null;
+        }
+        let n = self.questions.len();
+        let mut global = [0usize; 5];
+        let mut specific = [0usize; 5];
+        for (i, evals) in self.trait_evaluations.iter().enumerate() {
+            for (name, count) in evals {
+                if self.trait_questions.get(name).map_or(0, HashSet::len) == n {
+                    global[i] += count;
+                } else {
+                    specific[i] += count;
+                }
+            }
+        }
+        let side = |counts: [usize; 5]| {
+            let mut m = Map::new();
+            for (i, (_, family)) in FAMILIES.iter().enumerate() {
+                m.insert((*family).into(), json!({"count": counts[i]}));
+            }
+            Value::Object(m)
+        };
+        json!({"global_traits": side(global), "question_specific_traits": side(specific)})
+    }
+
+    /// Karenina's `template_pass_by_combo`, in Karenina's order; empty when
+    /// no row had template verification.
+    pub fn template_pass_by_combo(&self) -> Vec<(String, Tally)> {
+        self.pass_by_combo.iter().cloned().collect()
+    }
+
+    /// Karenina's `template_pass_overall`; `None` when no row had template
+    /// verification.
+    pub fn template_pass_overall(&self) -> Option<Tally> {
+        (self.num_with_template > 0).then(|| {
+            self.pass_by_combo
+                .iter()
+                .fold(Tally::default(), |a, (_, t)| Tally {
+                    total: a.total + t.total,
+                    passed: a.passed + t.passed,
+                })
+        })
+    }
+
+    /// Karenina's `replicate_stats`; `None` for fewer than two replicates
+    /// or no template verification.
+    pub fn replicate_stats(&self) -> Option<ReplicateStats> {
+        if self.replicates.len() <= 1
+            || self.num_with_template == 0
+            || self.replicate_pass.len() == 0
+        {
+            return None;
+        }
+        let reps: Vec<(i64, Tally)> = self.replicate_pass.iter().cloned().collect();
+        let rates: Vec<f64> = reps
+            .iter()
+            .map(|(_, t)| t.passed as f64 / t.total as f64)
+            .collect();
+        Some(ReplicateStats {
+            replicates: reps,
+            mean: stats::py_mean(&rates),
+            std: stats::py_stdev(&rates),
+        })
+    }
+
+    /// `TemplateResults.aggregate_pass_rate(by=…)` for the four keys.
+    pub fn pass_rates(&self) -> &PassRates {
+        &self.pass_rates
+    }
+
+    /// `VerificationResultSet.get_summary()` of the rows added: Karenina's
+    /// keys in Karenina's order; from a CSV, without the keys
+    /// [`Numbers::cannot_tell`] names.
+    pub fn summary(&self) -> Value {
+        let mut s = Map::new();
+        for (k, v) in [
+            ("num_results", self.num_results),
+            ("num_completed", self.num_completed),
+            ("num_with_template", self.num_with_template),
+            ("num_with_rubric", self.num_with_rubric),
+            ("num_with_judgment", self.num_with_judgment),
+            ("num_questions", self.questions.len()),
+            ("num_models", self.models.len()),
+            ("num_parsing_models", self.parsing_models.len()),
+            ("num_replicates", self.replicates.len()),
+        ] {
+            s.insert(k.into(), json!(v));
+        }
+        s.insert(
+            "total_execution_time".into(),
+            self.execution_time.map_or(json!(0), |t| json!(t)),
+        );
+        s.insert("tokens".into(), self.tokens_json());
+        let cannot = self.cannot_tell();
+        if !cannot.contains(&"tokens_by_combo") {
+            let by: Map<String, Value> = self
+                .tokens_by_combo
+                .iter()
+                .map(|(c, (i, o))| (c.clone(), json!({"input": i, "output": o, "total": i + o})))
+                .collect();
+            s.insert("tokens_by_combo".into(), Value::Object(by));
+        }
+        let by: Map<String, Value> = self
+            .completion_by_combo
+            .iter()
+            .map(|(c, t)| {
+                (
+                    c.clone(),
+                    json!({"total": t.total, "completed": t.passed, "completion_pct": t.pct()}),
+                )
+            })
+            .collect();
+        s.insert("completion_by_combo".into(), Value::Object(by));
+        if !cannot.contains(&"rubric_traits") {
+            s.insert("rubric_traits".into(), self.rubric_traits_json());
+        }
+        let tally = |t: &Tally| json!({"total": t.total, "passed": t.passed, "pass_pct": t.pct()});
+        match self.template_pass_overall() {
+            Some(overall) => {
+                let by: Map<String, Value> = self
+                    .pass_by_combo
+                    .iter()
+                    .map(|(c, t)| (c.clone(), tally(t)))
+                    .collect();
+                s.insert("template_pass_by_combo".into(), Value::Object(by));
+                s.insert("template_pass_overall".into(), tally(&overall));
+            }
+            None => {
+                s.insert("template_pass_by_combo".into(), Value::Null);
+                s.insert("template_pass_overall".into(), Value::Null);
+            }
+        }
+        let reps = self.replicate_stats().map(|r| {
+            let (mean, std) = (r.mean, r.std);
+            let rates: Map<String, Value> = r
+                .replicates
+                .iter()
+                .map(|(r, t)| {
+                    let mut v = tally(t);
+                    v["pass_rate"] = json!(t.passed as f64 / t.total as f64);
+                    (r.to_string(), v)
+                })
+                .collect();
+            json!({"replicate_pass_rates": rates, "replicate_summary": {"mean": mean, "std": std}})
+        });
+        s.insert("replicate_stats".into(), reps.unwrap_or(Value::Null));
+        s.insert("tool_usage_stats".into(), self.tool_usage_json());
+        s.insert("trace_length_stats".into(), self.trace_length_json());
+        Value::Object(s)
+    }
+
+    fn tool_usage_json(&self) -> Value {
+        if self.traces_with_tools == 0 {
+            return Value::Null;
+        }
+        let tools: Map<String, Value> = self
+            .tool_calls
+            .iter()
+            .map(|(name, &calls)| {
+                (
+                    name.clone(),
+                    json!({
+                        "total_calls": calls,
+                        "traces_using": self.tool_traces.get(name).copied().unwrap_or(0),
+                        "avg_calls_per_trace": calls as f64 / self.traces_with_tools as f64,
+                    }),
+                )
+            })
+            .collect();
+        json!({
+            "tools": tools,
+            "total_traces_with_tools": self.traces_with_tools,
+            "total_tool_calls": self.tool_calls.values().sum::<i64>(),
+        })
+    }
+
+    fn trace_length_json(&self) -> Value {
+        let n = self.iterations.len();
+        if n == 0 {
+            return Value::Null;
+        }
+        let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+        let mut sorted = self.iterations.clone();
+        sorted.sort_by(|a, b| f(a).total_cmp(&f(b)));
+        let median = if n % 2 == 1 {
+            sorted[n / 2].clone()
+        } else {
+            json!((f(&sorted[n / 2 - 1]) + f(&sorted[n / 2])) / 2.0)
+        };
+        let values: Vec<f64> = self.iterations.iter().map(f).collect();
+        let mean = stats::py_sum(&values) / n as f64;
+        let sq: Vec<f64> = values.iter().map(|x| (x - mean).powi(2)).collect();
+        let std = (stats::py_sum(&sq) / n as f64).powf(0.5);
+        json!({
+            "median_iterations": median,
+            "mean_iterations": mean,
+            "std_iterations": std,
+            "min_iterations": sorted[0],
+            "max_iterations": sorted[n - 1],
+            "num_traces": n,
+        })
+    }
+}
