@@ -397,8 +397,34 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let args = match Cli::try_parse_from(args) {
-        Ok(a) => a,
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = Cli::command()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|a| (a, m)));
+    let args = match parsed {
+        Ok((mut a, m)) => {
+            // `--label` applies to the inputs after it: where each stands.
+            let placed = match (&mut a.command, m.subcommand()) {
+                (
+                    Command::Load {
+                        inputs, results, ..
+                    },
+                    Some((_, sub)),
+                ) => rdf::place_labels(sub, inputs, results),
+                (Command::Query(q), Some((_, sub))) => {
+                    rdf::place_labels(sub, &q.inputs, &mut q.results)
+                }
+                (Command::Serve(s), Some((_, sub))) => {
+                    rdf::place_labels(sub, &s.inputs, &mut s.results)
+                }
+                _ => Ok(()),
+            };
+            if let Err(e) = placed {
+                eprintln!("kld: error: {e:#}");
+                return USAGE;
+            }
+            a
+        }
         Err(e) => {
             // --help and --version print to stdout and succeed; usage
             // errors print to stderr with status 2.

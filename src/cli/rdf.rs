@@ -84,6 +84,66 @@ pub struct ResultsArgs {
     /// Keep raw responses and traces of results exports (large; dropped by default).
     #[arg(long)]
     pub with_traces: bool,
+    /// Label the runs of the inputs that follow on the command line
+    /// (repeatable; a later label of the same key replaces it): `--label
+    /// regime=mcp runs/mcp/ --label regime=none runs/plain/`. Labels go on
+    /// each run node (karenina:label) for `pass-rate-by-label`.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
+    pub labels: Vec<(String, String)>,
+    /// Each input given labels, with them (set from the command line's order).
+    #[arg(skip)]
+    pub labelled: Vec<(PathBuf, Vec<(String, String)>)>,
+}
+
+fn parse_label(s: &str) -> Result<(String, String), String> {
+    karenina_ld::store::labels::parse_label(s).map_err(|e| e.to_string())
+}
+
+/// Ties each `--label` to the inputs that follow it on the command line
+/// (`m`: the command's matches, with `inputs` and `labels`). A label after
+/// the last input labels nothing: a usage error.
+pub(super) fn place_labels(
+    m: &clap::ArgMatches,
+    inputs: &[PathBuf],
+    results: &mut ResultsArgs,
+) -> anyhow::Result<()> {
+    if results.labels.is_empty() {
+        return Ok(());
+    }
+    let at: Vec<usize> = m.indices_of("labels").into_iter().flatten().collect();
+    let input_at: Vec<usize> = m.indices_of("inputs").into_iter().flatten().collect();
+    for (label, &i) in results.labels.iter().zip(&at) {
+        if !input_at.iter().any(|&j| j > i) {
+            bail!(
+                "--label {}={} follows the last input: a label applies to the inputs after it",
+                label.0,
+                label.1
+            );
+        }
+    }
+    for (input, &j) in inputs.iter().zip(&input_at) {
+        let mut mine: Vec<(String, String)> = Vec::new();
+        for (label, _) in results.labels.iter().zip(&at).filter(|(_, &i)| i < j) {
+            mine.retain(|(k, _)| *k != label.0);
+            mine.push(label.clone());
+        }
+        if !mine.is_empty() {
+            results.labelled.push((input.clone(), mine));
+        }
+    }
+    Ok(())
+}
+
+/// Gives the store the labels of the runs found under each labelled input.
+pub(super) fn label_inputs(store: &mut CheckpointStore, results: &ResultsArgs) {
+    for (input, labels) in &results.labelled {
+        let found = karenina_ld::store::input_files(std::slice::from_ref(input));
+        for f in found.files {
+            if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
+                store.set_labels(g, labels.clone());
+            }
+        }
+    }
 }
 
 pub(super) fn load_into(
@@ -113,6 +173,7 @@ pub(super) fn load_listed(
     store.set_results_options(karenina_ld::results::ResultsOptions {
         with_traces: results_args.with_traces,
     });
+    label_inputs(store, results_args);
     let bar = (std::io::stderr().is_terminal() && files.len() >= 20).then(|| {
         let b = indicatif::ProgressBar::new(files.len() as u64);
         b.set_style(

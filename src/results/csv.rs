@@ -508,6 +508,16 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
             "usage_metadata",
             json_cell("usage_metadata", cell("usage_metadata"))?,
         ),
+        // (Kept in `rest` as written too: their lists and details are
+        // there, the triples hold the counts and the servers.)
+        (
+            "agent_metrics",
+            json_cell("agent_metrics", cell("agent_metrics"))?,
+        ),
+        (
+            "answering_mcp_servers",
+            json_cell("answering_mcp_servers", cell("answering_mcp_servers"))?,
+        ),
     ] {
         if let Some(v) = v {
             template.insert(key.into(), v);

@@ -56,6 +56,27 @@ const TEMPLATE_TERMS: &[(&str, &str)] = &[
     ("embedding_override_applied", "embeddingOverride"),
 ];
 
+/// The fields of one stage of `template.usage_metadata` held by triples
+/// (on a `karenina:usage` node), and the property each becomes.
+const USAGE_TERMS: &[(&str, &str)] = &[
+    ("input_tokens", "inputTokens"),
+    ("output_tokens", "outputTokens"),
+    ("total_tokens", "totalTokens"),
+    ("model", "usageModel"),
+];
+
+/// Scalar `template.agent_metrics` fields and the property each becomes.
+const AGENT_TERMS: &[(&str, &str)] = &[
+    ("iterations", "agentIterations"),
+    ("tool_calls", "agentToolCalls"),
+    ("suspect_failed_tool_calls", "suspectFailedToolCalls"),
+];
+
+/// A JSON pointer token for `key` (RFC 6901).
+fn pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
 /// Removes `keys` from the object at JSON pointer `at`, if there is one.
 fn strip<'k>(v: &mut Value, at: &str, keys: impl IntoIterator<Item = &'k str>) {
     if let Some(o) = v.pointer_mut(at).and_then(Value::as_object_mut) {
@@ -236,6 +257,48 @@ impl RowMapper {
         }
     }
 
+    /// Per-stage token usage (one `karenina:usage` node per stage of
+    /// `template.usage_metadata` but `total`, which is on the result) and
+    /// agent metrics (scalars on the result, one `karenina:toolCallCount`
+    /// node per tool).
+    fn usage_and_agent(
+        &self,
+        node: &NamedOrBlankNode,
+        template: &Value,
+        sink: &mut dyn FnMut(Quad),
+    ) {
+        if let Some(stages) = template.get("usage_metadata").and_then(Value::as_object) {
+            for (stage, usage) in stages.iter().filter(|(s, _)| *s != "total") {
+                let u = NamedOrBlankNode::BlankNode(BlankNode::default());
+                self.emit(sink, node, k("usage"), u.clone().into());
+                self.emit(sink, &u, k("usageStage"), string(stage));
+                for (key, local) in USAGE_TERMS {
+                    if let Some(t) = usage.get(*key).and_then(scalar) {
+                        self.emit(sink, &u, k(local), t);
+                    }
+                }
+            }
+        }
+        let Some(metrics) = template.get("agent_metrics").filter(|m| m.is_object()) else {
+            return;
+        };
+        for (key, local) in AGENT_TERMS {
+            if let Some(t) = metrics.get(*key).and_then(scalar) {
+                self.emit(sink, node, k(local), t);
+            }
+        }
+        if let Some(counts) = metrics.get("tool_call_counts").and_then(Value::as_object) {
+            for (tool, n) in counts {
+                let c = NamedOrBlankNode::BlankNode(BlankNode::default());
+                self.emit(sink, node, k("toolCallCount"), c.clone().into());
+                self.emit(sink, &c, k("toolName"), string(tool));
+                if let Some(t) = scalar(n) {
+                    self.emit(sink, &c, k("callCount"), t);
+                }
+            }
+        }
+    }
+
     /// Maps one row; an error message for a row that is not a result.
     pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), String> {
         let meta = row
@@ -286,6 +349,20 @@ impl RowMapper {
                 e(&format!("{side}Tools"), json(t), sink);
             }
         }
+        // Karenina's model identities and combo (its summary's keys).
+        let answering = super::outcome::display_string(&row, "answering");
+        let parsing = super::outcome::display_string(&row, "parsing");
+        let mcp = super::outcome::mcp_servers(&row);
+        e(
+            "combo",
+            string(&super::outcome::combo(&answering, &parsing, &mcp)),
+            sink,
+        );
+        e("answeringModel", string(&answering), sink);
+        e("parsingModel", string(&parsing), sink);
+        for m in &mcp {
+            e("mcpServer", string(m), sink);
+        }
         for (key, local) in METADATA_TERMS {
             if let Some(t) = meta.get(*key).and_then(scalar) {
                 e(local, t, sink);
@@ -310,6 +387,15 @@ impl RowMapper {
         if let Some(c) = meta["failure"].get("reason").and_then(Value::as_str) {
             e("failureReason", string(c), sink);
         }
+        if let Some(c) = meta["failure"].get("stage").and_then(Value::as_str) {
+            e("failureStage", string(c), sink);
+        }
+        if let Some(g) = super::outcome::failure_group(&row) {
+            e("failureGroup", string(&g), sink);
+        }
+        if let Some(o) = super::outcome::outcome(&row) {
+            e("outcome", string(o), sink);
+        }
         let template = &row["template"];
         let rubric = &row["rubric"];
         let mode = match (
@@ -328,6 +414,28 @@ impl RowMapper {
                 e(local, t, sink);
             }
         }
+        for (part, key, local) in [
+            (
+                template,
+                "template_verification_performed",
+                "templateVerificationPerformed",
+            ),
+            (
+                rubric,
+                "rubric_evaluation_performed",
+                "rubricEvaluationPerformed",
+            ),
+            (
+                &row["deep_judgment"],
+                "deep_judgment_performed",
+                "deepJudgmentPerformed",
+            ),
+        ] {
+            if let Some(b) = part.get(key).and_then(Value::as_bool) {
+                e(local, Term::Literal(Literal::from(b)), sink);
+            }
+        }
+        self.usage_and_agent(&node, template, sink);
         if let Some(total) = template["usage_metadata"].get("total") {
             for (key, local) in [
                 ("input_tokens", "inputTokens"),
@@ -396,9 +504,27 @@ impl RowMapper {
         let keys = |terms: &'static [(&str, &str)]| terms.iter().map(|(key, _)| *key);
         strip(&mut rest, "/metadata", keys(METADATA_TERMS));
         strip(&mut rest, "/metadata", MAPPED_METADATA.iter().copied());
-        strip(&mut rest, "/metadata/failure", ["category", "reason"]);
+        strip(
+            &mut rest,
+            "/metadata/failure",
+            ["category", "reason", "stage", "group"],
+        );
         strip(&mut rest, "/template", keys(TEMPLATE_TERMS));
+        strip(&mut rest, "/template", ["template_verification_performed"]);
+        strip(&mut rest, "/rubric", ["rubric_evaluation_performed"]);
+        strip(&mut rest, "/deep_judgment", ["deep_judgment_performed"]);
         strip(&mut rest, "/template/usage_metadata", ["total"]);
+        let stages: Vec<String> = rest
+            .pointer("/template/usage_metadata")
+            .and_then(Value::as_object)
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        for stage in stages {
+            let at = format!("/template/usage_metadata/{}", pointer_escape(&stage));
+            strip(&mut rest, &at, USAGE_TERMS.iter().map(|(key, _)| *key));
+        }
+        strip(&mut rest, "/template/agent_metrics", keys(AGENT_TERMS));
+        strip(&mut rest, "/template/agent_metrics", ["tool_call_counts"]);
         strip(&mut rest, "/rubric", SCORE_DICTS.iter().map(|(d, _)| *d));
         if !self.opts.with_traces {
             strip(&mut rest, "/template", TRACE_FIELDS.iter().copied());

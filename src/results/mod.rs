@@ -28,6 +28,7 @@ pub mod database;
 pub mod holdings;
 pub mod link;
 mod map;
+pub mod outcome;
 pub mod progress;
 pub mod run_folder;
 pub mod summary;

@@ -44,6 +44,7 @@ pub use binding::{Binding, Bound};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
+pub mod labels;
 use load::Dropper;
 pub use lock::{wait as store_wait, WAIT_ENV};
 pub use runs::{RunIdentity, RunRank};
@@ -156,6 +157,9 @@ pub struct CheckpointStore {
     _lock: Option<lock::StoreLock>,
     /// What killed writers had left in the directory, removed on opening.
     cleaned: Vec<PathBuf>,
+    /// Run labels by results graph ([`labels`]), added whenever the graph is
+    /// (re)inserted.
+    labels: BTreeMap<String, Vec<labels::Label>>,
 }
 
 fn file_for_graph(graph: &str) -> String {
@@ -173,6 +177,7 @@ impl CheckpointStore {
             fresh: Default::default(),
             _lock: None,
             cleaned: Vec::new(),
+            labels: BTreeMap::new(),
         })
     }
 
@@ -279,6 +284,18 @@ impl CheckpointStore {
         self.results_options = o;
     }
 
+    /// Labels the run of results graph `graph` (`KEY=VALUE` pairs given at
+    /// load time): added to its run node when the graph is next inserted,
+    /// and every time after (`serve --watch` reloads). Replaces the labels
+    /// set before for that graph.
+    pub fn set_labels(&mut self, graph: String, labels: Vec<labels::Label>) {
+        if labels.is_empty() {
+            self.labels.remove(&graph);
+        } else {
+            self.labels.insert(graph, labels);
+        }
+    }
+
     /// See [`CheckpointStore::set_results_options`].
     pub fn results_options(&self) -> ResultsOptions {
         self.results_options
@@ -369,6 +386,22 @@ impl CheckpointStore {
         }
         if let Content::Quads(quads) = content {
             dropper.dispose(quads);
+        }
+        if let Some(l) = self
+            .labels
+            .get(&info.graph)
+            .filter(|_| info.kind == GraphKind::Results)
+        {
+            let labelled = labels::quads(&tx, &g, l)?;
+            tx.extend(labelled.iter());
+            count += labelled.len();
+            if let Some(w) = &mut nq {
+                for q in &labelled {
+                    if let Err(e) = w.serialize_quad(q) {
+                        write_err.get_or_insert(e);
+                    }
+                }
+            }
         }
         info.quads = count;
         tx.extend(index::provenance(&g, &info).iter());

@@ -375,7 +375,11 @@ fn every_value_of_a_row_is_a_triple_or_in_rest() {
         let mut rest: BTreeMap<String, Value> = BTreeMap::new();
         let mut score_of: BTreeMap<String, String> = BTreeMap::new();
         for q in &quads {
-            if q.predicate.as_str().ends_with(":score") {
+            // Score, per-stage usage and tool count nodes belong to their result.
+            if [":score", ":usage", ":toolCallCount"]
+                .iter()
+                .any(|p| q.predicate.as_str().ends_with(p))
+            {
                 score_of.insert(q.object.to_string(), q.subject.to_string());
             }
         }
