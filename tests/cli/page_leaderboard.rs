@@ -36,6 +36,24 @@ fn board_inputs(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A server over the benchmark and its two runs, the full run labelled
+/// `regime=full`, the re-run `regime=rerun` (`--label` before each).
+fn serve_labelled(inputs: &[PathBuf], more: &[PathBuf]) -> super::serve::Server {
+    let p = |i: usize| inputs[i].to_str().unwrap().to_string();
+    let mut args = vec![
+        p(0),
+        "--label".into(),
+        "regime=full".into(),
+        p(1),
+        "--label".into(),
+        "regime=rerun".into(),
+        p(2),
+    ];
+    args.extend(more.iter().map(|m| m.to_str().unwrap().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    serve(&[], &args)
+}
+
 fn get(base: &str, path: &str) -> Value {
     let r = client().get(format!("{base}{path}")).send().unwrap();
     assert_eq!(r.status(), 200, "{path}");
@@ -49,9 +67,23 @@ fn num(v: &Value) -> usize {
 #[test]
 fn the_leaderboard_never_pools_judges_or_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let s = serve(&board_inputs(dir.path()), &[]);
+    let s = serve_labelled(&board_inputs(dir.path()), &[]);
     let lb = get(&s.base, "/leaderboard");
     assert_eq!(lb["judges"], serde_json::json!(JUDGES));
+    assert_eq!(
+        lb["labels"],
+        serde_json::json!(["regime=full", "regime=rerun"])
+    );
+    // A label filters runs: the re-run's column alone.
+    let rerun = get(&s.base, "/leaderboard?label=regime%3Drerun");
+    let cols = rerun["columns"].as_array().unwrap();
+    assert_eq!(cols.len(), 1);
+    assert!(cols[0]["run"]
+        .as_str()
+        .unwrap()
+        .ends_with("board-run-2.json"));
+    assert_eq!(cols[0]["labels"], serde_json::json!(["regime=rerun"]));
+    assert_eq!(rerun["cells"].as_array().unwrap().len(), 4);
     // One column per run, two models, one cell per (run, model, judge).
     let columns = lb["columns"].as_array().unwrap();
     let runs: BTreeSet<&str> = columns.iter().map(|c| c["run"].as_str().unwrap()).collect();
@@ -215,7 +247,7 @@ fn shots() -> PathBuf {
 #[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_page_shows_each_judge_s_rate_with_its_n_and_counts_no_question_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let s = serve(&board_inputs(dir.path()), &[]);
+    let s = serve_labelled(&board_inputs(dir.path()), &[]);
     let lb = get(&s.base, "/leaderboard");
     let out = python("browser_judges.py", &[&s.base, shots().to_str().unwrap()]);
     let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
@@ -257,6 +289,22 @@ fn the_page_shows_each_judge_s_rate_with_its_n_and_counts_no_question_twice() {
         assert!(cells
             .iter()
             .all(|c| c["judge"] == j && c["spread"].is_null()));
+    }
+    // The label filter: each label its run's cells.
+    assert_eq!(
+        seen["labels"],
+        serde_json::json!(["", "regime=full", "regime=rerun"])
+    );
+    for (label, file) in [
+        ("regime=full", "board-run-1.json"),
+        ("regime=rerun", "board-run-2.json"),
+    ] {
+        let cells = seen["by_label"][label].as_array().unwrap();
+        assert_eq!(cells.len(), 4, "{label}");
+        assert!(
+            cells.iter().all(|c| str_of(&c["run"]).ends_with(file)),
+            "{label}"
+        );
     }
     // The latest result per question: one column, each question once per
     // replicate, all 9 of them.
@@ -302,9 +350,8 @@ fn the_page_shows_each_judge_s_rate_with_its_n_and_counts_no_question_twice() {
 #[ignore = "interop tier, needs chromium, chromedriver and selenium: cargo test -- --include-ignored"]
 fn the_benchmarks_table_stays_within_the_window_with_a_300_character_name() {
     let dir = tempfile::tempdir().unwrap();
-    let mut inputs = board_inputs(dir.path());
-    inputs.push(long_named(dir.path()));
-    let s = serve(&inputs, &[]);
+    let long = long_named(dir.path());
+    let s = serve_labelled(&board_inputs(dir.path()), &[long]);
     let out = python(
         "browser_judges.py",
         &[&s.base, shots().to_str().unwrap(), "fits"],

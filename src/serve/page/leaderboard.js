@@ -142,7 +142,8 @@ const rateColour = (rate) => `hsl(${Math.round(rate * 120)}, 70%, 84%)`;
 
 // What the board calls each outcome (Karenina's failure groups).
 const OUTCOME_NAMES = { passed: "passed", content: "wrong", abstained: "abstained", autofail: "auto-fail",
-  retry: "infra: retries exhausted", system: "infra: system error", no_verdict: "no verdict" };
+  retry: "infra: retries exhausted", system: "infra: system error", no_verdict: "no verdict",
+  unclassified: "failed, unclassified (CSV)" };
 
 // A row's head: the answering model, with its MCP servers when its name
 // does not already list them.
@@ -161,7 +162,7 @@ function passCell(c, col, model, withJudge) {
   b.append(el("strong", {}, pct === null ? "no rate" : `${Math.round(pct)}%`), " ",
     el("span", { className: "n" }, `${c.passed} of n=${c.total}`));
   const extra = [`${o.content} wrong`, `${infra} infra`];
-  for (const k of ["abstained", "autofail", "no_verdict"]) if (o[k]) extra.push(`${o[k]} ${OUTCOME_NAMES[k]}`);
+  for (const k of ["abstained", "autofail", "no_verdict", "unclassified"]) if (o[k]) extra.push(`${o[k]} ${OUTCOME_NAMES[k]}`);
   if (c.undetermined) extra.push(`${c.undetermined} not recorded (CSV)`);
   b.append(el("span", { className: "extra" }, extra.join(" · ")));
   b.title = `${c.combo}\non ${col.label}\n`
@@ -172,7 +173,8 @@ function passCell(c, col, model, withJudge) {
   Object.assign(b.dataset, { judge: c.judge, combo: c.combo, answering: model.answering, mcp: model.mcp.join(", "),
     checkpoint: col.checkpoint, run: col.run ?? "", passed: c.passed, total: c.total, passPct: pct ?? "",
     results: c.results, questions: c.questions, mostPerQuestion: c.most_per_question, content: o.content,
-    retry: o.retry, system: o.system, abstained: o.abstained, autofail: o.autofail, noVerdict: o.no_verdict });
+    retry: o.retry, system: o.system, abstained: o.abstained, autofail: o.autofail, noVerdict: o.no_verdict,
+    unclassified: o.unclassified });
   b.onclick = () => openMatrix(col, c.judge);
   return b;
 }
@@ -230,7 +232,7 @@ async function passAnswers(put) {
 // ---- the matrix ------------------------------------------------------------
 // What a matrix cell says, by outcome.
 const MATRIX_TEXT = { passed: "✓ pass", content: "✗ wrong", abstained: "abstained", autofail: "auto-fail",
-  retry: "infra: retry", system: "infra: system", no_verdict: "no verdict" };
+  retry: "infra: retry", system: "infra: system", no_verdict: "no verdict", unclassified: "failed (CSV)" };
 
 // Question × model × replicate of one benchmark under one judge: one run's
 // results, or the latest of each question across runs.
