@@ -509,14 +509,19 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
             json_cell("usage_metadata", cell("usage_metadata"))?,
         ),
         // (Kept in `rest` as written too: their lists and details are
-        // there, the triples hold the counts and the servers.)
+        // there, the triples hold the counts and the servers; a cell that is
+        // not JSON stays only there.)
         (
             "agent_metrics",
-            json_cell("agent_metrics", cell("agent_metrics"))?,
+            json_cell("agent_metrics", cell("agent_metrics"))
+                .ok()
+                .flatten(),
         ),
         (
             "answering_mcp_servers",
-            json_cell("answering_mcp_servers", cell("answering_mcp_servers"))?,
+            json_cell("answering_mcp_servers", cell("answering_mcp_servers"))
+                .ok()
+                .flatten(),
         ),
     ] {
         if let Some(v) = v {

@@ -28,6 +28,20 @@ fn rows_of(files: &[PathBuf], query: &[&str]) -> Vec<serde_json::Map<String, Val
     json_rows(&serde_json::from_str(&out).unwrap())
 }
 
+/// `rows` without their `key` column (the results graph, when two sources
+/// of one run are compared).
+pub(crate) fn without(
+    rows: Vec<serde_json::Map<String, Value>>,
+    key: &str,
+) -> Vec<serde_json::Map<String, Value>> {
+    rows.into_iter()
+        .map(|mut r| {
+            r.remove(key);
+            r
+        })
+        .collect()
+}
+
 /// A SPARQL JSON answer's rows as variable → value text.
 pub(crate) fn json_rows(v: &Value) -> Vec<serde_json::Map<String, Value>> {
     v["results"]["bindings"]

@@ -31,27 +31,33 @@ pub(crate) fn runs() -> Vec<(PathBuf, Option<PathBuf>, Value)> {
 }
 
 /// `results-by-model` rows as (interface, model name) → results, verified
-/// true / false / null, the shape [`by_model`] gives from the facts.
+/// true / false / null, the shape [`by_model`] gives from the facts (the
+/// rows of one answering model's combos added up).
 pub(crate) fn model_rows(
     rows: &[serde_json::Map<String, Value>],
 ) -> BTreeMap<(String, String), [u64; 4]> {
-    rows.iter()
-        .map(|r| {
-            let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
-            (
-                (
-                    r["interface"].as_str().unwrap().to_string(),
-                    r["model_name"].as_str().unwrap().to_string(),
-                ),
-                [
-                    n("results"),
-                    n("verified_true"),
-                    n("verified_false"),
-                    n("verified_null"),
-                ],
-            )
-        })
-        .collect()
+    let mut out: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
+    for r in rows {
+        let n = |k: &str| r[k].as_str().unwrap().parse::<u64>().unwrap();
+        let e = out
+            .entry((
+                r["interface"].as_str().unwrap().to_string(),
+                r["model_name"].as_str().unwrap().to_string(),
+            ))
+            .or_default();
+        for (i, k) in [
+            "results",
+            "verified_true",
+            "verified_false",
+            "verified_null",
+        ]
+        .iter()
+        .enumerate()
+        {
+            e[i] += n(k);
+        }
+    }
+    out
 }
 
 /// Per (interface, model name), from the expect file: results and
@@ -137,24 +143,32 @@ fn results_by_model_reproduces_karenina_s_facts() {
         }
         let rows = query(&inputs, "results-by-model");
         let want = by_model(&expect);
-        let got: BTreeMap<(String, String), [u64; 4]> = rows
+        // One row per combo: an answering model's rows add up to its facts.
+        let mut got: BTreeMap<(String, String), [u64; 4]> = BTreeMap::new();
+        for r in &rows {
+            assert_eq!(
+                r["run"],
+                expect["run_name"].as_str().unwrap_or("(unnamed run)")
+            );
+            assert!(r["combo"].starts_with(&format!(
+                "{} | {}",
+                r["answering_model"], r["parsing_model"]
+            )));
+            let e = got
+                .entry((r["interface"].clone(), r["model_name"].clone()))
+                .or_default();
+            for (i, k) in [
+                "results",
+                "verified_true",
+                "verified_false",
+                "verified_null",
+            ]
             .iter()
-            .map(|r| {
-                assert_eq!(
-                    r["run"],
-                    expect["run_name"].as_str().unwrap_or("(unnamed run)")
-                );
-                (
-                    (r["interface"].clone(), r["model_name"].clone()),
-                    [
-                        r["results"].parse().unwrap(),
-                        r["verified_true"].parse().unwrap(),
-                        r["verified_false"].parse().unwrap(),
-                        r["verified_null"].parse().unwrap(),
-                    ],
-                )
-            })
-            .collect();
+            .enumerate()
+            {
+                e[i] += r[*k].parse::<u64>().unwrap();
+            }
+        }
         assert_eq!(got, want, "{}", file.display());
     }
 }
@@ -412,37 +426,56 @@ fn pass_rate_by_benchmark_matches_the_facts() {
             .values()
         {
             let id = &m["identity"];
-            let r = rows
+            // One row per combo: the answering model's rows add up to its facts.
+            let mine: Vec<_> = rows
                 .iter()
-                .find(|r| {
+                .filter(|r| {
                     r["interface"] == id["interface"].as_str().unwrap()
                         && r["model_name"] == id["model_name"].as_str().unwrap()
                 })
-                .unwrap_or_else(|| panic!("{}: no row for {id}", file.display()));
-            assert_eq!(r["benchmark"], expect["benchmark_name"].as_str().unwrap());
-            assert_eq!(
-                r["results"].parse::<u64>().unwrap(),
-                m["results"].as_u64().unwrap()
-            );
-            assert_eq!(
-                r["passed"].parse::<u64>().unwrap(),
-                m["verify_result"]["true"].as_u64().unwrap()
-            );
-            // Three verdicts, told apart (a JSON export says which).
-            for (col, k) in [("failed", "false"), ("no_verdict", "null")] {
+                .collect();
+            assert!(!mine.is_empty(), "{}: no row for {id}", file.display());
+            let sum = |k: &str| mine.iter().map(|r| num(r, k)).sum::<u64>();
+            for r in &mine {
+                assert_eq!(r["benchmark"], expect["benchmark_name"].as_str().unwrap());
+                // The outcome classes split the rows.
+                let classes = [
+                    "outcome_passed",
+                    "content",
+                    "abstained",
+                    "autofail",
+                    "retry",
+                    "system",
+                    "no_verdict",
+                    "unclassified",
+                ];
                 assert_eq!(
-                    r[col].parse::<u64>().unwrap(),
-                    m["verify_result"][k].as_u64().unwrap(),
-                    "{col}"
+                    classes.iter().map(|k| num(r, k)).sum::<u64>(),
+                    num(r, "results"),
+                    "{r:?}"
                 );
+                assert_eq!(r["unclassified"], "0", "a JSON export classifies every row");
+                // Karenina's rate: passed over the verified rows, none at n = 0.
+                let n = num(r, "n");
+                assert!(num(r, "passed") <= n && n <= num(r, "results"));
+                match r.get("pass_rate") {
+                    Some(rate) => {
+                        let rate: f64 = rate.parse().unwrap();
+                        assert!((rate - num(r, "passed") as f64 / n as f64).abs() < 1e-12);
+                    }
+                    None => assert_eq!(n, 0, "{r:?}"),
+                }
             }
-            assert_eq!(r["false_or_null"], "0");
-            // No pass rate where no result has a verdict (not 0 %).
-            let verdicts = m["verify_result"]["true"].as_u64().unwrap()
-                + m["verify_result"]["false"].as_u64().unwrap();
-            assert_eq!(r.contains_key("pass_rate"), verdicts > 0, "{r:?}");
+            assert_eq!(sum("results"), m["results"].as_u64().unwrap());
+            // Every verified-true row of the corpus had its template verified.
+            assert_eq!(sum("passed"), m["verify_result"]["true"].as_u64().unwrap());
         }
     }
+}
+
+/// A row's count.
+fn num(r: &BTreeMap<String, String>, k: &str) -> u64 {
+    r[k].parse().unwrap()
 }
 
 /// The same facts computed by Python's json module (which reads NaN) from the
@@ -461,12 +494,14 @@ for f in sys.argv[1:]:
 verified = collections.defaultdict(list)
 per_run = collections.defaultdict(list)
 for f, t, r in rows:
-    m = r["metadata"]; v = r["template"]["verify_result"]
+    m = r["metadata"]; tpl = r["template"] or {}; v = tpl.get("verify_result")
+    # hardest: per run, over the rows whose template was verified.
+    if tpl.get("template_verification_performed"):
+        verified[(f.rsplit("/", 1)[-1], m["question_id"])].append(v)
     if v is None: continue
     model = (m["answering"]["interface"], m["answering"]["model_name"])
-    verified[m["question_id"]].append((model, v))
     per_run[(m["question_id"], model, f, t)].append(v)
-hardest = sorted(q for q, vs in verified.items() if not any(v for _, v in vs))
+hardest = sorted(list(k) for k, vs in verified.items() if not any(vs))
 rates = collections.defaultdict(list)
 for (q, model, f, t), vs in per_run.items():
     rates[(q, model)].append((t, f, sum(vs) / len(vs)))
@@ -502,12 +537,16 @@ fn hardest_questions_and_run_diff_match_an_independent_computation() {
     let mut inputs: Vec<&PathBuf> = runs.iter().collect();
     inputs.push(&cp1);
     inputs.push(&cp2);
-    let mut hardest: Vec<String> = query(&inputs, "hardest-questions")
+    // Per run (results graph): never pooled across runs.
+    let mut hardest: Vec<[String; 2]> = query(&inputs, "hardest-questions")
         .into_iter()
-        .map(|r| r["question_id"].clone())
+        .map(|r| {
+            let file = r["results_graph"].rsplit('/').next().unwrap().to_string();
+            [file, r["question_id"].clone()]
+        })
         .collect();
     hardest.sort();
-    let want: Vec<String> = serde_json::from_value(facts["hardest"].clone()).unwrap();
+    let want: Vec<[String; 2]> = serde_json::from_value(facts["hardest"].clone()).unwrap();
     assert!(!want.is_empty());
     assert_eq!(hardest, want);
     let diff = query(&inputs, "run-diff");

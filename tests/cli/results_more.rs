@@ -35,21 +35,21 @@ fn csv_exports_reproduce_karenina_s_counts_and_boolean_traits() {
             .into_iter()
             .map(|(k, [n, t, f, u])| (k, [n, t, f + u]))
             .collect();
-        let got: BTreeMap<(String, String), [u64; 3]> = rows
-            .iter()
-            .map(|r| {
-                assert_eq!(r["verified_false"], "0", "{}", file.display());
-                assert_eq!(r["verified_null"], "0", "{}", file.display());
-                (
-                    (r["interface"].clone(), r["model_name"].clone()),
-                    [
-                        r["results"].parse().unwrap(),
-                        r["verified_true"].parse().unwrap(),
-                        r["verified_false_or_null"].parse().unwrap(),
-                    ],
-                )
-            })
-            .collect();
+        // (One row per combo: an answering model's rows add up.)
+        let mut got: BTreeMap<(String, String), [u64; 3]> = BTreeMap::new();
+        for r in &rows {
+            assert_eq!(r["verified_false"], "0", "{}", file.display());
+            assert_eq!(r["verified_null"], "0", "{}", file.display());
+            let e = got
+                .entry((r["interface"].clone(), r["model_name"].clone()))
+                .or_default();
+            for (i, k) in ["results", "verified_true", "verified_false_or_null"]
+                .iter()
+                .enumerate()
+            {
+                e[i] += r[*k].parse::<u64>().unwrap();
+            }
+        }
         assert_eq!(got, want, "{}", file.display());
 
         // trait-scores: no trait family in a CSV; agentic scores are not
@@ -197,12 +197,16 @@ fn bindings_persist_in_a_store_and_follow_later_checkpoints() {
         .unwrap(),
     )
     .unwrap();
+    // One row per combo: every answering model of the facts, each with
+    // every parsing model.
+    let parsers = expect["facts"]["parsing_models"].as_array().unwrap().len();
     assert_eq!(
         rows.len(),
         expect["facts"]["per_answering_model"]
             .as_object()
             .unwrap()
-            .len(),
+            .len()
+            * parsers,
         "{rows:?}"
     );
     // A second checkpoint holding the same questions makes an automatic
