@@ -34,6 +34,7 @@ mod manners_endpoint;
 mod metadata;
 mod offline;
 mod page_board;
+mod page_leaderboard;
 mod page_markup;
 mod params;
 mod preset;

@@ -116,48 +116,62 @@ fn board_inputs(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// The cell of `cells` (the page's data attributes and text) for a row of
-/// pass-rate-by-benchmark, checked against it.
+/// pass-rate-by-benchmark (one benchmark, run and combo), checked against
+/// it: the rate and its n in the text.
 fn assert_cell(cells: &[Value], want: &serde_json::Map<String, Value>) {
     let c = assert_cell_data(cells, want);
     let w = |k: &str| want.get(k).map_or("", |v| v.as_str().unwrap());
     let text = c["text"].as_str().unwrap();
     assert!(
-        text.contains(&format!("{}/{}", w("passed"), w("results"))),
+        text.contains(&format!("{} of n={}", w("passed"), w("n"))),
         "{text}"
     );
     match w("pass_rate") {
-        "" => assert!(text.starts_with("no verdict"), "{text}"),
+        "" => assert!(text.contains("no rate"), "{text}"),
         rate => {
             let pct = (rate.parse::<f64>().unwrap() * 100.0).round();
-            assert!(text.starts_with(&format!("{pct}%")), "{text} for {rate}");
+            assert!(text.contains(&format!("{pct}%")), "{text} for {rate}");
         }
     }
 }
 
-/// [`assert_cell`] without the text: the one cell of the row's graph and
-/// model, its data attributes the row's values.
+/// [`assert_cell`] without the text: the one cell of the row's benchmark,
+/// run and combo (one judge's: the combo names it), its data attributes the
+/// row's values.
 fn assert_cell_data<'a>(cells: &'a [Value], want: &serde_json::Map<String, Value>) -> &'a Value {
     let w = |k: &str| want.get(k).map_or("", |v| v.as_str().unwrap());
     let found: Vec<&Value> = cells
         .iter()
         .filter(|c| {
-            c["graph"] == w("graph")
-                && c["interface"] == w("interface")
-                && c["model"] == w("model_name")
+            c["checkpoint"] == w("graph")
+                && c["run"] == w("results_graph")
+                && c["combo"] == w("combo")
         })
         .collect();
     assert_eq!(found.len(), 1, "{want:?} in {cells:?}");
     let c = found[0];
+    assert_eq!(c["judge"], w("parsing_model"));
     for (attr, var) in [
         ("passed", "passed"),
+        ("total", "n"),
         ("results", "results"),
-        ("failed", "failed"),
+        ("content", "content"),
+        ("abstained", "abstained"),
+        ("autofail", "autofail"),
+        ("retry", "retry"),
+        ("system", "system"),
         ("noVerdict", "no_verdict"),
-        ("falseOrNull", "false_or_null"),
-        ("passRate", "pass_rate"),
-        ("benchmark", "benchmark"),
+        ("unclassified", "unclassified"),
     ] {
         assert_eq!(c[attr], w(var), "{attr} of {want:?}");
+    }
+    match w("pass_rate") {
+        "" => assert_eq!(c["passPct"], "", "{want:?}"),
+        rate => {
+            let ours: f64 = c["passPct"].as_str().unwrap().parse().unwrap();
+            let theirs = rate.parse::<f64>().unwrap() * 100.0;
+            assert!((ours - theirs).abs() < 1e-9, "{ours} {theirs}");
+        }
     }
     c
 }
@@ -442,23 +456,35 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     for w in want_b {
         assert_cell(cells_b, w);
     }
-    // A cell opens the outcomes behind it: one row per result, `passed` true.
+    // A cell opens its matrix (that benchmark, run and judge): one result
+    // per question and replicate of its model, as many as the cell's
+    // results, as many passed as it says.
     let o = &seen["opened"];
     let cell = want
         .iter()
         .find(|w| {
-            w["graph"] == o["graph"]
-                && w["model_name"] == o["model"]
-                && w["interface"] == o["interface"]
+            w["graph"] == o["checkpoint"]
+                && w["results_graph"] == o["run"]
+                && w["combo"] == o["combo"]
         })
         .unwrap();
-    let outcomes = o["outcomes"].as_array().unwrap();
-    assert_eq!(
-        outcomes.len().to_string(),
-        cell["results"].as_str().unwrap()
-    );
-    let trues = outcomes.iter().filter(|r| r[3] == "true").count();
-    assert_eq!(trues.to_string(), cell["passed"].as_str().unwrap());
+    assert!(o["status"]
+        .as_str()
+        .unwrap()
+        .contains(cell["parsing_model"].as_str().unwrap()));
+    let mine: Vec<&Value> = o["matrix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["model"] == cell["answering_model"])
+        .collect();
+    let filled: usize = mine
+        .iter()
+        .map(|c| c["count"].as_str().unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(filled.to_string(), cell["results"].as_str().unwrap());
+    let passed = mine.iter().filter(|c| c["outcome"] == "passed").count();
+    assert_eq!(passed.to_string(), cell["outcome_passed"].as_str().unwrap());
     // Trait scores: each checkpoint's scores-by-trait over it and its runs.
     let traits = seen["traits"].as_array().unwrap();
     let mut expected = 0;

@@ -208,8 +208,9 @@ def leaderboard():
     # Sort by the first benchmark column, highest first (a second press).
     button = lambda: driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th button.sort")[1]
     board_status_after(lambda: button().send_keys(Keys.ENTER))
+    # A cell's sort key: its judges' mean rate (every judge apart).
     seen["sorted_column"] = driver.execute_script(
-        "return [...document.querySelectorAll('#leaderboard tbody tr')].map((tr) => tr.cells[1].querySelector('.board-cell')?.dataset.passRate ?? null)")
+        "return [...document.querySelectorAll('#leaderboard tbody tr')].map((tr) => tr.cells[1].querySelector('.judges')?.dataset.mean ?? null)")
     seen["sorted_aria"] = driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")[1].get_attribute("aria-sort")
     seen["sort_focus"] = driver.execute_script("return document.activeElement.closest('th')?.cellIndex ?? -1")
     # The run filter: each run bound to a benchmark, its cells.
@@ -226,15 +227,18 @@ def leaderboard():
     board_status_after(lambda: bench.select_by_value(first))
     seen["by_benchmark"] = {"graph": first, "cells": board_cells()}
     board_status_after(lambda: Select(driver.find_element(By.ID, "board-benchmark")).select_by_value(""))
-    # A cell's outcomes: the results behind it.
+    # A cell opens its matrix: the results behind it.
     cell = driver.find_element(By.CSS_SELECTOR, "#leaderboard tbody .board-cell")
-    want = f"{cell.get_attribute('data-passed')} of {cell.get_attribute('data-results')} passed"
-    seen["opened"] = {"graph": cell.get_attribute("data-graph"), "model": cell.get_attribute("data-model"),
-                      "interface": cell.get_attribute("data-interface")}
-    cell.send_keys(Keys.ENTER)
-    wait.until(lambda d: d.find_element(By.ID, "outcomes-title").text.endswith(want))
-    seen["opened"]["outcomes"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")]
-                                  for r in driver.find_elements(By.CSS_SELECTOR, "#outcomes-table tbody tr")]
+    seen["opened"] = {k: cell.get_attribute("data-" + k) for k in ["checkpoint", "run", "combo", "judge", "answering"]}
+    board_status_after(lambda: cell.send_keys(Keys.ENTER))
+    seen["opened"]["status"] = driver.find_element(By.ID, "board-status").text
+    seen["opened"]["matrix"] = driver.execute_script(
+        "return [...document.querySelectorAll('#matrix-table tbody td')].map((td) => ({ ...td.dataset }))")
+    # Back to the pass rates, every judge, every run.
+    board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("pass"))
+    Select(driver.find_element(By.ID, "board-judge")).select_by_value("")
+    board_status_after(lambda: Select(driver.find_element(By.ID, "board-run")).select_by_value(""))
+    board_status_after(lambda: Select(driver.find_element(By.ID, "board-benchmark")).select_by_value(""))
     # Trait scores: every cell.
     board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("traits"))
     seen["traits"] = board_cells()

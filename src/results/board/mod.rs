@@ -56,7 +56,8 @@ pub struct ResultRow {
     /// (a CSV export writes no such column).
     pub performed: Option<bool>,
     /// The outcome: `passed`, a failure group (`content`, `abstained`,
-    /// `autofail`, `retry`, `system`) or `no_verdict`.
+    /// `autofail`, `retry`, `system`), `no_verdict`, or `unclassified` (a
+    /// failure whose file keeps no category: a CSV's).
     pub outcome: String,
 }
 
@@ -198,12 +199,13 @@ pub const OUTCOMES: &[&str] = &[
     "retry",
     "system",
     "no_verdict",
+    "unclassified",
 ];
 
 const ROWS: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
 PREFIX schema: <https://schema.org/>
 SELECT ?rg ?graph ?r ?qid ?ai ?an ?acfg ?atools ?answering ?pi ?pn ?pcfg ?ptools ?parsing
-       ?rep ?ts ?v ?tvp ?cat ?group ?outcome ?csv
+       ?rep ?ts ?v ?tvp ?cat ?reason ?group ?outcome ?csv
 WHERE {
   ?rg karenina:forBenchmark ?graph .
   {
@@ -228,6 +230,7 @@ WHERE {
     OPTIONAL { ?r karenina:verifyResult ?v }
     OPTIONAL { ?r karenina:templateVerificationPerformed ?tvp }
     OPTIONAL { ?r karenina:failureCategory ?cat }
+    OPTIONAL { ?r karenina:failureReason ?reason }
     OPTIONAL { ?r karenina:failureGroup ?group }
     OPTIONAL { ?r karenina:outcome ?outcome }
   }
@@ -362,8 +365,13 @@ pub fn read(store: &Store, opts: &QueryOptions) -> Result<BoardData> {
         let csv = s("csv") == "true";
         let group =
             get("group").or_else(|| get("cat").and_then(|c| failure_group(&c).map(str::to_string)));
+        // Graphs mapped with Karenina's identities (`karenina:answeringModel`)
+        // write `templateVerificationPerformed` wherever the file holds it:
+        // absent there is not performed, as in Karenina's summary.
+        let mapped_now = b.contains_key("answering");
         let performed = match get("tvp") {
             Some(p) => Some(p == "true"),
+            None if mapped_now => Some(false),
             // Before `karenina:templateVerificationPerformed`: a verdict
             // given, and no failure that stops before verification.
             None if csv && verify != Some(true) => None,
@@ -372,10 +380,14 @@ pub fn read(store: &Store, opts: &QueryOptions) -> Result<BoardData> {
                     && !matches!(group.as_deref(), Some("abstained" | "retry" | "system")),
             ),
         };
-        let outcome = get("outcome").unwrap_or_else(|| match (&group, verify) {
+        // Karenina's classification (`karenina:outcome`, docs/results.md);
+        // for graphs mapped before it, the same from the failure and the
+        // verdict. A failure with no category (a CSV keeps none) is
+        // unclassified.
+        let outcome = get("outcome").unwrap_or_else(|| match (&group, get("reason")) {
             (Some(g), _) => g.clone(),
-            (None, Some(true)) => "passed".into(),
-            (None, Some(false)) => "content".into(),
+            (None, Some(_)) => "unclassified".into(),
+            (None, None) if performed == Some(true) && verify == Some(true) => "passed".into(),
             (None, None) => "no_verdict".into(),
         });
         rows.push(ResultRow {

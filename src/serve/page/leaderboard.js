@@ -1,17 +1,20 @@
-// The page's leaderboard: answering models × benchmarks, the pass rate of
-// each (with n, no-verdict counts apart, a colour scale that always comes
-// with its text), or the per-trait scores; sortable by any column,
-// filterable by run and by benchmark, each cell opening what is behind it
-// (a pass rate its outcomes, a trait score each result's score).
-// Every number comes from a catalogue query run by the server
-// (/queries/pass-rate-by-benchmark, /queries/scores-by-trait), so the board
-// shows what `kld query` shows. A filter is the SPARQL Protocol's dataset
-// (`named-graph-uri`: the run's results graph and its checkpoint, or a
-// checkpoint and the runs bound to it): the same query over fewer graphs,
-// as `kld query` over those files would answer it.
-// Plain JS, no dependencies; uses `el`, `select`, `showOutcomes`,
-// `sparqlIri` and `sparqlString` from app.js, and `showTable`,
-// `roundNumber` and `postQuery` from table.js.
+// The page's leaderboard: answering models × benchmarks, in three views.
+// - pass rate: Karenina's template_pass_by_combo (passed / results whose
+//   template verification was performed) of each answering model on each
+//   run of each benchmark (or, asked, over the latest result per question),
+//   one judge (parsing model) at a time or every judge side by side with
+//   their mean and spread: never a count pooled over judges or over two
+//   runs. Every cell shows its n and its other results by outcome, an
+//   infrastructure failure (retry, system) apart from a wrong answer
+//   (content). The numbers are the server's (GET /leaderboard, the library's
+//   results::board), not computed here.
+// - matrix: question × model × replicate, each result's outcome (GET
+//   /matrix), as Karenina's GUI shows it.
+// - trait scores: the catalogue's scores-by-trait per benchmark; a filter is
+//   the SPARQL Protocol's dataset (`named-graph-uri`).
+// Plain JS, no dependencies; uses `el`, `select`, `sparqlIri` and
+// `sparqlString` from app.js, and `showTable`, `roundNumber` and `postQuery`
+// from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
 // benchmarkLabel, shortBenchmarkLabel, cutText.
 (() => {
@@ -59,13 +62,42 @@ async function catalogueRows(name, named = []) {
 }
 
 const board = { runs: [], view: "pass", sort: { col: -1, asc: false } };
+const byId = (id) => document.getElementById(id);
 
-// The runs bound to a benchmark (the catalogue's `runs`), for the run
-// filter, then the board. Under --watch the page calls this every 2 s: the
-// board is drawn again only when the store changed (a graph, checkpoint or
-// results, came, went or was loaded again: the digests, load times and
-// bindings of the provenance differ), so a cell keeps the keyboard focus
-// and an open list stays open.
+// The filters as the server's board routes take them (GET /leaderboard,
+// /matrix); `extra` overrides (an empty value drops one).
+function boardParams(extra = {}) {
+  const p = new URLSearchParams();
+  for (const [k, id] of [["judge", "board-judge"], ["run", "board-run"], ["benchmark", "board-benchmark"], ["label", "board-label"]]) {
+    if (byId(id).value) p.set(k, byId(id).value);
+  }
+  if (byId("board-latest").checked) p.set("latest", "1");
+  for (const [k, v] of Object.entries(extra)) { if (v) p.set(k, v); else p.delete(k); }
+  return p;
+}
+
+async function boardJson(path, params) {
+  const r = await fetch(`${path}?${params}`, { headers: { Accept: "application/json" } });
+  if (!r.ok) throw new Error(await r.text());
+  return r.json();
+}
+
+// A select's options: `first` (no filter), then `values`; the choice kept
+// when it is still there.
+function fillSelect(id, first, values, label = (v) => v) {
+  const s = byId(id);
+  const keep = s.value;
+  s.replaceChildren(el("option", { value: "" }, first),
+    ...values.map((v) => el("option", { value: v, title: label(v) }, cutText(label(v), 80))));
+  s.value = values.includes(keep) ? keep : "";
+}
+
+// The runs bound to a benchmark (the catalogue's `runs`), the judges and
+// the run labels, for the filters, then the board. Under --watch the page
+// calls this every 2 s: the board is drawn again only when the store
+// changed (a graph, checkpoint or results, came, went or was loaded again:
+// the digests, load times and bindings of the provenance differ), so a cell
+// keeps the keyboard focus and an open list stays open.
 async function loadBoard() {
   const signature = JSON.stringify(await select(`PREFIX karenina: <urn:karenina:vocab:>
 SELECT ?g ?sha ?at ?for WHERE {
@@ -73,29 +105,29 @@ SELECT ?g ?sha ?at ?for WHERE {
 } ORDER BY ?g`));
   if (signature === board.signature) return;
   board.signature = signature;
+  for (const id of ["board-judge", "board-label", "board-latest"]) byId(id).onchange = drawBoard;
   board.runs = (await catalogueRows("runs")).filter((r) => r.checkpoint);
-  const runSelect = document.getElementById("board-run");
-  const keep = runSelect.value;
-  runSelect.replaceChildren(el("option", { value: "" }, "all runs"), ...board.runs.map((r) =>
-    el("option", { value: r.graph, title: r.graph },
-      `${r.run}${r.label ? ` (${r.label})` : ""} · ${baseName(r.graph)}`)));
-  runSelect.value = keep;
+  const runLabel = (g) => {
+    const r = board.runs.find((x) => x.graph === g);
+    return `${r.run}${r.label ? ` (${r.label})` : ""} · ${baseName(r.graph)}`;
+  };
+  fillSelect("board-run", "all runs", board.runs.map((r) => r.graph), runLabel);
   const graphs = [...new Set(board.runs.map((r) => r.checkpoint))];
-  const benchSelect = document.getElementById("board-benchmark");
-  const keepB = benchSelect.value;
-  benchSelect.replaceChildren(el("option", { value: "" }, "all benchmarks"), ...graphs
-    .map((g) => [g, benchmarkLabel(g)]).sort((a, b) => a[1].localeCompare(b[1]))
-    .map(([g, label]) => el("option", { value: g, title: label }, cutText(label, 80))));
-  benchSelect.value = keepB;
-  document.getElementById("board").hidden = graphs.length === 0;
+  fillSelect("board-benchmark", "all benchmarks",
+    graphs.sort((a, b) => benchmarkLabel(a).localeCompare(benchmarkLabel(b))), (g) => benchmarkLabel(g));
+  const all = await boardJson("/leaderboard", new URLSearchParams());
+  fillSelect("board-judge", "all judges, each apart", all.judges);
+  fillSelect("board-label", "any label", all.labels);
+  byId("board-label").closest("label").hidden = all.labels.length === 0;
+  byId("board").hidden = graphs.length === 0;
   await drawBoard();
 }
 
 // The datasets the filters stand for, one per checkpoint shown: [checkpoint,
-// [named graphs]] (no filter: one dataset, every graph).
+// [named graphs]] (no filter: one dataset, every graph). For the trait view.
 function datasets(perCheckpoint) {
-  const run = document.getElementById("board-run").value;
-  const bench = document.getElementById("board-benchmark").value;
+  const run = byId("board-run").value;
+  const bench = byId("board-benchmark").value;
   let cps = [...new Set(board.runs.map((r) => r.checkpoint))];
   if (bench) cps = cps.filter((g) => g === bench);
   if (run) cps = cps.filter((g) => board.runs.some((r) => r.graph === run && r.checkpoint === g));
@@ -108,23 +140,134 @@ function datasets(perCheckpoint) {
 // for dark text on it; the text says the same.
 const rateColour = (rate) => `hsl(${Math.round(rate * 120)}, 70%, 84%)`;
 
-function passCell(r, named) {
-  const n = Number(r.results), passed = Number(r.passed);
-  const noVerdict = Number(r.no_verdict || 0), csv = Number(r.false_or_null || 0);
-  const rate = r.pass_rate === undefined ? null : Number(r.pass_rate);
-  const b = el("button", { type: "button", className: "board-cell" },
-    el("strong", {}, rate === null ? "no verdict" : `${Math.round(rate * 100)}%`), " ",
-    el("span", { className: "n" }, `${passed}/${n}`));
-  if (noVerdict) b.append(el("span", { className: "extra" }, `${noVerdict} no verdict`));
-  if (csv) b.append(el("span", { className: "extra" }, `${csv} false or null`));
-  b.title = `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${passed} passed, `
-    + `${r.failed} failed, ${noVerdict} no verdict, ${csv} false or null, of ${n}`
-    + (rate === null ? "" : `; pass rate ${r.pass_rate}`);
-  Object.assign(b.dataset, { graph: r.graph, benchmark: r.benchmark, interface: r.interface,
-    model: r.model_name, results: r.results, passed: r.passed, failed: r.failed,
-    noVerdict: r.no_verdict, falseOrNull: r.false_or_null, passRate: r.pass_rate ?? "" });
-  b.onclick = () => showOutcomes(r, named);
-  return { node: b, sort: rate ?? -1, colour: rate === null ? "#e6e9ef" : rateColour(rate) };
+// What the board calls each outcome (Karenina's failure groups).
+const OUTCOME_NAMES = { passed: "passed", content: "wrong", abstained: "abstained", autofail: "auto-fail",
+  retry: "infra: retries exhausted", system: "infra: system error", no_verdict: "no verdict",
+  unclassified: "failed, unclassified (CSV)" };
+
+// A row's head: the answering model, with its MCP servers when its name
+// does not already list them.
+const modelLabel = (m) => (m.mcp.length && !m.answering.includes("+[") ? `${m.answering} · MCP ${m.mcp.join(", ")}` : m.answering);
+
+// One judge's cell of a model on a column: the rate, passed/n (n: the
+// results whose template verification was performed), then wrong answers
+// and infrastructure failures apart, and the rest by outcome. Opens the
+// matrix behind it.
+function passCell(c, col, model, withJudge) {
+  const pct = c.pass_pct;
+  const o = c.outcomes;
+  const infra = o.retry + o.system;
+  const b = el("button", { type: "button", className: "board-cell" });
+  if (withJudge) b.append(el("span", { className: "judge" }, c.judge), " ");
+  b.append(el("strong", {}, pct === null ? "no rate" : `${Math.round(pct)}%`), " ",
+    el("span", { className: "n" }, `${c.passed} of n=${c.total}`));
+  const extra = [`${o.content} wrong`, `${infra} infra`];
+  for (const k of ["abstained", "autofail", "no_verdict", "unclassified"]) if (o[k]) extra.push(`${o[k]} ${OUTCOME_NAMES[k]}`);
+  if (c.undetermined) extra.push(`${c.undetermined} not recorded (CSV)`);
+  b.append(el("span", { className: "extra" }, extra.join(" · ")));
+  b.title = `${c.combo}\non ${col.label}\n`
+    + `pass rate ${pct === null ? "none" : `${pct}%`}: ${c.passed} passed of ${c.total} results with template verification `
+    + `(Karenina's template_pass_by_combo)\n${c.results} results of ${c.questions} questions: `
+    + Object.entries(o).map(([k, v]) => `${v} ${OUTCOME_NAMES[k] ?? k}`).join(", ")
+    + (c.undetermined ? `; ${c.undetermined} whose file does not record whether the template was verified` : "");
+  Object.assign(b.dataset, { judge: c.judge, combo: c.combo, answering: model.answering, mcp: model.mcp.join(", "),
+    checkpoint: col.checkpoint, run: col.run ?? "", passed: c.passed, total: c.total, passPct: pct ?? "",
+    results: c.results, questions: c.questions, mostPerQuestion: c.most_per_question, content: o.content,
+    retry: o.retry, system: o.system, abstained: o.abstained, autofail: o.autofail, noVerdict: o.no_verdict,
+    unclassified: o.unclassified });
+  b.onclick = () => openMatrix(col, c.judge);
+  return b;
+}
+
+// The matrix behind a cell: that benchmark, run (or the latest results) and judge.
+function openMatrix(col, judge) {
+  byId("board-view").value = "matrix";
+  byId("board-judge").value = judge;
+  byId("board-benchmark").value = col.checkpoint;
+  byId("board-run").value = col.run ?? "";
+  drawBoard().then(() => byId("matrix").scrollIntoView({ block: "nearest" }));
+}
+
+// The pass-rate view's columns and rows from GET /leaderboard: one judge's
+// cell, or each judge's with their mean and spread (never a pooled count).
+async function passAnswers(put) {
+  const lb = await boardJson("/leaderboard", boardParams());
+  const cols = lb.columns.map((c) => {
+    const parts = benchmarkParts(c.checkpoint, c.benchmark);
+    const run = c.run ? `${c.run_name} · ${baseName(c.run)}` : "latest result per question";
+    const label = `${benchmarkLabel(c.checkpoint, c.benchmark)} · ${run}`;
+    return { ...c, label, title: `${label}${c.labels.length ? ` [${c.labels.join(", ")}]` : ""}\n${c.run ?? c.checkpoint}`,
+      parts: { name: parts.name, file: [parts.file, run, ...c.labels].filter(Boolean).join(" · ") } };
+  });
+  const groups = new Map();
+  for (const c of lb.cells) {
+    const k = `${c.model}\u0000${c.column}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(c);
+  }
+  const one = Boolean(byId("board-judge").value);
+  for (const cells of groups.values()) {
+    const col = cols[cells[0].column], model = lb.models[cells[0].model];
+    const spread = lb.spreads.find((s) => s.column === cells[0].column && s.model === cells[0].model);
+    let node, rate;
+    if (one) {
+      node = passCell(cells[0], col, model, false);
+      rate = cells[0].pass_pct;
+    } else {
+      node = el("div", { className: "judges" }, ...cells.map((c) => passCell(c, col, model, true)));
+      if (spread) {
+        node.append(el("span", { className: "spread", title: "the judges' rates: mean, sample standard deviation (points), lowest to highest" },
+          `mean ${spread.mean.toFixed(1)}%` + (spread.sd === null ? "" : ` · sd ${spread.sd.toFixed(1)}`)
+          + ` · ${Math.round(spread.min)}–${Math.round(spread.max)}% · ${spread.judges} judge${spread.judges > 1 ? "s" : ""}`));
+        Object.assign(node.dataset, { mean: spread.mean, sd: spread.sd ?? "", judges: spread.judges });
+      }
+      rate = spread ? spread.mean : null;
+    }
+    put(modelLabel(model), `c${cells[0].column}`, col, { node, sort: rate ?? -1, colour: rate === null ? "#e6e9ef" : rateColour(rate / 100) });
+  }
+  return `${lb.latest ? "latest result per question" : "one column per run"}, `
+    + (one ? `judge ${byId("board-judge").value}` : `${lb.judges.length} judges, each apart`);
+}
+
+// ---- the matrix ------------------------------------------------------------
+// What a matrix cell says, by outcome.
+const MATRIX_TEXT = { passed: "✓ pass", content: "✗ wrong", abstained: "abstained", autofail: "auto-fail",
+  retry: "infra: retry", system: "infra: system", no_verdict: "no verdict", unclassified: "failed (CSV)" };
+
+// Question × model × replicate of one benchmark under one judge: one run's
+// results, or the latest of each question across runs.
+async function drawMatrix() {
+  const m = await boardJson("/matrix", boardParams({ latest: "" }));
+  const box = byId("matrix");
+  const cells = new Map();
+  for (const c of m.cells) {
+    const k = `${c.question}\u0000${c.model}\u0000${c.replicate}`;
+    if (!cells.has(k)) cells.set(k, []);
+    cells.get(k).push(c);
+  }
+  const reps = m.replicates;
+  const repName = (r) => (r === null ? "result" : `rep ${r}`);
+  const table = el("table", { id: "matrix-table" },
+    el("thead", {},
+      el("tr", {}, el("th", { scope: "col", rowSpan: 2 }, "Question"),
+        ...m.models.map((x) => el("th", { scope: "colgroup", colSpan: reps.length, title: modelLabel(x) }, cutText(modelLabel(x), 60)))),
+      el("tr", {}, ...m.models.flatMap(() => reps.map((r) => el("th", { scope: "col" }, repName(r)))))),
+    el("tbody", {}, ...m.questions.map((q, qi) => el("tr", {},
+      el("th", { scope: "row", title: `${q.id}${q.text ? `\n${q.text}` : ""}` }, cutText(q.text ?? q.id, 90)),
+      ...m.models.flatMap((x, mi) => reps.map((r) => {
+        const here = cells.get(`${qi}\u0000${mi}\u0000${r}`) ?? [];
+        const td = el("td", {}, ...here.map((c) => el("span", {
+          className: `outcome outcome-${c.outcome}`, title: `${c.outcome} · verify_result ${c.verify} · ${c.run}` }, MATRIX_TEXT[c.outcome] ?? c.outcome)));
+        if (!here.length) td.append("–");
+        Object.assign(td.dataset, { question: q.id, model: x.answering, replicate: r ?? "", count: here.length,
+          outcome: here.map((c) => c.outcome).join(" ") });
+        return td;
+      }))))));
+  box.replaceChildren(el("div", { className: "table-scroll" }, table));
+  const run = byId("board-run").value;
+  return { text: `${m.questions.length} questions × ${m.models.length} models × ${reps.length} replicates · judge ${m.judge ?? "none"}`
+    + (byId("board-judge").value ? "" : " (the first; choose one above)")
+    + ` · ${m.latest ? "latest result per question" : `run ${baseName(run)}`}`, m };
 }
 
 // The scores behind a trait cell: each result's score of that trait and
@@ -219,38 +362,42 @@ async function traitAnswers() {
 // ---- the table -------------------------------------------------------------
 // Asks the server for the view's answers under the filters, then draws them.
 async function drawBoard() {
-  const view = document.getElementById("board-view").value;
+  const view = byId("board-view").value;
   // Another view has other columns: its sort starts again.
   if (board.view !== view) Object.assign(board, { view, sort: { col: -1, asc: false } });
   for (const p of document.querySelectorAll(".board-legend")) p.hidden = p.dataset.view !== view;
-  const status = document.getElementById("board-status");
+  byId("matrix").hidden = view !== "matrix";
+  byId("leaderboard").closest(".table-scroll").hidden = view === "matrix";
+  byId("board-latest").closest("label").hidden = view !== "pass";
+  const status = byId("board-status");
   status.textContent = "loading…";
-  const columns = new Map(); // key -> { label, title }
-  const models = new Map(); // "interface:model" -> Map(key -> cell)
-  const put = (r, key, label, title, cell, parts) => {
-    columns.set(key, { label, title, parts });
-    const m = `${r.interface}:${r.model_name}`;
+  if (view === "matrix") {
+    status.textContent = (await drawMatrix()).text;
+    return;
+  }
+  const columns = new Map(); // key -> { label, title, parts }
+  const models = new Map(); // row label -> Map(key -> cell)
+  const put = (m, key, col, cell) => {
+    columns.set(key, { label: col.label, title: col.title, parts: col.parts });
     if (!models.has(m)) models.set(m, new Map());
     models.get(m).set(key, cell);
   };
+  let how = "";
   if (view === "pass") {
-    for (const [, named] of datasets(false)) {
-      for (const r of await catalogueRows("pass-rate-by-benchmark", named)) {
-        const label = benchmarkLabel(r.graph, r.benchmark);
-        put(r, r.graph, label, `${label}\n${r.graph}`, passCell(r, named), benchmarkParts(r.graph, r.benchmark));
-      }
-    }
+    how = await passAnswers(put);
   } else {
     for (const [g, named, rows] of await traitAnswers()) {
       for (const r of rows) {
         const label = `${benchmarkLabel(g, r.benchmark)} · ${r.score_key}`;
         const parts = benchmarkParts(g, r.benchmark);
-        put(r, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`, label, `${label} (${r.type}, ${r.scope} trait)`, traitCell(r, g, named),
-          { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") });
+        put(`${r.interface}:${r.model_name}`, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`,
+          { label, title: `${label} (${r.type}, ${r.scope} trait)`,
+            parts: { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") } },
+          traitCell(r, g, named));
       }
     }
   }
-  board.data = { columns, models, view };
+  board.data = { columns, models, view, how };
   renderBoard();
 }
 
@@ -296,7 +443,7 @@ function renderBoard(focus = -1) {
       if (!c) td.title = "no results of this model on this benchmark";
       return td;
     }))));
-  status.textContent = `${rows.length} models × ${keys.length} ${view === "pass" ? "benchmarks" : "trait scores"}`;
+  status.textContent = `${rows.length} models × ${keys.length} ${view === "pass" ? `benchmark columns (${board.data.how})` : "trait scores"}`;
   if (focus >= 0) table.tHead.querySelectorAll("button.sort")[focus]?.focus();
 }
 
