@@ -268,8 +268,8 @@ fn merge_checkpoints(
         let mut added = false;
         for (units, cause) in new {
             for u in units {
-                if !forced.contains_key(&u) {
-                    forced.insert(u, cause.clone());
+                if let std::collections::hash_map::Entry::Vacant(e) = forced.entry(u) {
+                    e.insert(cause.clone());
                     added = true;
                 }
             }
