@@ -102,6 +102,8 @@ fn driver(kld: &str, dir: &Path, b: &Value, o: &Value, t: &Value) -> (f64, Optio
     save(&op, o);
     save(&tp, t);
     let s = Instant::now();
+    // Reaped by wait4 below, which also gives the child's peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(kld)
         .arg("git-merge")
         .args([&bp, &op, &tp])

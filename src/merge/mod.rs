@@ -8,9 +8,12 @@
 //! and properties by name, keywords by value, timestamps to the later one
 //! ([`tree`]). The result is Karenina's exact bytes; a true conflict is
 //! confined to the lines that differ between the merge taking our value and
-//! the merge taking theirs, with git-style markers around just those lines,
-//! and comes back as a typed [`Conflict`] (question, field, both values).
-//! A side that is not a checkpoint (or a preset, merged by config key)
+//! the merge taking theirs, with git-style markers around just those lines
+//! ([`mark`], question by question), and comes back as a typed [`Conflict`]
+//! (question, field, why, both values). A merge that Karenina would refuse
+//! though neither side was refused is redone with the trait, rubric or
+//! question at fault in conflict ([`gate`]), so no clean merge is one
+//! Karenina cannot load and run. A side that is not a checkpoint (or a preset, merged by config key)
 //! is refused with a typed [`Refusal`], so the caller falls back to a text
 //! merge. Nothing here prints.
 
@@ -268,8 +271,8 @@ fn merge_checkpoints(
         let mut added = false;
         for (units, cause) in new {
             for u in units {
-                if !forced.contains_key(&u) {
-                    forced.insert(u, cause.clone());
+                if let std::collections::hash_map::Entry::Vacant(e) = forced.entry(u) {
+                    e.insert(cause.clone());
                     added = true;
                 }
             }

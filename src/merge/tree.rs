@@ -146,7 +146,6 @@ impl<'f> Merger<'f> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn conflict(
         &mut self,
         path: &[Step],

@@ -7,6 +7,7 @@
 mod lax;
 mod lint;
 pub mod markers;
+mod model_config;
 pub mod qid;
 mod read;
 mod traits;

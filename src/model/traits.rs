@@ -506,6 +506,18 @@ fn agentic(j: &mut Judge) {
             "materialize_trace needs a trace, but context_mode is workspace_only".into(),
         );
     }
+    // The converter builds `ModelConfig(**value)` from every object-valued
+    // `model_override` as it walks the properties (others are skipped).
+    if let Some(e) =
+        j.r.additional_property
+            .iter()
+            .flatten()
+            .filter(|p| p.name == "model_override")
+            .filter_map(|p| p.value.as_ref().filter(|v| matches!(v, Json::Object(_))))
+            .find_map(super::model_config::override_problem)
+    {
+        j.fail(Some("model_override"), "KLD-W018", e);
+    }
     let classes = j.classes(false);
     if matches!(&kind, Some(Json::String(s)) if s == "literal") && !has_classes(j, &classes) {
         return;

@@ -1,6 +1,7 @@
 //! `kld validate` against Karenina itself: 2,000 mutated checkpoints (property
 //! types and ranges, missing and extra fields at every level, trait kinds and
-//! types, regexes), generated and judged by `tests/scripts/karenina_judge.py`
+//! types, regexes, agentic traits' `model_override` at the global, question
+//! and dynamic levels), generated and judged by `tests/scripts/karenina_judge.py`
 //! in the Karenina venv (`Benchmark.load`, then reading every rubric as
 //! verification does), then validated by one `kld validate` run over the
 //! directory. Verdicts must agree file by file: an error where Karenina's load
@@ -12,8 +13,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Warnings that say a later step of Karenina raises (the rest say Karenina
-/// mishandles something silently, or that kld changed something).
-const RAISES_LATER: [&str; 5] = ["KLD-W016", "KLD-W017", "KLD-W018", "KLD-W019", "KLD-W031"];
+/// mishandles something silently, or that kld changed something): the
+/// library's list, which the merge driver also refuses by.
+use karenina_ld::model::RAISES_LATER;
 
 #[test]
 #[ignore = "interop tier, needs the Karenina venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV): cargo test -- --include-ignored"]
@@ -70,6 +72,8 @@ fn validate_agrees_with_karenina_on_mutated_checkpoints() {
         ours.insert(name, verdict);
     }
     let (mut cases, mut counts, mut disagreements) = (0, HashMap::new(), Vec::new());
+    // model_override mutants per level: (cases, refused by Karenina).
+    let mut overrides: HashMap<String, (usize, usize)> = HashMap::new();
     for line in verdicts.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let file = v["file"].as_str().unwrap();
@@ -80,6 +84,16 @@ fn validate_agrees_with_karenina_on_mutated_checkpoints() {
             .unwrap_or(("missing", String::new()));
         cases += 1;
         *counts.entry(theirs.to_string()).or_insert(0) += 1;
+        let mutation = v["mutation"].as_str().unwrap_or("");
+        for m in mutation
+            .split("; ")
+            .filter(|m| m.contains(": model_override "))
+        {
+            let level = m.split(' ').next().unwrap_or("").to_string();
+            let e = overrides.entry(level).or_insert((0, 0));
+            e.0 += 1;
+            e.1 += usize::from(theirs != "ok");
+        }
         if mine != theirs {
             disagreements.push(format!(
                 "{file} [{}]: Karenina {theirs} ({}) / kld {mine} ({why})",
@@ -98,18 +112,33 @@ fn validate_agrees_with_karenina_on_mutated_checkpoints() {
     for d in &disagreements {
         eprintln!("  {d}");
     }
+    let per_level = ["global", "question", "dynamic"]
+        .iter()
+        .map(|l| {
+            let (n, refused) = overrides.get(*l).copied().unwrap_or_default();
+            format!("{l} {n} ({refused} refused)")
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     crate::common::report_differential(
         "validate-vs-karenina",
         cases,
         disagreements.len(),
         &format!(
-            " (mutated checkpoints; Karenina: {} load errors, {} later errors, {} accepted)",
+            " (mutated checkpoints; Karenina: {} load errors, {} later errors, {} accepted; agentic model_override mutants: {per_level})",
             counts.get("error").unwrap_or(&0),
             counts.get("later").unwrap_or(&0),
             counts.get("ok").unwrap_or(&0)
         ),
     );
     assert!(cases >= 2000, "only {cases} cases");
+    for level in ["global", "question", "dynamic"] {
+        let (n, refused) = overrides.get(level).copied().unwrap_or_default();
+        assert!(
+            n >= 50 && refused >= 20 && refused < n,
+            "model_override mutants at the {level} level: {n} ({refused} refused)"
+        );
+    }
     assert!(
         disagreements.is_empty(),
         "{} disagreements",

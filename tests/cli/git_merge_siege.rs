@@ -130,3 +130,82 @@ fn question_ids_and_paths_in_merge_messages_are_escaped_for_the_terminal() {
         "{said}"
     );
 }
+
+/// `text` with every conflict block resolved to one side.
+fn resolve(text: &str, theirs: bool) -> String {
+    let mut out = Vec::new();
+    let mut at = 0; // 0 outside, 1 ours, 2 theirs
+    for l in text.lines() {
+        match l {
+            "<<<<<<< ours" => at = 1,
+            "=======" if at == 1 => at = 2,
+            ">>>>>>> theirs" if at == 2 => at = 0,
+            _ if at == 0 || (at == 2) == theirs => out.push(l),
+            _ => {}
+        }
+    }
+    out.join("\n")
+}
+
+#[test]
+#[ignore = "interop tier, needs the Karenina venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV)"]
+fn each_side_of_a_refused_merge_s_conflicts_loads_and_reads_its_rubrics_in_karenina() {
+    let script = r#"
+import sys
+from karenina import Benchmark
+for p in sys.argv[1:]:
+    b = Benchmark.load(p)
+    b.get_global_rubric()
+    b.get_global_dynamic_rubric()
+    for q in b.get_question_ids():
+        b._get_merged_rubric_for_question(q)
+print("ok")
+"#;
+    let mut b = base();
+    b["rating"].as_array_mut().unwrap().push(json!({
+        "@type": "Rating",
+        "name": "cover",
+        "description": "d",
+        "bestRating": 1.0,
+        "worstRating": 0.0,
+        "additionalType": "karenina:GlobalMetricRubricTrait",
+        "additionalProperty": [
+            prop("metrics", json!(["precision"])),
+            prop("tp_instructions", json!(["x"])),
+            prop("tn_instructions", json!(["y"])),
+            prop("evaluation_mode", json!("full_matrix")),
+        ]
+    }));
+    let last = b["rating"].as_array().unwrap().len() - 1;
+    let (mut o, mut t) = (b.clone(), b.clone());
+    o["rating"][last]["additionalProperty"][0]["value"] = json!(["precision", "accuracy"]);
+    t["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
+    let (code, said, file) = merge(&b, &o, &t);
+    assert_ne!(code, Some(0), "{said}");
+    let dir = tempfile::tempdir().unwrap();
+    let sides: Vec<_> = [false, true]
+        .iter()
+        .map(|&theirs| {
+            let p = dir.path().join(format!("side-{theirs}.jsonld"));
+            std::fs::write(&p, resolve(&file, theirs)).unwrap();
+            p
+        })
+        .collect();
+    let out = std::process::Command::new(crate::common::karenina_python())
+        .args(["-c", script])
+        .args(&sides)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // The merge without the driver's refusal: Karenina's rubric read raises.
+    let mut both = o.clone();
+    both["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
+    let p = dir.path().join("both.jsonld");
+    std::fs::write(&p, serde_json::to_string(&both).unwrap()).unwrap();
+    let out = std::process::Command::new(crate::common::karenina_python())
+        .args(["-c", script])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+}

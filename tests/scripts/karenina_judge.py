@@ -4,7 +4,10 @@ Builds one base checkpoint with Karenina's own API (every trait family, global
 and question-specific, a dynamic rubric), saves it, then writes N mutated
 copies to OUT (deterministic by --seed): property values of other types and
 out of range, missing and extra properties and fields at every level, other
-trait kinds and trait types, regexes. Each file is judged in this one process:
+trait kinds and trait types, regexes, and agentic traits' `model_override`
+(Karenina's `ModelConfig`, which forbids unknown fields, with its nested
+models) at every level agentic traits live: global, question, dynamic.
+Each file is judged in this one process:
 
 - "error": `Benchmark.load` raises;
 - "later": it loads, but reading a rubric as verification does raises
@@ -35,6 +38,7 @@ from karenina.schemas.entities import (  # noqa: E402
     MetricRubricTrait,
     RegexRubricTrait,
 )
+from karenina.schemas.config.models import ModelConfig  # noqa: E402
 from karenina.schemas.entities.rubric import AgenticRubricTrait, DynamicRubric  # noqa: E402
 
 
@@ -59,10 +63,17 @@ def base_checkpoint(tmp: Path) -> dict:
         b.add_global_rubric_trait(t.model_copy(update={"name": "g_" + t.name}))
         b.add_question_rubric_trait(q1, t.model_copy(update={"name": "q_" + t.name}))
     b.add_question_rubric_trait(q2, LLMRubricTrait(name="q_only", description="d", kind="score"))
+    override = ModelConfig(id="judge", model_name="m", interface="claude_agent_sdk")
+    b.add_global_rubric_trait(
+        AgenticRubricTrait(name="g_agent_model", description="d", kind="boolean", model_override=override))
+    b.add_question_rubric_trait(
+        q2, AgenticRubricTrait(name="q_agent_model", description="d", kind="boolean", model_override=override))
     b.set_global_dynamic_rubric(
         DynamicRubric(
             llm_traits=[LLMRubricTrait(name="d_llm", description="d", kind="boolean", summary="s")],
             regex_traits=[RegexRubricTrait(name="d_regex", description="d", pattern="a+", summary="s")],
+            agentic_traits=[AgenticRubricTrait(name="d_agent", description="d", kind="boolean", summary="s",
+                                               model_override=override)],
         )
     )
     path = tmp / "base.jsonld"
@@ -89,6 +100,62 @@ PROP_NAMES = ["min_score", "max_score", "higher_is_better", "kind", "classes", "
               "dynamic_trait_type", "unknown_property"]
 TYPES = ["GlobalRubricTrait", "GlobalLLMRubricTrait", "GlobalRegexTrait", "GlobalCallableTrait",
          "GlobalMetricRubricTrait", "GlobalAgenticRubricTrait", "GlobalDynamicRubricTrait"]
+
+
+# `model_override` values: a valid agent model, with fields changed, added or dropped.
+AGENT_MODEL = {"id": "judge", "model_name": "m", "interface": "claude_agent_sdk"}
+OVERRIDE_FIELDS = [
+    ("interface", ["claude_agent_sdk", "langchain_deep_agents", "langchain", "manual", "openrouter",
+                   "claude_tool", "bogus", 1, None]),
+    ("id", ["x", None, 1]), ("model_name", ["m", None, ""]), ("model_provider", ["anthropic", "openai", None, 3]),
+    ("temperature", [0.5, "0.5", "hot", True, None, 2]), ("max_tokens", [100, "100", 3.5, None, "x"]),
+    ("max_retries", [0, -1, 2.0, "two"]), ("system_prompt", ["s", None, 5]),
+    ("mcp_urls_dict", [{"a": "http://x"}, {"a": 1}, "http://x", None, {}]),
+    ("mcp_tool_filter", [["a"], "a", [1], None]), ("mcp_tool_description_overrides", [{"a": "b"}, ["a"]]),
+    ("mcp_http_timeout", [1.5, "x", None]), ("mcp_sse_read_timeout", [10, [1]]),
+    ("endpoint_base_url", ["http://x", 1]), ("endpoint_api_key", ["k", 1, None]),
+    ("anthropic_base_url", ["http://x", None]), ("anthropic_api_key", ["k", None, 2]),
+    ("agent_runtime", [{}, {"backend": "docker"}, {"backend": "podman"}, {"extra": 1}, "docker", None,
+                       {"read_max_bytes": 0}, {"read_max_bytes": 10}, {"container_add_hosts": ["h"]},
+                       {"container_add_hosts": "h"}, {"access_mode": "read_only", "sandbox_enabled": "no"}]),
+    ("extra_kwargs", [{"x": 1}, {"api_key": "k"}, {"base_url": None}, "x", None]),
+    ("manual_traces", [None, True, {"a": 1}]),
+    ("agent_middleware", [{}, None, {"limits": {"model_call_limit": 0}}, {"limits": {"exit_behavior": "stop"}},
+                          {"limits": {"tool_call_limit": 5}}, {"summarization": {"trigger_fraction": 1.5}},
+                          {"summarization": {"model": "m", "keep_messages": 3}}, {"model_retry": {"jitter": "x"}},
+                          {"tool_retry": {"on_failure": "continue"}}, {"prompt_caching": {"ttl": "1h"}},
+                          {"bogus": {}}, []]),
+    ("max_context_tokens", [1000, "x", None]), ("agent_timeout", [60, 1.5]), ("request_timeout", [30, "soon"]),
+    ("retry_policy", [{}, None, {"timeout": {"max_attempts": -1}}, {"timeout": {"max_attempts": 2}},
+                      {"connection": {"bogus": 1}}, {"timeout_escalation": {"strategy": "linear"}},
+                      {"timeout_escalation": {"strategy": "linear", "max_timeout": 60}},
+                      {"timeout_escalation": {"strategy": "additive"}},
+                      {"timeout_escalation": {"strategy": "additive", "increment": 5}},
+                      {"rate_limit": {"backoff_multiplier": 0.5}}, "retry"]),
+    ("colour", ["red"]), ("answering_model", [{}]),
+]
+OVERRIDE_OTHER = ["claude", None, [], 3, {}, True]
+
+
+def override_value(rng):
+    """A `model_override` value: mostly the valid agent model with one to three fields changed."""
+    if rng.random() < 0.1:
+        return copy.deepcopy(rng.choice(OVERRIDE_OTHER))
+    v = dict(AGENT_MODEL)
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        if rng.random() < 0.15:
+            v.pop(rng.choice(list(AGENT_MODEL)), None)
+        else:
+            field, values = rng.choice(OVERRIDE_FIELDS)
+            v[field] = copy.deepcopy(rng.choice(values))
+    return v
+
+
+def agentic(r):
+    """Whether Karenina reads the rating as an agentic trait."""
+    props = [p for p in r.get("additionalProperty") or [] if isinstance(p, dict)]
+    return "Agentic" in str(r.get("additionalType")) or any(
+        p.get("name") == "dynamic_trait_type" and p.get("value") == "agentic" for p in props)
 
 
 def dicts(xs):
@@ -122,7 +189,27 @@ def set_or_drop(obj, field, rng):
 def mutate(cp, rng):
     """Applies one mutation; returns its description."""
     kind = rng.choice(["prop_value"] * 6 + ["prop_remove", "prop_add", "rating_field", "type", "regex",
-                                            "kind", "object_field", "dup_prop", "question_prop"])
+                                            "kind", "object_field", "dup_prop", "question_prop"]
+                      + ["model_override"] * 3)
+    if kind == "model_override":
+        agents = [(rs, i, scope) for rs, i, scope in ratings(cp) if agentic(rs[i])]
+        if agents:
+            rs, i, scope = rng.choice(agents)
+            r = rs[i]
+            if "Dynamic" in str(r.get("additionalType")):
+                scope = "dynamic"
+            props = [p for p in r.get("additionalProperty") or [] if isinstance(p, dict)]
+            value = override_value(rng)
+            if rng.random() < 0.1:
+                # A second model_override: the converter builds every object-valued one.
+                props.append({"@type": "PropertyValue", "name": "model_override", "value": value})
+                how = "add"
+            else:
+                props = [p for p in props if p.get("name") != "model_override"]
+                props.append({"@type": "PropertyValue", "name": "model_override", "value": value})
+                how = "set"
+            r["additionalProperty"] = props
+            return f"{scope} {r.get('name')}: model_override {how} {json.dumps(value)}"
     if kind == "question_prop":
         items = dicts(cp.get("dataFeedElement"))
         q = rng.choice(items).get("item") if items else None
