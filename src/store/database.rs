@@ -277,6 +277,9 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     if run.status != "completed" {
         info.notes.push(format!("run status {}", run.status));
     }
+    if let Some(n) = database::recorded_differs(run) {
+        info.notes.push(n);
+    }
     if run.missing_questions > 0 {
         info.notes.push(format!(
             "{} of its {} results reference a question the database does not hold",

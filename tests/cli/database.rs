@@ -575,3 +575,97 @@ fn bad_values_are_located_errors_and_the_rest_of_the_run_is_kept() {
         ["\"100000000000000000000000\"^^<http://www.w3.org/2001/XMLSchema#integer>"]
     );
 }
+
+/// Issue 36: a run's counts are its rows' (Karenina's recorded ones kept as
+/// recorded: `DBSink` leaves `processed_count = 1`), and an imported run is
+/// marked with its source (the export's job id, Karenina version, file),
+/// never dated by its import.
+#[test]
+fn run_counts_are_the_rows_and_an_imported_run_names_its_source_not_its_import_date() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let runs = runs();
+    let (run, export, _, _) = &runs[1];
+    let c = rusqlite::Connection::open(&file).unwrap();
+    c.execute(
+        "UPDATE verification_runs SET processed_count = 1, successful_count = 1, failed_count = 0 WHERE id = ?1",
+        [&run.id],
+    )
+    .unwrap();
+    drop(c);
+    let header: Value = serde_json::from_slice(&std::fs::read(export).unwrap()).unwrap();
+    let job = header["metadata"]["job_id"].as_str().unwrap();
+    let (successful, failed) = (run.counted.successful.unwrap(), run.counted.failed.unwrap());
+    assert_eq!(successful + failed, run.results);
+    // kld info: both, and the import.
+    let v: Value = serde_json::from_str(&crate::stdout_of(
+        kld().args(["info", "--format", "json"]).arg(&file),
+    ))
+    .unwrap();
+    let r = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == run.id.as_str())
+        .unwrap();
+    assert_eq!(r["counted"]["results"], run.results);
+    assert_eq!(r["counted"]["successful"], successful);
+    assert_eq!(r["counted"]["failed"], failed);
+    assert_eq!(r["recorded"]["processed_count"], 1);
+    assert_eq!(r["recorded"]["status"], "completed");
+    assert_eq!(r["imported"]["job_id"], job);
+    assert_eq!(
+        r["imported"]["file"],
+        export.file_name().unwrap().to_str().unwrap()
+    );
+    assert_eq!(r["imported"]["at"], run.end_time.as_deref().unwrap());
+    let text = crate::stdout_of(kld().arg("info").arg(&file));
+    assert!(
+        text.contains(&format!(
+            "Karenina recorded processed 1 (its rows: {}), successful 1 (its rows: {successful}), failed 0 (its rows: {failed})",
+            run.results
+        )) && text.contains(&format!("imported from: {} (job {job}", export.file_name().unwrap().to_str().unwrap()))
+            && !text.contains(&format!("- to {}", run.end_time.as_deref().unwrap())),
+        "{text}"
+    );
+    // The graph: counts typed, the import time as importedAt, never as the
+    // run's completion; the runs query dates it by its export, if at all.
+    let rows = crate::queries::expr_rows(
+        std::slice::from_ref(&file),
+        &format!(
+            "PREFIX k: <urn:karenina:vocab:>
+             SELECT ?job ?from ?imported ?completed ?results ?ok ?recorded WHERE {{ GRAPH ?g {{
+               ?x k:runId \"{}\" ; k:jobId ?job ; k:importedFrom ?from ; k:importedAt ?imported ;
+                  k:resultCount ?results ; k:successfulCount ?ok ; k:recordedProcessedCount ?recorded .
+               OPTIONAL {{ ?x k:completedAt ?completed }} }} }}",
+            run.id
+        ),
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["job"], job);
+    assert_eq!(row["results"], run.results.to_string());
+    assert_eq!(row["ok"], successful.to_string());
+    assert_eq!(row["recorded"], "1");
+    assert!(row.get("completed").is_none_or(Value::is_null), "{row:?}");
+    let listed = query_rows(std::slice::from_ref(&file), "runs");
+    let listed = listed
+        .iter()
+        .find(|r| r["run"] == run.name.as_str())
+        .unwrap();
+    let import_time = run.end_time.as_deref().unwrap().replacen(' ', "T", 1);
+    assert!(
+        !listed
+            .get("completed")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with(&import_time)),
+        "{listed:?}"
+    );
+    // Loading says the recorded counts are not the rows'.
+    let out = kld()
+        .args(["query", "-n", "runs"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Karenina recorded processed 1"));
+}
