@@ -107,6 +107,7 @@ pub(super) fn database_info(
                 "database": file.display().to_string(),
                 "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
                     "name": b.name, "checkpoint_path": b.checkpoint_path,
+                    "placeholder": b.placeholder.as_ref().map(|p| p.describe()),
                 })).collect::<Vec<_>>(),
                 "runs": runs.iter().map(|b| { let r = &b.run; serde_json::json!({
                     "id": r.id, "name": r.name, "status": r.status,
@@ -144,6 +145,9 @@ pub(super) fn database_info(
                     b.name,
                     b.checkpoint_path.as_deref().unwrap_or("-")
                 );
+                if let Some(p) = &b.placeholder {
+                    println!("    {}", p.describe());
+                }
             }
             println!("runs:       {}", runs.len());
             for b in &runs {
@@ -176,6 +180,9 @@ pub(super) fn database_info(
                 }
                 if let Some(n) = karenina_ld::results::database::recorded_differs(r) {
                     println!("    {n}");
+                }
+                if let Some(p) = r.benchmark.as_ref().and_then(|b| b.placeholder.as_ref()) {
+                    println!("    its benchmark in the database is {}", p.describe());
                 }
                 println!("    models: {}", r.answering_models().join(", "));
                 match &b.checkpoint_file {

@@ -7,6 +7,7 @@
 mod lax;
 mod lint;
 pub mod markers;
+pub mod placeholder;
 pub mod qid;
 mod read;
 mod traits;

@@ -57,6 +57,9 @@ pub struct Benchmark {
     pub name: String,
     /// The checkpoint file it was saved from, if recorded.
     pub checkpoint_path: Option<String>,
+    /// Set when it is a placeholder Karenina auto-created for a run
+    /// ([`crate::model::placeholder`]).
+    pub placeholder: Option<crate::model::placeholder::Placeholder>,
 }
 
 /// One verification run of the database.
@@ -231,15 +234,18 @@ pub fn open(file: &Path) -> Result<Connection> {
 
 /// The database's benchmarks.
 pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
+    let placeholders = run_meta::placeholders(c, file)?;
     let mut st = c
         .prepare("SELECT id, name, checkpoint_path FROM benchmarks ORDER BY id")
         .map_err(|e| db_err(file, e))?;
     let rows = st
         .query_map([], |r| {
+            let id: i64 = r.get(0)?;
             Ok(Benchmark {
-                id: r.get(0)?,
+                id,
                 name: r.get(1)?,
                 checkpoint_path: r.get(2)?,
+                placeholder: placeholders.get(&id).cloned(),
             })
         })
         .map_err(|e| db_err(file, e))?;

@@ -270,3 +270,51 @@ pub fn recorded_differs(run: &Run) -> Option<String> {
         )
     })
 }
+
+/// The placeholder benchmarks of the database, by benchmark id: every
+/// question's `raw_answer` Karenina's placeholder.
+pub(super) fn placeholders(
+    c: &Connection,
+    file: &Path,
+) -> Result<HashMap<i64, crate::model::placeholder::Placeholder>> {
+    use crate::model::placeholder::{Placeholder, ANSWER};
+    if !(has_table(c, file, "benchmark_questions")? && has_table(c, file, "questions")?) {
+        return Ok(HashMap::new());
+    }
+    let description = match columns(c, file, "benchmarks")?
+        .iter()
+        .any(|n| n == "description")
+    {
+        true => "b.description",
+        false => "NULL",
+    };
+    let mut st = c
+        .prepare(&format!(
+            "SELECT b.id, {description},
+                    COUNT(DISTINCT bq.question_id),
+                    COUNT(DISTINCT CASE WHEN q.raw_answer = ?1 THEN bq.question_id END)
+             FROM benchmarks b JOIN benchmark_questions bq ON bq.benchmark_id = b.id
+             JOIN questions q ON q.id = bq.question_id GROUP BY b.id"
+        ))
+        .map_err(|e| db_err(file, e))?;
+    let rows = st
+        .query_map([ANSWER], |r| {
+            let d = text(r.get_ref(1)?);
+            Ok((
+                r.get::<_, i64>(0)?,
+                Placeholder::of(
+                    r.get::<_, i64>(3)? as usize,
+                    r.get::<_, i64>(2)? as usize,
+                    d.as_deref(),
+                ),
+            ))
+        })
+        .map_err(|e| db_err(file, e))?;
+    let mut out = HashMap::new();
+    for row in rows {
+        if let (id, Some(p)) = row.map_err(|e| db_err(file, e))? {
+            out.insert(id, p);
+        }
+    }
+    Ok(out)
+}
