@@ -784,3 +784,60 @@ fn a_placeholder_benchmark_karenina_writes_into_its_database_is_named() {
         .iter()
         .all(|b| b["placeholder"].is_null()));
 }
+
+/// Issue 36: docs/results.md says kld reads SQLite only, and why the other
+/// servers Karenina names cannot hold its schema; the reasons are checked
+/// against the schema Karenina wrote into the bundled database.
+#[test]
+fn the_docs_say_why_only_sqlite_and_karenina_s_schema_bears_it_out() {
+    let c = rusqlite::Connection::open_with_flags(db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap();
+    let longest_index: String = c
+        .query_row(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'
+             ORDER BY length(name) DESC, name LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        longest_index.len() > 63,
+        "PostgreSQL's limit: {longest_index}"
+    );
+    let sql: String = c
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'questions'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(sql.contains("id VARCHAR(32) NOT NULL"), "{sql}");
+    let longest_id: String = c
+        .query_row(
+            "SELECT id FROM questions ORDER BY length(id) DESC, id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(longest_id.len() > 32);
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.md"),
+    )
+    .unwrap()
+    .split_whitespace()
+    .collect::<Vec<_>>()
+    .join(" ");
+    for claim in [
+        "kld reads SQLite databases only".to_string(),
+        format!(
+            "`{longest_index}` has a {}-character name, over PostgreSQL's 63",
+            longest_index.len()
+        ),
+        format!(
+            "`{longest_id}` ({} characters) go into `VARCHAR(32)` columns",
+            longest_id.len()
+        ),
+    ] {
+        assert!(docs.contains(&claim), "docs/results.md: {claim}");
+    }
+}
