@@ -176,6 +176,11 @@ pub const CODES: &[Code] = &[
         "global or dynamic trait (or a rubric) that Karenina refuses when verification reads it",
     ),
     w("KLD-W032", C, "LLM trait kind that Karenina reads as score"),
+    w(
+        "KLD-W033",
+        C,
+        "placeholder benchmark Karenina auto-created for a verification run (every answer \"[Placeholder - see template]\")",
+    ),
     w("KLD-W101", P, "masked key (`\"**********\"`) in the file"),
     w("KLD-W102", P, "plain-text key in the file"),
     w("KLD-W103", P, "key not written (`--include-secrets` keeps it)"),

@@ -259,6 +259,13 @@ pub(super) fn load_listed(
         match store.bind(&requested) {
             Ok(b) => {
                 b.iter().for_each(report_binding);
+                for b in &b {
+                    if let karenina_ld::results::link::Link::Bound(c) = &b.link {
+                        if let Ok(Some(p)) = store.placeholder(c) {
+                            eprintln!("kld: {}: bound to {c}, {}", b.source, p.describe());
+                        }
+                    }
+                }
                 // A `--for` checkpoint that lacks the run's questions is an error.
                 if b.iter().any(|b| b.refused()) {
                     status = status.max(INVALID);

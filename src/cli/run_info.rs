@@ -119,6 +119,7 @@ pub(super) fn database_info(
                 "database": file.display().to_string(),
                 "benchmarks": benchmarks.iter().map(|b| serde_json::json!({
                     "name": b.name, "checkpoint_path": b.checkpoint_path,
+                    "placeholder": b.placeholder.as_ref().map(|p| p.describe()),
                 })).collect::<Vec<_>>(),
                 "runs": runs.iter().zip(&numbers).map(|(b, n)| { let r = &b.run; let mut v = serde_json::json!({
                     "id": r.id, "name": r.name, "status": r.status,
@@ -126,6 +127,21 @@ pub(super) fn database_info(
                     "start_time": r.start_time, "end_time": r.end_time,
                     "answering_models": r.answering_models(), "results": r.results,
                     "results_without_question": r.missing_questions,
+                    "counted": {
+                        "questions": r.counted.questions, "results": r.results,
+                        "successful": r.counted.successful, "failed": r.counted.failed,
+                    },
+                    "recorded": {
+                        "status": r.status, "total_questions": r.counts[0],
+                        "processed_count": r.counts[1], "successful_count": r.counts[2],
+                        "failed_count": r.counts[3],
+                    },
+                    "imported": r.import.as_ref().map(|i| serde_json::json!({
+                        "at": r.end_time, "source": i.source, "file": i.filename,
+                        "job_id": i.job_id, "karenina_version": i.karenina_version,
+                        "export_timestamp": i.export_timestamp,
+                        "format_version": i.format_version, "results_count": i.results_count,
+                    })),
                     "checkpoint": b.checkpoint_file,
                     "unbound_because": b.link.reason(),
                 }); if let Some(o) = v.as_object_mut() { o.extend(n.to_json()); } v }).collect::<Vec<_>>(),
@@ -141,19 +157,45 @@ pub(super) fn database_info(
                     b.name,
                     b.checkpoint_path.as_deref().unwrap_or("-")
                 );
+                if let Some(p) = &b.placeholder {
+                    println!("    {}", p.describe());
+                }
             }
             println!("runs:       {}", runs.len());
             for (b, n) in runs.iter().zip(&numbers) {
                 let r = &b.run;
+                // (An imported run's end time is the import's.)
+                let when = match &r.import {
+                    Some(_) => format!("imported {}", r.end_time.as_deref().unwrap_or("-")),
+                    None => format!(
+                        "{} to {}",
+                        r.start_time.as_deref().unwrap_or("-"),
+                        r.end_time.as_deref().unwrap_or("-")
+                    ),
+                };
                 println!(
-                    "  {} [{}] {} results, {} to {}, benchmark {}",
+                    "  {} [{}] {} results, {when}, benchmark {}",
                     r.name,
                     r.status,
                     r.results,
-                    r.start_time.as_deref().unwrap_or("-"),
-                    r.end_time.as_deref().unwrap_or("-"),
                     r.benchmark.as_ref().map_or("-", |b| b.name.as_str())
                 );
+                if let Some(i) = &r.import {
+                    let or = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                    println!(
+                        "    imported from: {} (job {}, Karenina {}, exported {})",
+                        or(&i.filename),
+                        or(&i.job_id),
+                        or(&i.karenina_version),
+                        or(&i.export_timestamp)
+                    );
+                }
+                if let Some(n) = karenina_ld::results::database::recorded_differs(r) {
+                    println!("    {n}");
+                }
+                if let Some(p) = r.benchmark.as_ref().and_then(|b| b.placeholder.as_ref()) {
+                    println!("    its benchmark in the database is {}", p.describe());
+                }
                 println!("    models: {}", r.answering_models().join(", "));
                 match &b.checkpoint_file {
                     Some(f) => println!("    bound to: {f}"),

@@ -56,6 +56,16 @@ pub fn lint(cp: &Checkpoint) -> Vec<Diagnostic> {
             }
         }
     }
+    if let Some(p) = super::placeholder::of_checkpoint(cp) {
+        out.push(Diagnostic::warning(
+            "KLD-W033",
+            root.key("dataFeedElement"),
+            format!(
+                "{}; results bound to it by name are bound to a stand-in: load the benchmark itself",
+                p.describe()
+            ),
+        ));
+    }
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, item) in cp.items.iter().enumerate() {
         let ip = root.key("dataFeedElement").index(i);

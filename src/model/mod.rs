@@ -8,6 +8,7 @@ mod lax;
 mod lint;
 pub mod markers;
 mod model_config;
+pub mod placeholder;
 pub mod qid;
 mod read;
 mod traits;

@@ -28,7 +28,9 @@ use serde_json::Value;
 use std::path::Path;
 
 mod cells;
+mod run_meta;
 pub use cells::BadValue;
+pub use run_meta::{recorded_differs, Counts, Import};
 
 /// SQLite's file header.
 const HEADER: &[u8] = b"SQLite format 3\0";
@@ -55,6 +57,9 @@ pub struct Benchmark {
     pub name: String,
     /// The checkpoint file it was saved from, if recorded.
     pub checkpoint_path: Option<String>,
+    /// Set when it is a placeholder Karenina auto-created for a run
+    /// ([`crate::model::placeholder`]).
+    pub placeholder: Option<crate::model::placeholder::Placeholder>,
 }
 
 /// One verification run of the database.
@@ -74,8 +79,14 @@ pub struct Run {
     pub start_time: Option<String>,
     /// See `start_time`.
     pub end_time: Option<String>,
-    /// Counts as stored: total questions, processed, successful, failed.
+    /// Counts as Karenina recorded them: total questions, processed,
+    /// successful, failed (see `counted` for what the rows hold).
     pub counts: [Option<i64>; 4],
+    /// Counts recomputed from its result rows (with `results`).
+    pub counted: Counts,
+    /// Where it was imported from, for a run imported from an export (its
+    /// `end_time` is then the import's time).
+    pub import: Option<Import>,
     /// The error of a failed run.
     pub error_message: Option<String>,
     /// Result rows.
@@ -218,15 +229,18 @@ pub fn open(file: &Path) -> Result<Connection> {
 
 /// The database's benchmarks.
 pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
+    let placeholders = run_meta::placeholders(c, file)?;
     let mut st = c
         .prepare("SELECT id, name, checkpoint_path FROM benchmarks ORDER BY id")
         .map_err(|e| db_err(file, e))?;
     let rows = st
         .query_map([], |r| {
+            let id: i64 = r.get(0)?;
             Ok(Benchmark {
-                id: r.get(0)?,
+                id,
                 name: r.get(1)?,
                 checkpoint_path: r.get(2)?,
+                placeholder: placeholders.get(&id).cloned(),
             })
         })
         .map_err(|e| db_err(file, e))?;
@@ -251,6 +265,8 @@ pub fn checkpoint_path_of(file: &Path, c: &Connection, run_id: &str) -> Result<O
 /// The database's runs, in creation order.
 pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
     let bs = benchmarks(file, c)?;
+    let counted = run_meta::counts(c, file)?;
+    let imports = run_meta::imports(c, file)?;
     let mut st = c
         .prepare(
             "SELECT r.id, r.run_name, r.status, r.config, r.benchmark_id, r.start_time, r.end_time,
@@ -277,7 +293,6 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
             });
             let bid: Option<i64> = r.get(4)?;
             Ok(Run {
-                id,
                 name: r.get(1)?,
                 status: r.get(2)?,
                 config,
@@ -288,6 +303,9 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
                 error_message: r.get(11)?,
                 results: r.get::<_, i64>(12)? as u64,
                 missing_questions: r.get::<_, i64>(13)? as u64,
+                counted: counted.get(&id).copied().unwrap_or_default(),
+                import: imports.get(&id).cloned(),
+                id,
                 bad_values,
             })
         })
@@ -375,9 +393,8 @@ fn text(v: ValueRef<'_>) -> Option<String> {
 use crate::vocab::term as k;
 
 /// Hands each result row of `run` to `each`, in the export's row shape, in
-/// the order Karenina inserted them (what [`map_run`] maps, and what
-/// Karenina's numbers of a database run count). Returns the values Karenina
-/// would refuse, left out of their rows.
+/// the order Karenina inserted them (what [`map_run`] maps). Returns the
+/// values Karenina would refuse, left out of the rows (as nulls).
 pub fn read_run(
     file: &Path,
     c: &Connection,
@@ -431,9 +448,11 @@ pub fn read_run(
 
 /// Maps one run of the database into `graph`: its results as an export's,
 /// and on the run node `runSource "database"`, `runId`, `manifestRunName`,
-/// `runStatus`, `createdAt` / `completedAt` (start and end times),
+/// `runStatus` (as recorded), `createdAt` / `completedAt` (start and end
+/// times; an imported run's end time is `importedAt`),
 /// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
-/// `benchmarkPath`. Returns the values Karenina would refuse, left out.
+/// `benchmarkPath`, and the counts and import source of
+/// [`run_meta::facts`]. Returns the values Karenina would refuse, left out.
 pub fn map_run(
     file: &Path,
     c: &Connection,
@@ -443,11 +462,7 @@ pub fn map_run(
     sink: &mut dyn FnMut(Quad),
 ) -> Result<Vec<BadValue>> {
     let mut mapper = RowMapper::new(graph.clone(), opts);
-    let header = serde_json::json!({
-        "metadata": {"job_id": run.id, "verification_config": run.config},
-        "source_format": "json",
-    });
-    mapper.run(&header, sink);
+    mapper.run(&run_meta::header(run), sink);
     let bad = read_run(file, c, run, &mut |row| mapper.row(row, sink))?;
     let node = NamedOrBlankNode::BlankNode(mapper.run_node().clone());
     let s = |v: &str| Term::Literal(Literal::new_simple_literal(v));
@@ -477,9 +492,7 @@ pub fn map_run(
     if let Some(t) = &run.start_time {
         facts.push(("createdAt", time(t)));
     }
-    if let Some(t) = &run.end_time {
-        facts.push(("completedAt", time(t)));
-    }
+    facts.extend(run_meta::facts(run, &time));
     if let Some(m) = &run.error_message {
         facts.push(("runFailureMessage", s(m)));
     }

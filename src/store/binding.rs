@@ -131,6 +131,65 @@ impl Bound {
 }
 
 impl CheckpointStore {
+    /// Whether checkpoint graph `checkpoint` is a placeholder benchmark
+    /// ([`crate::model::placeholder`]): every answer (`schema:acceptedAnswer`
+    /// / `schema:text`) Karenina's placeholder.
+    pub fn placeholder(
+        &self,
+        checkpoint: &str,
+    ) -> Result<Option<crate::model::placeholder::Placeholder>> {
+        use crate::model::placeholder::{Placeholder, ANSWER, DESCRIPTION};
+        use oxigraph::model::{NamedOrBlankNodeRef, Term};
+        let g = crate::error::named_node(checkpoint)?;
+        let schema = |l: &str| NamedNode::new_unchecked(format!("https://schema.org/{l}"));
+        let (accepted, text, description) = (
+            schema("acceptedAnswer"),
+            schema("text"),
+            schema("description"),
+        );
+        let (mut questions, mut placeholders) = (0, 0);
+        for q in self.store.quads_for_pattern(
+            None,
+            Some(accepted.as_ref()),
+            None,
+            Some(g.as_ref().into()),
+        ) {
+            questions += 1;
+            let answer = match q.map_err(Error::store)?.object {
+                Term::NamedNode(n) => oxigraph::model::NamedOrBlankNode::NamedNode(n),
+                Term::BlankNode(b) => oxigraph::model::NamedOrBlankNode::BlankNode(b),
+                _ => continue,
+            };
+            let subject: NamedOrBlankNodeRef<'_> = answer.as_ref();
+            for t in self.store.quads_for_pattern(
+                Some(subject),
+                Some(text.as_ref()),
+                None,
+                Some(g.as_ref().into()),
+            ) {
+                if matches!(t.map_err(Error::store)?.object, Term::Literal(l) if l.value() == ANSWER)
+                {
+                    placeholders += 1;
+                    break;
+                }
+            }
+        }
+        let mut said = None;
+        for q in self.store.quads_for_pattern(
+            None,
+            Some(description.as_ref()),
+            None,
+            Some(g.as_ref().into()),
+        ) {
+            if let Term::Literal(l) = q.map_err(Error::store)?.object {
+                if l.value().starts_with(DESCRIPTION) {
+                    said = Some(l.value().to_string());
+                }
+            }
+        }
+        Ok(Placeholder::of(placeholders, questions, said.as_deref()))
+    }
+
     /// Binds the results graphs in `requested` (to the checkpoint graph given,
     /// or to the one loaded checkpoint holding all their question IDs), then
     /// re-binds every other results graph not bound by the user, since loaded

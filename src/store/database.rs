@@ -277,6 +277,9 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     if run.status != "completed" {
         info.notes.push(format!("run status {}", run.status));
     }
+    if let Some(n) = database::recorded_differs(run) {
+        info.notes.push(n);
+    }
     if run.missing_questions > 0 {
         info.notes.push(format!(
             "{} of its {} results reference a question the database does not hold",
@@ -285,6 +288,13 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     }
     if let Some(b) = &run.benchmark {
         info.benchmark_name = Some(b.name.clone());
+        if let Some(p) = &b.placeholder {
+            info.notes.push(format!(
+                "its benchmark {:?} in the database is {}",
+                b.name,
+                p.describe()
+            ));
+        }
         if let Some(p) = &b.checkpoint_path {
             match checkpoint_at(db, p) {
                 Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
