@@ -9,6 +9,7 @@ mod database;
 mod database_live;
 mod default_graph;
 mod differential_karenina;
+mod differential_summary;
 mod doc_claims;
 mod eee_paths;
 mod find;
