@@ -251,15 +251,50 @@ impl Results {
             .map_err(to_py)
     }
 
-    /// What `kld info --format json` says of it.
+    /// Karenina's `VerificationResultSet.get_summary()` of the file, the
+    /// same dict (keys, key order, combo strings, values): the `summary`
+    /// of `kld info --format json`. From a CSV, the keys it cannot tell
+    /// are left out (`info()["cannot_tell"]` says which and why).
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = self
+            .summary
+            .karenina
+            .get("summary")
+            .cloned()
+            .unwrap_or_default();
+        Ok(json(py, &v)?.unbind())
+    }
+
+    /// Karenina's `get_template_results().aggregate_pass_rate(by=by)`
+    /// for `by` in `question_id`, `answering_model`, `parsing_model`,
+    /// `replicate` (a replicate key as its decimal string). Raises
+    /// ValueError for a CSV, which writes false and null alike.
+    #[pyo3(signature = (by = "question_id"))]
+    fn aggregate_pass_rate(&self, py: Python<'_>, by: &str) -> PyResult<Py<PyAny>> {
+        let Some(rates) = self.summary.karenina.get("aggregate_pass_rate") else {
+            return Err(PyValueError::new_err(
+                "a CSV export cannot tell verify_result false from null: no aggregate_pass_rate",
+            ));
+        };
+        let Some(v) = rates.get(by) else {
+            return Err(PyValueError::new_err(format!(
+                "by must be question_id, answering_model, parsing_model or replicate, not {by:?}"
+            )));
+        };
+        Ok(json(py, v)?.unbind())
+    }
+
+    /// Everything `kld info --format json` says of it (kld's counts and
+    /// Karenina's numbers).
+    fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         serde(py, &self.summary)
     }
 
     /// One row per answering model: `model`, `results`, `verified_true`,
     /// `verified_false`, `verified_null`, `verified_false_or_null` and
-    /// `pass_rate` (verified true over all results, as `kld info` and
-    /// `pass-rate-by-benchmark`; None when no result has a verdict).
+    /// `pass_rate` (Karenina's `aggregate_pass_rate(by="answering_model")`:
+    /// verified true over the results with a verdict, every judge together;
+    /// None when no result has a verdict, and from a CSV).
     fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let names = [
             "model",

@@ -11,6 +11,7 @@ mod default_graph;
 mod devices;
 mod differential_karenina;
 mod differential_numbers;
+mod differential_summary;
 mod doc_claims;
 mod eee_paths;
 mod find;

@@ -121,7 +121,8 @@ pub struct Numbers {
     parsing_models: HashSet<String>,
     replicates: HashSet<i64>,
     execution_time: Option<f64>,
-    /// total, template, rubric, deep judgment × (input, output).
+    /// total, template, rubric, deep judgment × (input, output); deep
+    /// judgment's stay empty, as in Karenina (see `add_tokens`).
     tokens: [[Vec<i64>; 2]; 4],
     tokens_by_combo: Ordered<String, (i64, i64)>,
     completion_by_combo: Ordered<String, Tally>,
@@ -147,14 +148,6 @@ pub const CSV_CANNOT_TELL: &[(&str, &str)] = &[
     (
         "rubric_traits",
         "a CSV does not say which kind of trait a score is",
-    ),
-    (
-        "tokens.deep_judgment_*",
-        "a CSV does not hold deep judgment's token usage",
-    ),
-    (
-        "tokens_by_combo",
-        "a CSV does not hold deep judgment's token usage",
     ),
 ];
 
@@ -294,19 +287,9 @@ impl Numbers {
                 );
             }
         }
-        if let Some(total) = r.judgment_usage().and_then(|u| u.get("total")) {
-            let (i, o) = (
-                get_or_zero(total, "input_tokens"),
-                get_or_zero(total, "output_tokens"),
-            );
-            self.positive(3, &i, &o);
-            if number(&i).is_some() {
-                combo_in = Some(combo_in.unwrap_or(0) + int(&i).unwrap_or(0));
-            }
-            if number(&o).is_some() {
-                combo_out = Some(combo_out.unwrap_or(0) + int(&o).unwrap_or(0));
-            }
-        }
+        // Deep judgment's tokens: Karenina reads `deep_judgment.usage_metadata`,
+        // a field its result schema does not have (pydantic drops it on
+        // load), so they are never counted; `tokens[3]` stays empty.
         if combo_in.is_some() || combo_out.is_some() {
             let e = self.tokens_by_combo.entry(&combo.to_string());
             e.0 += combo_in.unwrap_or(0);
@@ -334,9 +317,6 @@ impl Numbers {
         if self.num_with_rubric > 0 {
             out.push("rubric_traits");
         }
-        if self.num_with_judgment > 0 {
-            out.extend(["tokens.deep_judgment_*", "tokens_by_combo"]);
-        }
         out
     }
 
@@ -345,9 +325,6 @@ impl Numbers {
         let judged = self.num_with_judgment > 0;
         let names = ["total", "template", "rubric", "deep_judgment"];
         for (k, name) in names.iter().enumerate() {
-            if k == 3 && self.csv && judged {
-                continue;
-            }
             for (d, dir) in ["input", "output"].iter().enumerate() {
                 let v = &self.tokens[k][d];
                 let sum: i64 = v.iter().sum();
@@ -465,14 +442,12 @@ impl Numbers {
         );
         s.insert("tokens".into(), self.tokens_json());
         let cannot = self.cannot_tell();
-        if !cannot.contains(&"tokens_by_combo") {
-            let by: Map<String, Value> = self
-                .tokens_by_combo
-                .iter()
-                .map(|(c, (i, o))| (c.clone(), json!({"input": i, "output": o, "total": i + o})))
-                .collect();
-            s.insert("tokens_by_combo".into(), Value::Object(by));
-        }
+        let by: Map<String, Value> = self
+            .tokens_by_combo
+            .iter()
+            .map(|(c, (i, o))| (c.clone(), json!({"input": i, "output": o, "total": i + o})))
+            .collect();
+        s.insert("tokens_by_combo".into(), Value::Object(by));
         let by: Map<String, Value> = self
             .completion_by_combo
             .iter()

@@ -142,11 +142,6 @@ impl<'a> Row<'a> {
         obj(&self.template()["usage_metadata"])
     }
 
-    /// `deep_judgment.usage_metadata`, if not empty (a CSV has none).
-    pub(super) fn judgment_usage(&self) -> Option<&'a serde_json::Map<String, Value>> {
-        obj(&self.row["deep_judgment"]["usage_metadata"])
-    }
-
     /// `template.agent_metrics`, if not empty.
     pub(super) fn agent_metrics(&self) -> Option<Value> {
         let v = if self.csv {
