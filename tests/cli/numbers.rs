@@ -103,10 +103,11 @@ fn outcome_classes_split_every_combo_as_karenina_classifies_its_rows() {
             };
             *want.entry((combo_of(&r), outcome)).or_default() += 1.0;
         }
-        let got: BTreeMap<(String, String), f64> = query_rows(&[file.clone()], "outcome-classes")
-            .iter()
-            .map(|r| ((text(r, "combo"), text(r, "outcome")), num(r, "results")))
-            .collect();
+        let got: BTreeMap<(String, String), f64> =
+            query_rows(std::slice::from_ref(&file), "outcome-classes")
+                .iter()
+                .map(|r| ((text(r, "combo"), text(r, "outcome")), num(r, "results")))
+                .collect();
         assert_eq!(got, want, "{}", file.display());
         classes.extend(want.keys().map(|k| k.1.clone()));
     }
@@ -160,7 +161,7 @@ fn tokens_by_combo_add_up_each_stage_of_usage_metadata() {
             }
         }
         let got: BTreeMap<(String, String), [f64; 3]> =
-            query_rows(&[file.clone()], "tokens-by-combo")
+            query_rows(std::slice::from_ref(&file), "tokens-by-combo")
                 .iter()
                 .map(|r| {
                     assert_eq!(num(r, "total"), num(r, "input") + num(r, "output"));
@@ -207,7 +208,7 @@ fn labels_apply_to_the_inputs_after_them_and_a_store_keeps_them() {
     // A later label of the same key replaces it; the other key stays.
     assert_eq!(labels(&b), ["prompt=v=1", "regime=none"]);
     // Each labelled run's rows are its pass-rate rows, never pooled.
-    let by_model = query_rows(&[a.clone()], "results-by-model");
+    let by_model = query_rows(std::slice::from_ref(&a), "results-by-model");
     for r in rows
         .iter()
         .filter(|r| text(r, "label") == "regime" && text(r, "value") == "mcp")
@@ -260,7 +261,7 @@ fn the_storage_helpers_replacements_answer_from_the_files() {
     let rows = export_rows(&file);
     // model-performance: as judge, each parsing model's rows over every
     // answering model; as answering model, its rows over every judge.
-    let perf = query_rows(&[file.clone()], "model-performance");
+    let perf = query_rows(std::slice::from_ref(&file), "model-performance");
     for role in ["answering", "parsing"] {
         let mut want: BTreeMap<String, [f64; 3]> = BTreeMap::new();
         for r in &rows {
@@ -306,7 +307,7 @@ fn the_storage_helpers_replacements_answer_from_the_files() {
             *e = ts;
         }
     }
-    let got = query_rows(&[file.clone()], "latest-result-per-question");
+    let got = query_rows(std::slice::from_ref(&file), "latest-result-per-question");
     for r in &got {
         let k = (text(r, "question_id"), text(r, "combo"));
         assert_eq!(latest[&k], text(r, "timestamp"), "{k:?}");
@@ -343,7 +344,7 @@ fn the_storage_helpers_replacements_answer_from_the_files() {
     assert!(text(&hist[0], "started") >= text(&hist[1], "started"));
     // rubric-score-aggregates: NaN kept and counted, every family there.
     let dj = res.join("res-karenina-output__probe_dj.full.json");
-    let agg = query_rows(&[dj.clone()], "rubric-score-aggregates");
+    let agg = query_rows(std::slice::from_ref(&dj), "rubric-score-aggregates");
     let nan: f64 = agg.iter().map(|r| num(r, "nan")).sum();
     let raw = std::fs::read_to_string(&dj).unwrap();
     assert_eq!(nan, raw.matches("NaN").count() as f64);
@@ -357,7 +358,7 @@ fn the_storage_helpers_replacements_answer_from_the_files() {
     // traits-by-type: the traits query's traits, counted by family,
     // agentic ones included.
     let gen = data("generated/n_1_q_8_s_3_all-kinds/checkpoint-0000.jsonld");
-    let by_type = query_rows(&[gen.clone()], "traits-by-type");
+    let by_type = query_rows(std::slice::from_ref(&gen), "traits-by-type");
     let traits = query_rows(&[gen], "traits");
     let total: f64 = by_type.iter().map(|r| num(r, "traits")).sum();
     assert_eq!(total, traits.len() as f64);
