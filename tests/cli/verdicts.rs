@@ -159,7 +159,8 @@ fn the_page_draws_each_verdict_lists_unbound_runs_and_filters_like_the_catalogue
     let (mut no_verdict_bars, mut outcome_styles) = (0, BTreeMap::new());
     // The facts are per answering model: a model's bars (one per judge and
     // run) add up to them.
-    let mut by_model: BTreeMap<(&str, String), ([u64; 4], [u64; 4])> = BTreeMap::new();
+    type Counts = [u64; 4];
+    let mut by_model: BTreeMap<(&str, String), (Counts, Counts)> = BTreeMap::new();
     for b in bars {
         // One bar per catalogue row: its benchmark, run and combo.
         let r = catalogue
