@@ -30,7 +30,7 @@ try:
     for i in range(len(driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar"))):
         bar = driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar")[i]
         data = {k: bar.get_attribute("data-" + k) for k in
-                ["graph", "benchmark", "interface", "model", "passed", "results",
+                ["graph", "benchmark", "interface", "model", "run", "judge", "combo", "passed", "results",
                  "failed", "no-verdict", "false-or-null"]}
         track = float(bar.find_element(By.CSS_SELECTOR, "rect.track").get_attribute("width"))
         data["segments"] = {}
@@ -43,6 +43,7 @@ try:
         want = f"{data['passed']} of {data['results']} passed"
         wait.until(lambda d: d.find_element(By.ID, "outcomes-title").text.endswith(want)
                    and data["model"] in d.find_element(By.ID, "outcomes-title").text
+                   and f"judge {data['judge']}," in d.find_element(By.ID, "outcomes-title").text
                    and data["benchmark"] in d.find_element(By.ID, "outcomes-title").text)
         data["outcomes"] = []
         for r in driver.find_elements(By.CSS_SELECTOR, "#outcomes-table tbody tr"):

@@ -265,9 +265,7 @@ const svg = (tag, attrs = {}, ...kids) => {
 };
 
 async function loadResults() {
-  const q = catalogue.find((c) => c.name === "pass-rate-by-benchmark");
-  if (!q) return;
-  drawChart(await select(q.query));
+  drawChart(await select(VERDICT_QUERY));
   await loadBoard();
   await loadRuns();
   await loadUnbound();
@@ -299,11 +297,49 @@ const VERDICTS = [
   ["no_verdict", "none", "null"], ["false_or_null", "unknown", "false or null"],
 ];
 
+// The chart's bars: the verdicts (verify_result true, false, null, a CSV's
+// "false or null") of each benchmark, run and combo (answering model ×
+// judge × MCP servers), over the results of the benchmark's own questions
+// (as pass-rate-by-benchmark joins them): one judge's and one run's results
+// per bar, never pooled (issue 35). The pass rate is the leaderboard's.
+const VERDICT_QUERY = `PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+SELECT ?benchmark ?graph ?results_graph (SAMPLE(?rn) AS ?run) ?combo ?answering_model ?parsing_model ?interface ?model_name
+  (COUNT(?r) AS ?results)
+  (SUM(IF(BOUND(?v) && ?v, 1, 0)) AS ?passed)
+  (SUM(IF(BOUND(?v) && !?v, 1, 0)) AS ?failed)
+  (SUM(IF(!BOUND(?v) && !?csv, 1, 0)) AS ?no_verdict)
+  (SUM(IF(!BOUND(?v) && ?csv, 1, 0)) AS ?false_or_null)
+  (IF(SUM(IF(BOUND(?v) || ?csv, 1, 0)) > 0, SUM(IF(BOUND(?v) && ?v, 1, 0)) / COUNT(?r), 1/0) AS ?pass_rate)
+WHERE {
+  ?rg karenina:forBenchmark ?graph .
+  GRAPH ?graph { ?feed a schema:DataFeed ; schema:name ?benchmark }
+  OPTIONAL { GRAPH ?rg { ?x a karenina:VerificationRun ; karenina:sourceFormat ?format } }
+  BIND(COALESCE(?format = "csv", false) AS ?csv)
+  {
+    { SELECT DISTINCT ?graph ?qid WHERE { GRAPH ?graph { ?item a schema:DataFeedItem ; karenina:id ?qid } } }
+    GRAPH ?rg { ?r karenina:questionId ?qid MINUS { ?r karenina:scenarioId ?sid } }
+  } UNION {
+    { SELECT DISTINCT ?graph ?sid ?nid WHERE {
+        GRAPH ?graph { ?s a karenina:Scenario ; schema:name ?sid ; karenina:node/schema:nodeId ?nid } } }
+    GRAPH ?rg { ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }
+  }
+  GRAPH ?rg {
+    ?r karenina:combo ?combo ; karenina:answeringModel ?answering_model ; karenina:parsingModel ?parsing_model ;
+       karenina:runName ?rn ; karenina:answeringInterface ?interface ; karenina:answeringModelName ?model_name .
+    OPTIONAL { ?r karenina:verifyResult ?v }
+  }
+  BIND(?rg AS ?results_graph)
+}
+GROUP BY ?benchmark ?graph ?results_graph ?combo ?answering_model ?parsing_model ?interface ?model_name
+ORDER BY ?benchmark ?graph ?results_graph ?combo`;
+
 function drawChart(rows) {
   const box = $("#pass-chart");
+  chartRows = rows;
   $("#results-empty").hidden = rows.length > 0;
   if (!rows.length) { box.replaceChildren(); $("#outcomes").hidden = true; return; }
-  const barH = 22, gap = 8, labelW = 420, chartW = 420, top = 26;
+  const barH = 22, gap = 8, labelW = 480, chartW = 400, top = 26;
   const height = top + rows.length * (barH + gap) + 4;
   const chart = svg("svg", { width: labelW + chartW + 230, height, viewBox: `0 0 ${labelW + chartW + 230} ${height}`, role: "img",
     "aria-label": "outcomes per answering model and benchmark" });
@@ -318,15 +354,15 @@ function drawChart(rows) {
     const count = (k) => Number(r[k] || 0);
     const g = svg("g", { class: "bar", tabindex: 0 });
     Object.assign(g.dataset, { graph: r.graph, benchmark: r.benchmark, interface: r.interface,
-      model: r.model_name, passed: r.passed, results: r.results, failed: count("failed"),
+      model: r.model_name, run: r.results_graph, judge: r.parsing_model, combo: r.combo, passed: r.passed, results: r.results, failed: count("failed"),
       noVerdict: count("no_verdict"), falseOrNull: count("false_or_null") });
     const counts = VERDICTS.map(([k, , name]) => `${count(k)} ${name}`).join(", ");
     // No pass rate when no result has a verdict (a scenario run): not 0 %.
     const label = r.pass_rate !== undefined
       ? `${r.passed}/${r.results} passed (${Math.round((100 * count("passed")) / n)}%)`
       : `no verdict (${count("no_verdict")} of ${r.results} null)`;
-    g.append(svg("title", {}, `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${counts}`),
-      svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" }, barLabel(r, 36, 24)),
+    g.append(svg("title", {}, `${r.combo} on ${benchmarkLabel(r.graph, r.benchmark)}, run ${r.run} (${r.results_graph}): ${counts}`),
+      svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" }, barLabel(r, 28, 20)),
       svg("rect", { x: labelW, y, width: chartW, height: barH, class: "track" }));
     let x = labelW;
     for (const [k, cls] of VERDICTS) {
@@ -344,16 +380,28 @@ function drawChart(rows) {
   // glyphs, punctuation) and lose its start at the chart's left edge: once
   // drawn, each is cut shorter until it fits.
   chart.querySelectorAll("text.label").forEach((t, i) => {
-    for (let name = 32, model = 22; t.getComputedTextLength() > labelW - 12 && name > 8; name -= 4, model = Math.max(12, model - 2)) {
+    for (let name = 24, model = 18; t.getComputedTextLength() > labelW - 12 && (name > 8 || model > 10); name = Math.max(8, name - 4), model = Math.max(10, model - 2)) {
       t.textContent = barLabel(rows[i], name, model);
     }
   });
 }
 
-// A bar's label: the benchmark (told apart by file) and the answering
-// model, each cut to at most `name` and `model` characters.
-const barLabel = (r, name, model) =>
-  `${shortBenchmarkLabel(r.graph, r.benchmark, name)} · ${cutText(`${r.interface}:${r.model_name}`, model)}`;
+// A bar's label: the benchmark (told apart by file), the answering model,
+// the judge (without its interface) and, when the benchmark has several
+// runs, the run's file; the first two cut to at most `name` and `model`
+// characters, the judge and the file in their middle (their ends tell them
+// apart).
+const barLabel = (r, name, model) => {
+  const runs = new Set(chartRows.filter((x) => x.graph === r.graph).map((x) => x.results_graph));
+  const run = runs.size > 1 ? ` · ${cutMiddle(baseName(r.results_graph), Math.max(10, model - 4))}` : "";
+  const judge = String(r.parsing_model).replace(/^[^:]*:/, "");
+  return `${shortBenchmarkLabel(r.graph, r.benchmark, name)} · ${cutText(r.answering_model, model)} · `
+    + `${cutMiddle(judge, Math.max(8, model - 6))}${run}`;
+};
+const cutMiddle = (text, max) => (text.length > max
+  ? `${text.slice(0, Math.ceil((max - 1) / 2))}…${text.slice(text.length - Math.floor((max - 1) / 2))}` : text);
+let chartRows = [];
+const baseName = (path) => String(path).split(/[\\/]/).pop();
 
 // Runs bound to no benchmark (orphan, ambiguous, a refused --for), with why.
 async function loadUnbound() {
@@ -397,11 +445,13 @@ SELECT ?question_id ?question_text ?replicate ?verify_result ?format ?failure_ca
     ?r a karenina:VerificationResult ; karenina:runName ?run ;
        karenina:answeringInterface ${sparqlString(r.interface)} ;
        karenina:answeringModelName ${sparqlString(r.model_name)} .
+    ${r.combo ? `?r karenina:combo ${sparqlString(r.combo)} .` : ""}
     OPTIONAL { ?r karenina:replicate ?replicate }
     OPTIONAL { ?r karenina:verifyResult ?verify_result }
     OPTIONAL { ?r karenina:failureCategory ?failure_category }
   }
   OPTIONAL { GRAPH ?rg { ?x a karenina:VerificationRun ; karenina:sourceFormat ?format } }
+  ${r.results_graph ? `FILTER(?rg = ${sparqlIri(r.results_graph)})` : ""}
   OPTIONAL {
     SELECT ?question_id (SAMPLE(?text) AS ?question_text) WHERE {
       GRAPH ${g} { ?item a schema:DataFeedItem ; karenina:id ?question_id ; schema:item/schema:text ?text }
@@ -410,7 +460,7 @@ SELECT ?question_id ?question_text ?replicate ?verify_result ?format ?failure_ca
 } ORDER BY ?question_id ?run ?replicate`, named);
   $("#outcomes").hidden = false;
   $("#outcomes-title").textContent =
-    `${r.interface}:${r.model_name} on ${benchmarkLabel(r.graph, r.benchmark)}: ${r.passed} of ${r.results} passed`;
+    `${r.interface}:${r.model_name}${r.parsing_model ? `, judge ${r.parsing_model}, run ${r.run}` : ""} on ${benchmarkLabel(r.graph, r.benchmark)}: ${r.passed} of ${r.results} passed`;
   $("#outcomes-table tbody").replaceChildren(...rows.map((o) => {
     const [cls, text] = verdictOf(o);
     const tr = el("tr", {},

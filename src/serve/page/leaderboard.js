@@ -236,8 +236,10 @@ const MATRIX_TEXT = { passed: "✓ pass", content: "✗ wrong", abstained: "abst
 
 // Question × model × replicate of one benchmark under one judge: one run's
 // results, or the latest of each question across runs.
-async function drawMatrix() {
-  const m = await boardJson("/matrix", boardParams({ latest: "" }));
+const matrixAnswer = () => boardJson("/matrix", boardParams({ latest: "" }));
+
+// Draws the matrix `m` and returns the status line.
+function drawMatrix(m) {
   const box = byId("matrix");
   const cells = new Map();
   for (const c of m.cells) {
@@ -265,9 +267,9 @@ async function drawMatrix() {
       }))))));
   box.replaceChildren(el("div", { className: "table-scroll" }, table));
   const run = byId("board-run").value;
-  return { text: `${m.questions.length} questions × ${m.models.length} models × ${reps.length} replicates · judge ${m.judge ?? "none"}`
+  return `${m.questions.length} questions × ${m.models.length} models × ${reps.length} replicates · judge ${m.judge ?? "none"}`
     + (byId("board-judge").value ? "" : " (the first; choose one above)")
-    + ` · ${m.latest ? "latest result per question" : `run ${baseName(run)}`}`, m };
+    + ` · ${m.latest ? "latest result per question" : `run ${baseName(run)}`}`;
 }
 
 // The scores behind a trait cell: each result's score of that trait and
@@ -362,6 +364,10 @@ async function traitAnswers() {
 // ---- the table -------------------------------------------------------------
 // Asks the server for the view's answers under the filters, then draws them.
 async function drawBoard() {
+  // A later draw (the user changed a filter meanwhile) wins: this one stops
+  // at its next step rather than drawing stale answers over it.
+  const mine = (board.drawing = (board.drawing ?? 0) + 1);
+  const current = () => mine === board.drawing;
   const view = byId("board-view").value;
   // Another view has other columns: its sort starts again.
   if (board.view !== view) Object.assign(board, { view, sort: { col: -1, asc: false } });
@@ -372,7 +378,8 @@ async function drawBoard() {
   const status = byId("board-status");
   status.textContent = "loading…";
   if (view === "matrix") {
-    status.textContent = (await drawMatrix()).text;
+    const m = await matrixAnswer();
+    if (current()) status.textContent = drawMatrix(m);
     return;
   }
   const columns = new Map(); // key -> { label, title, parts }
@@ -397,6 +404,7 @@ async function drawBoard() {
       }
     }
   }
+  if (!current()) return;
   board.data = { columns, models, view, how };
   renderBoard();
 }
