@@ -50,6 +50,7 @@ mod serve_limits;
 mod serving_claims;
 mod sidecars;
 mod siege_serve;
+mod terminal_names;
 mod trust;
 mod verdicts;
 mod xml_out;
