@@ -148,6 +148,92 @@ pub fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// A writer for N-Triples and N-Quads that writes the characters some
+/// line-based readers take for line breaks (U+2028, U+2029, U+0085) as
+/// `\u` escapes, which the grammar allows in IRIs and strings alike.
+/// Oxigraph writes them raw, and rdflib 7.6 splits its input on them: a
+/// whole-store export holding one in an IRI did not read there. Nowhere
+/// else in those syntaxes can the characters stand, so the bytes are
+/// rewritten as they pass.
+pub struct LineSafe<W: Write> {
+    inner: W,
+    /// The first bytes of a character the last write ended within.
+    held: Vec<u8>,
+}
+
+impl<W: Write> LineSafe<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        LineSafe {
+            inner,
+            held: Vec::new(),
+        }
+    }
+
+    /// The writer underneath (bytes written to it bypass the escaping).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
+
+    /// The writer, with any held bytes written.
+    pub fn into_inner(mut self) -> std::io::Result<W> {
+        let held = std::mem::take(&mut self.held);
+        self.inner.write_all(&held)?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for LineSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut data = std::mem::take(&mut self.held);
+        data.extend_from_slice(buf);
+        // Hold back a character cut at the end (its lead byte and what
+        // followed it), to see it whole with the next write.
+        let cut = data
+            .iter()
+            .rev()
+            .take(3)
+            .position(|b| b & 0xC0 != 0x80)
+            .map(|i| data.len() - 1 - i)
+            .filter(|&lead| {
+                let need = match data[lead] {
+                    b if b >= 0xF0 => 4,
+                    b if b >= 0xE0 => 3,
+                    b if b >= 0xC0 => 2,
+                    _ => 1,
+                };
+                data.len() - lead < need
+            });
+        let end = cut.unwrap_or(data.len());
+        let mut at = 0;
+        let mut i = 0;
+        while i < end {
+            let esc: Option<&[u8]> = match &data[i..end] {
+                [0xE2, 0x80, 0xA8, ..] => Some(b"\\u2028"),
+                [0xE2, 0x80, 0xA9, ..] => Some(b"\\u2029"),
+                [0xC2, 0x85, ..] => Some(b"\\u0085"),
+                _ => None,
+            };
+            match esc {
+                Some(e) => {
+                    self.inner.write_all(&data[at..i])?;
+                    self.inner.write_all(e)?;
+                    i += if data[i] == 0xC2 { 2 } else { 3 };
+                    at = i;
+                }
+                None => i += 1,
+            }
+        }
+        self.inner.write_all(&data[at..end])?;
+        self.held = data[end..].to_vec();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// [`check_xml_term`] for every term of `quads` (RDF/XML).
 pub fn check_xml_quads(quads: &[Quad]) -> Result<()> {
     for q in quads {
@@ -189,7 +275,7 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
         let xml = escape_cr(w.finish().map_err(io)?);
         return out.write_all(&xml).map_err(io);
     }
-    let mut w = rdf_serializer(format)?.for_writer(&mut *out);
+    let mut w = rdf_serializer(format)?.for_writer(LineSafe::new(&mut *out));
     for q in quads {
         if format.has_graphs() {
             w.serialize_quad(q).map_err(io)?;
@@ -197,6 +283,50 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
             w.serialize_triple(q.as_ref()).map_err(io)?;
         }
     }
-    w.finish().map_err(io)?;
+    w.finish().map_err(io)?.into_inner().map_err(io)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_separators_are_written_as_escapes_even_when_a_write_cuts_them() {
+        let text = "<urn:a\u{2028}b> <urn:p> \"x\u{2029}y\u{85}z é\" .\n";
+        let want = "<urn:a\\u2028b> <urn:p> \"x\\u2029y\\u0085z é\" .\n";
+        for step in 1..=text.len() {
+            let mut w = LineSafe::new(Vec::new());
+            for chunk in text.as_bytes().chunks(step) {
+                w.write_all(chunk).unwrap();
+            }
+            let got = String::from_utf8(w.into_inner().unwrap()).unwrap();
+            assert_eq!(got, want, "writes of {step} bytes");
+        }
+    }
+
+    #[test]
+    fn n_triples_of_an_iri_with_a_line_separator_read_back_the_same() {
+        use oxigraph::model::{GraphName, Literal, NamedNode};
+        let q = Quad::new(
+            NamedNode::new("urn:uuid:question-a\u{2028}b").unwrap(),
+            NamedNode::new("https://schema.org/text").unwrap(),
+            Literal::new_simple_literal("line\u{2029}sep"),
+            GraphName::DefaultGraph,
+        );
+        for f in [ExportFormat::NTriples, ExportFormat::NQuads] {
+            let mut out = Vec::new();
+            write(std::slice::from_ref(&q), f, false, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(
+                text.contains("a\\u2028b") && !text.contains('\u{2028}'),
+                "{text}"
+            );
+            let back: Vec<Quad> = oxigraph::io::RdfParser::from_format(f.rdf_format())
+                .for_slice(text.as_bytes())
+                .collect::<std::result::Result<_, _>>()
+                .unwrap();
+            assert_eq!(back, vec![q.clone()]);
+        }
+    }
 }

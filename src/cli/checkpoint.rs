@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 fn print_diags(report: &Report, errors_too: bool) {
     let mut err = std::io::stderr().lock();
     for l in diag_lines(report, errors_too) {
-        let _ = writeln!(err, "{l}");
+        let _ = writeln!(err, "{}", esc(&l));
     }
 }
 
@@ -149,7 +149,7 @@ fn for_each_input(
     let mut out = std::io::stdout().lock();
     for o in &outcomes {
         for l in &o.stderr {
-            let _ = writeln!(err, "{l}");
+            let _ = writeln!(err, "{}", esc(l));
         }
         if let Some(s) = &o.stdout {
             let _ = out.write_all(s.as_bytes());
@@ -183,7 +183,7 @@ pub fn validate(
             stdout: text.then(|| {
                 format!(
                     "{}: {} ({e} error{}, {w} warning{})\n",
-                    path.display(),
+                    esc(&path.display().to_string()),
                     if failed { "INVALID" } else { "ok" },
                     plural(e),
                     plural(w)
@@ -406,7 +406,7 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
         };
         match format {
             ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s)?),
-            ReportFormat::Text => out!("{}", s.to_text()),
+            ReportFormat::Text => out!("{}", esc(&s.to_text())),
         }
         return Ok(OK);
     }

@@ -4,6 +4,7 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{rdfc, Error};
 use rayon::prelude::*;
 use std::io::Write;
@@ -114,7 +115,7 @@ pub fn hash(a: HashArgs) -> anyhow::Result<u8> {
             Ok(h) if a.format == ReportFormat::Json => {
                 listed.push(serde_json::json!({ "file": p, "sha256": h }))
             }
-            Ok(h) => writeln!(out, "{h}  {}", p.display())?,
+            Ok(h) => writeln!(out, "{h}  {}", esc(&p.display().to_string()))?,
             Err(e) => status = status.max(super::report_failure(p, &e, "not hashed")),
         }
     }

@@ -65,7 +65,7 @@ impl Side {
         if file == Path::new("/dev/null") {
             return Ok(Side::Absent);
         }
-        let bytes = std::fs::read(file)?;
+        let bytes = karenina_ld::fsutil::read_input(file).map_err(std::io::Error::other)?;
         Ok(
             match model::read_checkpoint(Path::new(shown), &bytes, ReadOptions::default()) {
                 Ok(cp) => Side::Checkpoint(Box::new(cp), bytes),
@@ -125,13 +125,16 @@ pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
         color: color(&a.color),
     };
     let mut out = String::new();
+    // Paths and a line diff's raw lines are data, escaped for the terminal
+    // git shows them on (the checkpoint diff escapes its own text).
+    let (path, new_path) = (escape(&a.path), escape(&new_path));
     // The header git writes for its own diffs, so each file is named.
-    out.push_str(&format!("diff --kld a/{} b/{new_path}\n", a.path));
+    out.push_str(&format!("diff --kld a/{path} b/{new_path}\n"));
     match (&old, &new) {
         (Side::Absent, _) => out.push_str(&format!("new file mode {}\n", a.new_mode)),
         (_, Side::Absent) => out.push_str(&format!("deleted file mode {}\n", a.old_mode)),
-        _ if new_path != a.path => {
-            out.push_str(&format!("rename from {}\nrename to {new_path}\n", a.path))
+        _ if new_path != path => {
+            out.push_str(&format!("rename from {path}\nrename to {new_path}\n"))
         }
         _ => {}
     }
@@ -160,13 +163,18 @@ pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
             }
             let a_name = match old {
                 Side::Absent => "/dev/null".to_string(),
-                _ => format!("a/{}", a.path),
+                _ => format!("a/{path}"),
             };
             let b_name = match new {
                 Side::Absent => "/dev/null".to_string(),
                 _ => format!("b/{new_path}"),
             };
-            out.push_str(&line_diff(old.bytes(), new.bytes(), &a_name, &b_name));
+            out.push_str(&escape(&line_diff(
+                old.bytes(),
+                new.bytes(),
+                &a_name,
+                &b_name,
+            )));
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -176,7 +184,7 @@ pub fn git_diff(a: GitDiffArgs) -> anyhow::Result<u8> {
 }
 
 pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
-    let bytes = match std::fs::read(&a.file) {
+    let bytes = match karenina_ld::fsutil::read_input(&a.file) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("kld: {}: {e}", a.file.display());
@@ -236,7 +244,9 @@ fn shown(v: &Option<karenina_ld::json::Json>) -> String {
 }
 
 pub fn git_merge(a: GitMergeArgs) -> anyhow::Result<u8> {
-    let read = |p: &Path| std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()));
+    let read = |p: &Path| {
+        karenina_ld::fsutil::read_input(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+    };
     // Paths, question IDs and values come from the repository: escaped for the terminal.
     let path = escape(&a.path);
     let (base, ours, theirs) = match (read(&a.base), read(&a.ours), read(&a.theirs)) {

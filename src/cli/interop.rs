@@ -4,6 +4,7 @@
 use super::export::ExportArgs;
 use super::{INVALID, OK};
 use anyhow::{bail, Context};
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{fsutil, interop, model};
 use std::path::{Path, PathBuf};
 
@@ -140,7 +141,7 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
                             .with_context(|| format!("creating {}", parent.display()))?;
                     }
                     fsutil::write_atomic(&path, f.text.as_bytes())?;
-                    println!("{}", path.display());
+                    println!("{}", esc(&path.display().to_string()));
                 }
             }
             Err(e) => {

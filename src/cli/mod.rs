@@ -17,6 +17,25 @@ macro_rules! out {
     }};
 }
 
+/// `eprintln!` for every command (shadowing std's in this module and the
+/// ones below): kld's messages carry names from the data (paths, question
+/// IDs, model, run and benchmark names), and a terminal obeys the control
+/// characters in them, so every line on stderr goes through
+/// [`karenina_ld::terminal::escape_controls`]. kld writes no colours there.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        std::eprintln!("{}", karenina_ld::terminal::escape_controls(&format!($($arg)*)))
+    };
+}
+
+/// `eprint!`, escaped as [`eprintln!`] is.
+#[allow(unused_macros)]
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        std::eprint!("{}", karenina_ld::terminal::escape_controls(&format!($($arg)*)))
+    };
+}
+
 mod checkpoint;
 mod export;
 mod find;

@@ -4,6 +4,7 @@ use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::json::Json;
 use karenina_ld::preset;
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{fsutil, Report};
 use std::path::{Path, PathBuf};
 
@@ -67,7 +68,8 @@ pub fn list(dir: Option<&Path>) -> anyhow::Result<u8> {
     rows.sort();
     outln!("name\tfile\tdescription\tupdated_at");
     for (n, f, d, u) in rows {
-        outln!("{n}\t{f}\t{}\t{u}", d.replace(['\t', '\n'], " "));
+        let line = format!("{n}\t{f}\t{}\t{u}", d.replace(['\t', '\n'], " "));
+        outln!("{}", esc(&line));
     }
     Ok(OK)
 }
@@ -77,14 +79,20 @@ pub fn show(name: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     let (p, r) = load(&path)?;
     print_report(&r);
     let Some(p) = p else { return Ok(INVALID) };
-    outln!("file:        {}", path.display());
-    outln!("name:        {}", p.name.as_deref().unwrap_or("-"));
-    outln!("description: {}", p.description.as_deref().unwrap_or("-"));
-    outln!("updated_at:  {}", p.updated_at.as_deref().unwrap_or("-"));
+    outln!("file:        {}", esc(&path.display().to_string()));
+    outln!("name:        {}", esc(p.name.as_deref().unwrap_or("-")));
+    outln!(
+        "description: {}",
+        esc(p.description.as_deref().unwrap_or("-"))
+    );
+    outln!(
+        "updated_at:  {}",
+        esc(p.updated_at.as_deref().unwrap_or("-"))
+    );
     outln!("config (defaults filled in):");
     outln!(
         "{}",
-        karenina_ld::pyjson::dumps(&Json::Object(p.config), false)
+        esc(&karenina_ld::pyjson::dumps(&Json::Object(p.config), false))
     );
     Ok(OK)
 }
@@ -118,7 +126,7 @@ pub fn validate(files: &[PathBuf], format: ReportFormat) -> anyhow::Result<u8> {
                 print_report(&r);
                 outln!(
                     "{}: {} ({}, {})",
-                    f.display(),
+                    esc(&f.display().to_string()),
                     if bad { "INVALID" } else { "ok" },
                     super::plural(r.errors().count(), "error"),
                     super::plural(r.warnings().count(), "warning")
@@ -198,7 +206,7 @@ pub fn save(a: SaveArgs) -> anyhow::Result<u8> {
         return Ok(USAGE);
     }
     fsutil::write_atomic(&target, saved.bytes.as_bytes())?;
-    outln!("{}", target.display());
+    outln!("{}", esc(&target.display().to_string()));
     Ok(OK)
 }
 
@@ -221,7 +229,7 @@ pub fn diff(a: &str, b: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     };
     let diffs = preset::diff(&configs[0], &configs[1]);
     for (path, x, y) in &diffs {
-        outln!("{path}: {} -> {}", show(x), show(y));
+        outln!("{}", esc(&format!("{path}: {} -> {}", show(x), show(y))));
     }
     Ok(if diffs.is_empty() { OK } else { INVALID })
 }

@@ -7,6 +7,7 @@ use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::fsutil;
 use karenina_ld::rdf::Processor;
 use karenina_ld::store::CheckpointStore;
+use karenina_ld::terminal::escape_controls as esc;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -157,7 +158,12 @@ pub(super) fn load_into(
     let mut skipped = 0;
     let status = load_listed(store, files, processor, results_args, &mut |l| match l {
         Listed::Stored(info, file) if print_graphs => {
-            let _ = writeln!(out, "{}\t{}", info.graph, file.display());
+            let _ = writeln!(
+                out,
+                "{}\t{}",
+                esc(&info.graph),
+                esc(&file.display().to_string())
+            );
         }
         Listed::Stored(..) => {}
         // (Each was said on stderr as binding reported it.)

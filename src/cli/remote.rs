@@ -6,6 +6,7 @@ use anyhow::{bail, Context};
 use karenina_ld::remote::plan::{self, Deletion, Reason};
 use karenina_ld::remote::push;
 use karenina_ld::remote::{self, Auth, AuthKind, Endpoints, RemoteClient};
+use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::Error;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -210,21 +211,26 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             if json {
                 graphs.push(action(verb(why), g, Some(f), None));
             } else {
-                outln!("{}\t{g}\t{}", verb(why), f.display());
+                outln!(
+                    "{}\t{}\t{}",
+                    verb(why),
+                    esc(g),
+                    esc(&f.display().to_string())
+                );
             }
         }
         for (f, g) in &plan.unchanged {
             if json {
                 graphs.push(action("unchanged", g, Some(f), None));
             } else {
-                outln!("unchanged\t{g}\t{}", f.display());
+                outln!("unchanged\t{}\t{}", esc(g), esc(&f.display().to_string()));
             }
         }
         for (g, _) in &plan.delete {
             if json {
                 graphs.push(action("delete", g, None, None));
             } else {
-                outln!("delete\t{g}");
+                outln!("delete\t{}", esc(g));
             }
         }
         if json {

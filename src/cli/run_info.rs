@@ -4,6 +4,28 @@
 use super::{ReportFormat, INVALID, OK};
 use std::path::{Path, PathBuf};
 
+/// `println!` for this module's text: every line shows names from the data
+/// (labels, run, model and benchmark names, paths), escaped for a terminal
+/// ([`karenina_ld::terminal::escape_controls`]); a reader that went away
+/// (`kld info RUN | head`) ends the output quietly. JSON is printed with
+/// `std::println!`: serde_json escapes what JSON must.
+macro_rules! println {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stdout(), "{}", karenina_ld::terminal::escape_controls(&line));
+    }};
+}
+
+/// `print!`, escaped as [`println!`] is.
+macro_rules! print {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let text = format!($($arg)*);
+        let _ = write!(std::io::stdout(), "{}", karenina_ld::terminal::escape_controls(&text));
+    }};
+}
+
 /// `kld info RUN_FOLDER`: the manifest, then the summary of its results.
 pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Result<u8> {
     use karenina_ld::results::run_folder::{self, Benchmark};
@@ -50,7 +72,7 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
                 },
                 "results": results,
             });
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            std::println!("{}", serde_json::to_string_pretty(&v)?);
         }
         ReportFormat::Text => {
             println!("run folder: {}", dir.display());
@@ -146,7 +168,7 @@ pub(super) fn database_info(
                     "unbound_because": b.link.reason(),
                 }); if let Some(o) = v.as_object_mut() { o.extend(n.to_json()); } v }).collect::<Vec<_>>(),
             });
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            std::println!("{}", serde_json::to_string_pretty(&v)?);
         }
         ReportFormat::Text => {
             println!("Karenina results database: {}", file.display());
@@ -248,7 +270,7 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
                 "parsing_models": models("parsing_models"),
                 "results_jsonl": jsonl.is_file().then(|| jsonl.display().to_string()),
             });
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            std::println!("{}", serde_json::to_string_pretty(&v)?);
         }
         ReportFormat::Text => {
             let n = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());

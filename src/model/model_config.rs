@@ -247,17 +247,20 @@ fn check_field(x: &Json, fd: &Field, name: &str) -> Result<(), String> {
         Ty::Bool => lax::boolean(x).map(|_| ()),
         Ty::Literal(allowed) => match x.as_str() {
             Some(s) if allowed.contains(&s) => Ok(()),
-            _ => Err(format!(
+            _ => Err(lax::Refused(format!(
                 "{} is not one of {}",
                 crate::model::show(x),
                 allowed.join(", ")
-            )),
+            ))),
         },
         Ty::StrMap => lax::string_map(x).map(|_| ()),
         Ty::StrList => lax::strings(x).map(|_| ()),
         Ty::Dict => match x {
             Json::Object(_) => Ok(()),
-            other => Err(format!("{} is not a valid dictionary", other.kind())),
+            other => Err(lax::Refused(format!(
+                "{} is not a valid dictionary",
+                other.kind()
+            ))),
         },
         Ty::Any => Ok(()),
         Ty::Model(fields) => return check_model(x, fields, name),

@@ -18,6 +18,62 @@ use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{QueryEvaluationError, QueryResults};
 use std::io::Write;
 
+/// A numeric literal as TSV writes it plainly (Turtle's shorthand): a
+/// number whose lexical form is an integer, a decimal or a double with an
+/// exponent gets the datatype that shorthand stands for, so a zero pass
+/// rate (`"0"^^xsd:decimal`, which Turtle cannot shorten) is written `0`
+/// instead of with its datatype IRI. Other terms (NaN, INF, text) as they are.
+fn plain_number(t: &Term) -> Term {
+    use oxigraph::model::vocab::xsd;
+    use oxigraph::model::Literal;
+    let Term::Literal(l) = t else {
+        return t.clone();
+    };
+    let numeric = [
+        xsd::INTEGER,
+        xsd::DECIMAL,
+        xsd::DOUBLE,
+        xsd::FLOAT,
+        xsd::LONG,
+        xsd::INT,
+        xsd::SHORT,
+        xsd::BYTE,
+        xsd::NON_NEGATIVE_INTEGER,
+        xsd::NON_POSITIVE_INTEGER,
+        xsd::POSITIVE_INTEGER,
+        xsd::NEGATIVE_INTEGER,
+        xsd::UNSIGNED_LONG,
+        xsd::UNSIGNED_INT,
+        xsd::UNSIGNED_SHORT,
+        xsd::UNSIGNED_BYTE,
+    ];
+    if !numeric.contains(&l.datatype()) {
+        return t.clone();
+    }
+    let v = l.value();
+    let body = v.strip_prefix(['+', '-']).unwrap_or(v);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let datatype = if digits(body) {
+        xsd::INTEGER
+    } else if let Some((m, e)) = body.split_once(['e', 'E']) {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        let mantissa = match m.split_once('.') {
+            Some((i, f)) => (digits(i) || i.is_empty()) && (digits(f) || f.is_empty()) && m != ".",
+            None => digits(m),
+        };
+        if !(mantissa && digits(e)) {
+            return t.clone();
+        }
+        xsd::DOUBLE
+    } else {
+        match body.split_once('.') {
+            Some((i, f)) if (digits(i) || i.is_empty()) && digits(f) => xsd::DECIMAL,
+            _ => return t.clone(),
+        }
+    };
+    Literal::new_typed_literal(v, datatype).into()
+}
+
 fn io_err(e: std::io::Error) -> Error {
     Error::Output(e)
 }
@@ -99,7 +155,13 @@ pub(super) fn write_results(
                                 )?;
                             }
                         }
-                        ser.serialize(s.iter()).map_err(io_err)?;
+                        if f == QueryResultsFormat::Tsv {
+                            let row: Vec<_> = s.iter().map(|(v, t)| (v, plain_number(t))).collect();
+                            ser.serialize(row.iter().map(|(v, t)| (*v, t)))
+                                .map_err(io_err)?;
+                        } else {
+                            ser.serialize(s.iter()).map_err(io_err)?;
+                        }
                         n += 1;
                     }
                     ser.finish().map_err(io_err)?;
@@ -163,7 +225,16 @@ pub(super) fn write_results(
             // first byte goes out (within the byte limit).
             let xml = format == ExportFormat::RdfXml;
             let mut held = Vec::new();
-            let target: &mut dyn Write = if xml { &mut held } else { &mut *out };
+            // N-Triples and N-Quads: line separators as `\u` escapes.
+            let line_based = matches!(format, ExportFormat::NTriples | ExportFormat::NQuads);
+            let mut safe = crate::export::LineSafe::new(&mut *out);
+            let target: &mut dyn Write = if xml {
+                &mut held
+            } else if line_based {
+                &mut safe
+            } else {
+                safe.get_mut()
+            };
             let mut ser = crate::export::rdf_serializer(format)?.for_writer(target);
             let mut n = 0;
             for t in triples {
@@ -180,6 +251,7 @@ pub(super) fn write_results(
                 n += 1;
             }
             ser.finish().map_err(io_err)?;
+            safe.into_inner().map_err(io_err)?;
             if xml {
                 if let Some(limit) = max_bytes.filter(|m| held.len() as u64 > *m) {
                     return Err(Error::ResultTooLarge { limit });
@@ -311,6 +383,37 @@ fn write_table(
 mod tests {
     use super::*;
     use oxigraph::model::{Literal, NamedNode};
+
+    #[test]
+    fn tsv_writes_numbers_plainly_whatever_their_numeric_datatype() {
+        use oxigraph::model::vocab::xsd;
+        use oxigraph::model::Literal;
+        let tsv = |v: &str, dt| {
+            let t: Term = Literal::new_typed_literal(v, dt).into();
+            let mut out = Vec::new();
+            let var = oxigraph::model::Variable::new_unchecked("x");
+            let mut ser = QueryResultsSerializer::from_format(QueryResultsFormat::Tsv)
+                .serialize_solutions_to_writer(&mut out, vec![var.clone()])
+                .unwrap();
+            ser.serialize([(var.as_ref(), plain_number(&t).as_ref())])
+                .unwrap();
+            ser.finish().unwrap();
+            String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .nth(1)
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(tsv("0", xsd::DECIMAL), "0");
+        assert_eq!(tsv("0.25", xsd::DECIMAL), "0.25");
+        assert_eq!(tsv("1.5", xsd::DOUBLE), "1.5");
+        assert_eq!(tsv("1.5E0", xsd::DOUBLE), "1.5E0");
+        assert_eq!(tsv("-3", xsd::LONG), "-3");
+        assert_eq!(tsv("7", xsd::INTEGER), "7");
+        assert!(tsv("NaN", xsd::DOUBLE).contains("XMLSchema#double"));
+        assert!(tsv("12", xsd::STRING).starts_with('"'));
+    }
 
     #[test]
     fn table_cells_round_floats_and_shorten_iris_in_the_middle() {

@@ -377,6 +377,8 @@ fn rich_scenario(dir: &std::path::Path) -> PathBuf {
 
 /// Peak resident memory (MB) of `cmd` run to its end, stdout to `out`.
 fn peak_rss_mb(cmd: &mut std::process::Command, out: &std::path::Path) -> f64 {
+    // Reaped below by wait4 (which also gives the peak memory).
+    #[allow(clippy::zombie_processes)]
     let child = cmd
         .stdout(std::fs::File::create(out).unwrap())
         .stderr(std::process::Stdio::null())

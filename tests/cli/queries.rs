@@ -497,3 +497,28 @@ fn help_has_examples_and_exit_codes_and_completions_and_a_man_page_exist() {
     let man = stdout_of(kld().arg("man"));
     assert!(man.contains(".TH kld 1") && man.contains("serve"), "{man}");
 }
+
+/// TSV writes numbers plainly (issue 40): a zero pass rate (`0` divided by
+/// a count is the decimal `"0"`, which Turtle's shorthand cannot write) is
+/// `0`, not `"0"^^<http://www.w3.org/2001/XMLSchema#decimal>`.
+#[test]
+fn tsv_writes_a_zero_pass_rate_and_other_numbers_plainly() {
+    let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
+    let out = crate::kld()
+        .arg("query")
+        .arg(&probe)
+        .args([
+            "-e",
+            "SELECT (0 / 15 AS ?zero) (1 / 4 AS ?quarter) (1.5e0 AS ?d) (\"7\"^^xsd:long AS ?l) (\"x\" AS ?s) WHERE {}",
+            "--format",
+            "tsv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text, "?zero\t?quarter\t?d\t?l\t?s\n0\t0.25\t1.5\t7\t\"x\"\n",
+        "{text}"
+    );
+}

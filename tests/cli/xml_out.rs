@@ -232,3 +232,59 @@ fn rdflib_reads_every_xml_file_and_graph_store_json_ld_as_written() {
     assert!(turtle > 50);
     assert_eq!(count("json-ld", &j), turtle);
 }
+
+/// A whole-store export whose IRIs and strings hold U+2028, U+2029 and
+/// U+0085 (characters rdflib 7.6 took for line breaks in N-Triples and
+/// N-Quads, raising on the export) is read by rdflib as the same dataset
+/// as its TriG export, with as many quads as kld wrote.
+#[test]
+#[ignore = "interop tier, needs python3 with rdflib: cargo test -- --include-ignored"]
+fn rdflib_reads_a_whole_store_n_quads_export_holding_line_separators() {
+    let d = tempfile::tempdir().unwrap();
+    let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&probe).unwrap()).unwrap();
+    v["dataFeedElement"][0]["@id"] = "urn:uuid:question-a\u{2028}b\u{2029}c\u{85}d".into();
+    v["dataFeedElement"][1]["item"]["text"] = "line\u{2028}separated?".into();
+    let hostile = d.path().join("hostile.jsonld");
+    std::fs::write(&hostile, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let store = d.path().join("store");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let load = kld()
+        .args(["load", "--store"])
+        .arg(&store)
+        .arg(&hostile)
+        .arg(&examples)
+        .output()
+        .unwrap();
+    assert!(load.status.success(), "{load:?}");
+    let (nq, trig) = (d.path().join("all.nq"), d.path().join("all.trig"));
+    for (f, out) in [("nq", &nq), ("trig", &trig)] {
+        let o = kld()
+            .args(["export", "--store"])
+            .arg(&store)
+            .args(["-f", f, "-o"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+    }
+    let text = std::fs::read_to_string(&nq).unwrap();
+    assert!(
+        text.contains("a\\u2028b\\u2029c\\u0085d"),
+        "escaped in the IRI"
+    );
+    assert!(!text.contains('\u{2028}') && !text.contains('\u{85}'));
+    let written = parse(text.as_bytes(), RdfFormat::NQuads);
+    let got: serde_json::Value =
+        serde_json::from_str(&python("rdflib_read.py", &["nquads", nq.to_str().unwrap()])).unwrap();
+    let via_trig: serde_json::Value =
+        serde_json::from_str(&python("rdflib_read.py", &["trig", trig.to_str().unwrap()])).unwrap();
+    let (got, via_trig) = (
+        &got[nq.to_str().unwrap()],
+        &via_trig[trig.to_str().unwrap()],
+    );
+    assert_eq!(got["triples"], written.len());
+    assert_eq!(via_trig["triples"], written.len());
+    assert_eq!(got["graphs"], via_trig["graphs"]);
+    assert!(got["graphs"].as_object().unwrap().len() >= 4, "{got}");
+}
