@@ -31,6 +31,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "questions-by-author",
     "questions-without-template",
     "regex-traits",
+    "results",
     "results-by-model",
     "results-without-question",
     "run-diff",
