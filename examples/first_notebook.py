@@ -1,5 +1,6 @@
 """A Karenina user's first karenina-ld session: a folder of checkpoints and
-verification runs in, pass rates per model as a DataFrame and a plot out.
+verification runs in, pass rates per checkpoint and model as a DataFrame and
+a plot out.
 
     pip install .                 # from a clone of karenina-ld
     python examples/first_notebook.py [FOLDER ...]   # default: examples/
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import karenina_ld as kld
 
@@ -21,21 +23,54 @@ for d in kld.validate([f for f in folders]):
     print(d)  # file:line:col: warning[KLD-W…] at /json/path: message
 
 # 2. Load checkpoints and runs (exports, run folders, Karenina's database):
-#    each run is bound to the checkpoint it ran.
+#    each run is bound to the checkpoint it ran. A copy of a run already
+#    loaded (its CSV beside its JSON, a renamed copy) is skipped, and says so.
 store = kld.Store(folders)
 print(store, "-", ", ".join(sorted({g["kind"] for g in store.graphs})))
+for g in store.graphs:
+    if g["kind"] == "results" and g["benchmark"] is None:
+        print("not bound:", g["source"], "-", g["binding_note"])
+for s in store.skipped:
+    print("skipped:", s["message"])
 
-# 3. Pass rates per benchmark and answering model, as a pandas DataFrame.
+# 3. Pass rates per checkpoint and answering model, as a pandas DataFrame.
+#    One row per checkpoint graph and answering model. `graph` is the
+#    checkpoint (its file's URL); `benchmark` is only its name, and several
+#    checkpoints may share one (versions of a benchmark), so rows are kept
+#    apart by graph, never averaged by name. The numbers, for that model on
+#    that checkpoint's own questions, all its runs and judges together:
+#      results        every result row (any verdict, or none)
+#      passed         verify_result true      failed   verify_result false
+#      no_verdict     verify_result null (rubric-only rows, scenario turns,
+#                     failures before verification)
+#      false_or_null  a CSV export's empty cell (a CSV writes false and null
+#                     alike)
+#      pass_rate      passed / results; empty when no row has a verdict
+#    (docs/results.md says how runs are bound and counted once.)
 rates = store.query_named("pass-rate-by-benchmark").to_frame()
 rates = rates.dropna(subset=["pass_rate"])
 rates["pass_rate"] = rates["pass_rate"].astype(float)
-print(rates[["benchmark", "interface", "model_name", "results", "pass_rate"]])
+rates["checkpoint"] = [
+    f"{name} ({Path(unquote(urlparse(g).path)).name})"
+    for name, g in zip(rates["benchmark"], rates["graph"])
+]
+print(
+    rates[["checkpoint", "interface", "model_name", "results", "passed", "failed",
+           "no_verdict", "false_or_null", "pass_rate"]].to_string(index=False)
+)
 
-# 4. Any SPARQL: Karenina's prefixes are predeclared; answers are typed.
+# 4. One row per verification result, the table to slice any other way
+#    (by judge, replicate, question): `graph` is the run, `checkpoint` the
+#    checkpoint graph it is bound to.
+results = store.results_frame()
+print(results.groupby(["checkpoint", "parsing_model_name"], dropna=False).size())
+
+# 5. Any SPARQL: Karenina's prefixes are predeclared; answers are typed.
 n = store.query("SELECT (COUNT(?q) AS ?n) WHERE { ?q a schema:Question }")
 print("questions loaded:", next(iter(n))["n"])
 
-# 5. A plot (needs matplotlib; the DataFrame above is the result either way).
+# 6. A plot (needs matplotlib; the DataFrame above is the result either way):
+#    one bar per model and checkpoint, each bar one cell of the table above.
 try:
     import matplotlib
 
@@ -44,9 +79,9 @@ try:
 except ImportError:
     print("(pip install matplotlib for the plot)")
 else:
-    table = rates.pivot_table(index="model_name", columns="benchmark", values="pass_rate")
-    ax = table.plot.barh(figsize=(8, 4), xlim=(0, 1), title="Pass rate by model")
-    ax.set_xlabel("pass rate")
+    table = rates.pivot(index=["interface", "model_name"], columns="checkpoint", values="pass_rate")
+    ax = table.plot.barh(figsize=(8, 4), xlim=(0, 1), title="Pass rate (verified true / results)")
+    ax.set_xlabel("pass rate, per checkpoint")
     plt.tight_layout()
     plt.savefig("pass-rates.png")
     print("wrote pass-rates.png")

@@ -19,6 +19,7 @@ from ._errors import (
     QuerySyntaxError,
     QueryTimeoutError,
     ResultTooLargeError,
+    WrongKindError,
 )
 from ._native import (
     Checkpoint,
@@ -61,6 +62,7 @@ __all__ = [
     "Solutions",
     "Store",
     "Triples",
+    "WrongKindError",
     "__version__",
     "question_id",
     "queries",

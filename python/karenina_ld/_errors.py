@@ -24,6 +24,16 @@ class InvalidFileError(KldError, ValueError):
     diagnostics: list
 
 
+class WrongKindError(KldError, ValueError):
+    """A Karenina file given to the loader of another kind (a results export
+    to ``Checkpoint.load``): ``kind`` says what it is (``"results"``,
+    ``"checkpoint"``, ``"preset"``), ``filename`` where it is, and the
+    message which loader reads it."""
+
+    kind: str
+    filename: str
+
+
 class QuerySyntaxError(KldError, SyntaxError):
     """A SPARQL syntax error: ``lineno`` and ``offset`` are the line and
     column in the query; ``text`` is that line."""
@@ -46,6 +56,7 @@ __all__ = [
     "KldError",
     "JsonSyntaxError",
     "InvalidFileError",
+    "WrongKindError",
     "QuerySyntaxError",
     "QueryError",
     "QueryTimeoutError",

@@ -6,6 +6,7 @@ use crate::store::Paths;
 use crate::values::{frame, json};
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::error::{Error, Report};
+use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
 use oxigraph::model::GraphName;
@@ -16,6 +17,56 @@ use std::path::{Path, PathBuf};
 
 fn read(path: &Path) -> PyResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| to_py(Error::io(path, e)))
+}
+
+/// A `WrongKindError` when `path` holds a Karenina file of another kind
+/// than `wanted` (a results export given to `Checkpoint.load`), saying what
+/// it is and what reads it, as the CLI does; nothing for a broken or unknown
+/// file (the reader locates its errors).
+fn wrong_kind(py: Python<'_>, path: &Path, head: &[u8], wanted: Kind) -> PyResult<()> {
+    let k = karenina_ld::kind::sniff(head);
+    let (name, reader) = match k {
+        _ if k == wanted => return Ok(()),
+        Kind::Results => (
+            "results",
+            "karenina_ld.Results.load or karenina_ld.Store reads it",
+        ),
+        Kind::Checkpoint => ("checkpoint", "karenina_ld.Checkpoint.load reads it"),
+        Kind::Preset => ("preset", "karenina_ld.Preset.load reads it"),
+        Kind::Other => return Ok(()),
+    };
+    let msg = format!("{} is {}: {reader}", path.display(), k.describe());
+    let e = py
+        .import("karenina_ld._errors")?
+        .getattr("WrongKindError")?
+        .call1((msg,))?;
+    e.setattr("kind", name)?;
+    e.setattr("filename", path.display().to_string())?;
+    Err(PyErr::from_value(e))
+}
+
+/// Karenina's write options, as `kld canon` takes them.
+fn write_options(
+    py: Python<'_>,
+    strip_deep_judgment: bool,
+    drop_unknown: bool,
+    touch: bool,
+) -> PyResult<WriteOptions> {
+    let date_modified = if touch {
+        // What Karenina writes: Python's naive local `datetime.now()`.
+        let now = py
+            .import("datetime")?
+            .getattr("datetime")?
+            .call_method0("now")?;
+        Some(now.call_method0("isoformat")?.extract::<String>()?)
+    } else {
+        None
+    };
+    Ok(WriteOptions {
+        strip_deep_judgment,
+        drop_unknown,
+        date_modified,
+    })
 }
 
 fn serde<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
@@ -38,8 +89,8 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    fn parse(file: &Path, bytes: &[u8], path: Option<PathBuf>) -> PyResult<Self> {
-        let a = model::analyze(file, bytes, ReadOptions::default());
+    fn parse(file: &Path, bytes: &[u8], path: Option<PathBuf>, upgrade: bool) -> PyResult<Self> {
+        let a = model::analyze(file, bytes, ReadOptions { upgrade });
         match a.checkpoint {
             Some(cp) if !a.report.has_errors() => Ok(Checkpoint {
                 cp,
@@ -60,18 +111,22 @@ impl Checkpoint {
     /// Reads a checkpoint file. A file that is not JSON raises
     /// `JsonSyntaxError` (a SyntaxError) at its line and column; one Karenina
     /// would refuse raises `InvalidFileError` (a ValueError) with
-    /// `.diagnostics`.
+    /// `.diagnostics`; a results export or a preset raises `WrongKindError`
+    /// saying what it is. `upgrade=True` converts the 2025-08 `Dataset`
+    /// format and JSON-string metric arrays (`kld canon --upgrade`).
     #[staticmethod]
-    fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, upgrade=false))]
+    fn load(py: Python<'_>, path: PathBuf, upgrade: bool) -> PyResult<Self> {
         let bytes = read(&path)?;
-        py.detach(|| Self::parse(&path, &bytes, Some(path.clone())))
+        wrong_kind(py, &path, &bytes, Kind::Checkpoint)?;
+        py.detach(|| Self::parse(&path, &bytes, Some(path.clone()), upgrade))
     }
 
     /// Reads a checkpoint from bytes (or str); `name` names it in messages.
     #[staticmethod]
-    #[pyo3(signature = (data, *, name="<bytes>"))]
-    fn from_bytes(data: Vec<u8>, name: &str) -> PyResult<Self> {
-        Self::parse(Path::new(name), &data, None)
+    #[pyo3(signature = (data, *, name="<bytes>", upgrade=false))]
+    fn from_bytes(data: Vec<u8>, name: &str, upgrade: bool) -> PyResult<Self> {
+        Self::parse(Path::new(name), &data, None, upgrade)
     }
 
     /// The checkpoint of a `karenina.Benchmark`, as its `save()` would write
@@ -84,7 +139,7 @@ impl Checkpoint {
             .getattr("benchmark_bytes")?
             .call1((benchmark,))?
             .extract()?;
-        Self::parse(Path::new("<benchmark>"), &data, None)
+        Self::parse(Path::new("<benchmark>"), &data, None, false)
     }
 
     /// This checkpoint as a `karenina.Benchmark` (Karenina must be installed).
@@ -94,15 +149,42 @@ impl Checkpoint {
             .call1((PyBytes::new(py, self.bytes().as_bytes()),))
     }
 
-    /// The exact bytes Karenina's `save()` writes for this checkpoint (what
-    /// `kld canon` writes).
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.bytes().as_bytes())
+    /// The bytes Karenina writes for this checkpoint, as `kld canon`
+    /// writes them, with its options: by default everything read is kept;
+    /// `strip_deep_judgment=True` drops LLM traits' deep-judgment settings
+    /// (Karenina's `save()` does unless `save_deep_judgment_config=True`),
+    /// `drop_unknown=True` drops members Karenina does not know (its load
+    /// drops them), `touch=True` sets `dateModified` to now as `save()`
+    /// does. With the first two, the bytes are Karenina's
+    /// `Benchmark.load(f).save()`, `dateModified` aside.
+    #[pyo3(signature = (*, strip_deep_judgment=false, drop_unknown=false, touch=false))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        strip_deep_judgment: bool,
+        drop_unknown: bool,
+        touch: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let opts = write_options(py, strip_deep_judgment, drop_unknown, touch)?;
+        Ok(PyBytes::new(
+            py,
+            write_checkpoint(&self.cp, &opts).as_bytes(),
+        ))
     }
 
-    /// Writes `to_bytes()` to `path`, atomically.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        karenina_ld::fsutil::write_atomic(&path, self.bytes().as_bytes()).map_err(to_py)
+    /// Writes `to_bytes(...)` with the same options to `path`, atomically.
+    #[pyo3(signature = (path, *, strip_deep_judgment=false, drop_unknown=false, touch=false))]
+    fn save(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        strip_deep_judgment: bool,
+        drop_unknown: bool,
+        touch: bool,
+    ) -> PyResult<()> {
+        let opts = write_options(py, strip_deep_judgment, drop_unknown, touch)?;
+        karenina_ld::fsutil::write_atomic(&path, write_checkpoint(&self.cp, &opts).as_bytes())
+            .map_err(to_py)
     }
 
     /// The checkpoint as RDF (`nq`, `nt`, `ttl`, `trig`, `rdfxml`, `jsonld`),
@@ -243,9 +325,14 @@ pub struct Results {
 
 #[pymethods]
 impl Results {
-    /// Reads and counts a results export.
+    /// Reads and counts a results export; a checkpoint or a preset raises
+    /// `WrongKindError` saying what it is.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        if path.is_file() {
+            let head = karenina_ld::fsutil::input_head(&path, 16 << 10).map_err(to_py)?;
+            wrong_kind(py, &path, &head, Kind::Results)?;
+        }
         py.detach(|| karenina_ld::results::summary::summarize(&path))
             .map(|summary| Results { summary })
             .map_err(to_py)
@@ -338,6 +425,7 @@ impl Preset {
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let bytes = read(&path)?;
+        wrong_kind(py, &path, &bytes, Kind::Preset)?;
         let (preset, report) = karenina_ld::preset::read(&path, &bytes, true);
         let Some(p) = preset.filter(|_| !report.has_errors()) else {
             return Err(to_py(Error::Invalid(Box::new(report))));

@@ -43,10 +43,64 @@ impl Paths {
 ///
 /// >>> store = Store(["benchmarks/", "runs/"])
 /// >>> store.query_named("pass-rate-by-benchmark").to_frame()
-#[pyclass(frozen, module = "karenina_ld")]
+#[pyclass(module = "karenina_ld")]
 pub struct Store {
     inner: CheckpointStore,
     failures: Vec<(String, String)>,
+    /// Inputs read and then left out: the same run as another input.
+    skipped: Vec<Skipped>,
+}
+
+/// An input left out of the store, and why (`kld load` says it on stderr
+/// and under `skipped` in `--format json`).
+#[derive(Clone)]
+struct Skipped {
+    file: String,
+    graph: String,
+    kept: String,
+    results: usize,
+    contained: bool,
+    message: String,
+}
+
+impl Skipped {
+    /// The copies of a run binding left out.
+    fn of(bound: &[karenina_ld::store::Bound]) -> Vec<Skipped> {
+        bound
+            .iter()
+            .filter_map(|b| match &b.link {
+                karenina_ld::results::link::Link::Duplicate {
+                    of,
+                    results,
+                    contained,
+                } => Some(Skipped {
+                    file: b.source.clone(),
+                    graph: b.graph.clone(),
+                    kept: of.clone(),
+                    results: *results,
+                    contained: *contained,
+                    message: b.message().unwrap_or_default(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A `FileNotFoundError` for the first input that does not exist (the CLI
+/// exits 2 for it): a typo is not an empty store.
+fn missing_input(inputs: &[PathBuf]) -> PyResult<()> {
+    match inputs
+        .iter()
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        Some(p) => Err(pyo3::exceptions::PyFileNotFoundError::new_err((
+            2,
+            "No such file or directory",
+            p.display().to_string(),
+        ))),
+        None => Ok(()),
+    }
 }
 
 #[pymethods]
@@ -54,8 +108,10 @@ impl Store {
     /// Loads `paths` (files or directories; directories are searched for
     /// Karenina files by content). With `store_dir`, the store is that
     /// directory (`kld load --store`'s format), created if missing, and the
-    /// files are added to it. Files that fail to load are skipped and listed
-    /// in `failures` (a warning is issued); Ctrl-C stops the load.
+    /// files are added to it. A path that does not exist raises
+    /// `FileNotFoundError`; files that fail to load are skipped and listed
+    /// in `failures` (a warning is issued); copies of a run already loaded
+    /// are listed in `skipped`. Ctrl-C stops the load.
     /// `labels` (`{"regime": "mcp"}`) labels the runs among `paths`, as
     /// `kld load --label regime=mcp` does (`pass-rate-by-label`).
     #[new]
@@ -67,6 +123,7 @@ impl Store {
         labels: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         let inputs = paths.map(Paths::into_vec).unwrap_or_default();
+        missing_input(&inputs)?;
         let mut inner = match &store_dir {
             Some(d) => CheckpointStore::open_dir(d),
             None => CheckpointStore::in_memory(),
@@ -80,39 +137,35 @@ impl Store {
                 }
             }
         }
-        let stop = AtomicBool::new(false);
-        let (loaded, mut failures) =
-            interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
-                load(&mut inner, &inputs, &stop)
-            })?;
-        if let Err(e) = loaded {
-            return Err(to_py(e));
-        }
-        // The directory holds what was loaded; its write lock is let go, so
-        // another Store (or kld load) may open it while this one answers.
-        inner.stop_writing();
-        if stop.load(Ordering::SeqCst) {
-            failures.push(("".into(), "interrupted".into()));
-        }
-        if !failures.is_empty() {
-            let msg = format!(
-                "karenina_ld.Store: {} file(s) not loaded: {}",
-                failures.len(),
-                failures
-                    .iter()
-                    .map(|(f, e)| format!("{f}: {e}"))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
-            let warn = py.import("warnings")?.getattr("warn")?;
-            warn.call1((msg,))?;
-        }
-        Ok(Store { inner, failures })
+        let mut store = Store {
+            inner,
+            failures: Vec::new(),
+            skipped: Vec::new(),
+        };
+        store.load_more(py, &inputs)?;
+        Ok(store)
     }
 
-    /// The graphs loaded: one dict per graph (`graph`, `source`, `kind`,
-    /// `quads`, `sha256`, `loaded_at`, `benchmark`: the checkpoint graph a
-    /// run is bound to).
+    /// Loads more `paths` into this store, as the constructor does, and
+    /// binds every run again (a checkpoint added now binds the runs loaded
+    /// before it). New failures and skipped copies are appended to
+    /// `failures` and `skipped`. A store opened with `store_dir` keeps what
+    /// is added here in memory (the directory is written by the
+    /// constructor only; `kld load --store` adds to it).
+    ///
+    /// >>> store.add(["more-runs/"])
+    fn add(&mut self, py: Python<'_>, paths: Paths) -> PyResult<()> {
+        let inputs = paths.into_vec();
+        missing_input(&inputs)?;
+        self.load_more(py, &inputs)
+    }
+
+    /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`,
+    /// `quads`, `sha256`, `loaded_at`; for a run, `benchmark` (the
+    /// checkpoint graph it is bound to, None when unbound), `bound_by`
+    /// (`"user"` or `"auto"`), `binding_note` (why it is not bound) and
+    /// `names_checkpoint` (the checkpoint its run folder's manifest or its
+    /// database row names, when that file exists).
     #[getter]
     fn graphs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         self.inner
@@ -125,7 +178,15 @@ impl Store {
                 d.set_item("quads", g.quads)?;
                 d.set_item("sha256", &g.sha256)?;
                 d.set_item("loaded_at", &g.loaded_at)?;
-                d.set_item("benchmark", &g.benchmark)?;
+                d.set_item("benchmark", g.binding.as_ref().map(|b| &b.checkpoint))?;
+                d.set_item(
+                    "bound_by",
+                    g.binding
+                        .as_ref()
+                        .map(|b| if b.explicit { "user" } else { "auto" }),
+                )?;
+                d.set_item("binding_note", &g.unbound)?;
+                d.set_item("names_checkpoint", &g.benchmark)?;
                 Ok(d)
             })
             .collect()
@@ -135,6 +196,43 @@ impl Store {
     #[getter]
     fn failures(&self) -> Vec<(String, String)> {
         self.failures.clone()
+    }
+
+    /// The inputs read and then left out because another input holds the
+    /// same run (`kld load` says so on stderr): one dict each: `file`,
+    /// `graph`, `kept` (the input kept instead), `results`, `why`
+    /// (`"same-run"`, or `"contained"`: all its results are in the one
+    /// kept) and `message`.
+    #[getter]
+    fn skipped<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        self.skipped
+            .iter()
+            .map(|s| {
+                let d = PyDict::new(py);
+                d.set_item("file", &s.file)?;
+                d.set_item("graph", &s.graph)?;
+                d.set_item("kept", &s.kept)?;
+                d.set_item("results", s.results)?;
+                d.set_item("why", if s.contained { "contained" } else { "same-run" })?;
+                d.set_item("message", &s.message)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
+    /// One row per verification result (the catalogue's `results` query)
+    /// as a pandas DataFrame: `graph` (the run's results graph: two runs of
+    /// one name stay apart), `checkpoint` (the checkpoint graph it is bound
+    /// to, None when unbound), `run`, `question_id`, `interface`,
+    /// `model_name`, `parsing_interface`, `parsing_model_name`,
+    /// `replicate`, `verify_result` (None: no verdict, or a CSV's empty
+    /// cell), `source_format`, `failure`.
+    #[pyo3(signature = (*, timeout=60.0))]
+    fn results_frame<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyAny>> {
+        let q = sparql::find("results")
+            .ok_or_else(|| PyKeyError::new_err("no catalogue query \"results\""))?;
+        let answer = self.query(py, q.text, timeout, None, None)?;
+        answer.bind(py).call_method0("to_frame")
     }
 
     /// Runs a read-only SPARQL query as `kld query` does: the union of all
@@ -263,6 +361,42 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Loads `inputs` and binds, warning of failures (Ctrl-C stops it
+    /// between files).
+    fn load_more(&mut self, py: Python<'_>, inputs: &[PathBuf]) -> PyResult<()> {
+        let stop = AtomicBool::new(false);
+        let inner = &mut self.inner;
+        let (loaded, mut failures) =
+            interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+                load(inner, inputs, &stop)
+            })?;
+        let bound = loaded.map_err(to_py)?;
+        self.skipped.extend(Skipped::of(&bound));
+        // The directory holds what was loaded; its write lock is let go, so
+        // another Store (or kld load) may open it while this one answers.
+        self.inner.stop_writing();
+        if stop.load(Ordering::SeqCst) {
+            failures.push(("".into(), "interrupted".into()));
+        }
+        if !failures.is_empty() {
+            let msg = format!(
+                "karenina_ld.Store: {} file(s) not loaded: {}",
+                failures.len(),
+                failures
+                    .iter()
+                    .map(|(f, e)| format!("{f}: {e}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let warn = py.import("warnings")?.getattr("warn")?;
+            warn.call1((msg,))?;
+        }
+        self.failures.extend(failures);
+        Ok(())
+    }
+}
+
 /// A store is freed on a thread of its own: freeing a million quads takes
 /// a fifth of a second, which `del store` (or a notebook cell run again)
 /// need not wait for. The memory is given back a moment later.
@@ -286,7 +420,10 @@ fn load(
     store: &mut CheckpointStore,
     inputs: &[PathBuf],
     stop: &AtomicBool,
-) -> (karenina_ld::Result<()>, Vec<(String, String)>) {
+) -> (
+    karenina_ld::Result<Vec<karenina_ld::store::Bound>>,
+    Vec<(String, String)>,
+) {
     let found = karenina_ld::store::input_files(inputs);
     let mut failures: Vec<(String, String)> = found
         .failed
@@ -303,9 +440,9 @@ fn load(
         }
     }
     if !any || stop.load(Ordering::SeqCst) {
-        return (Ok(()), failures);
+        return (Ok(Vec::new()), failures);
     }
-    (store.bind(&[]).map(drop), failures)
+    (store.bind(&[]), failures)
 }
 
 /// A SELECT query's answer: iterate it for one dict per row (variable →

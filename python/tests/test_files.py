@@ -169,3 +169,9 @@ def test_the_first_notebook_example_runs(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "questions loaded: " in r.stdout and "Documentation Test Benchmark" in r.stdout
+    # Rows are per checkpoint (its name and file), never a mean over a name,
+    # and the numbers say what they are.
+    assert "Documentation Test Benchmark (" in r.stdout and "pass_rate" in r.stdout
+    src = (REPO / "examples" / "first_notebook.py").read_text()
+    assert "pivot_table" not in src and 'columns="checkpoint"' in src
+    assert "passed / results" in src

@@ -37,6 +37,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "questions-without-template",
     "regex-traits",
     "replicate-pass-rates",
+    "results",
     "results-by-model",
     "results-without-question",
     "rubric-score-aggregates",

@@ -4,18 +4,20 @@
 #     compiled dependencies are reused) and the pytest suite in python/tests;
 #  2. a wheel (`maturin build`) installed into a fresh venv whose PATH has
 #     no Rust, where `kld --version` must equal karenina_ld.__version__.
-# Release wheels are the same command with --release (see docs/python.md).
+# (--profile dev: pyproject.toml names the `wheel` profile, a release
+# build; the dev profile reuses cargo test's compiled dependencies.)
+# Wheels to install elsewhere: python/build-wheel.sh (see docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 python3 -m venv --system-site-packages target/py-venv
 # shellcheck disable=SC1091
-(. target/py-venv/bin/activate && maturin develop --quiet)
+(. target/py-venv/bin/activate && maturin develop --quiet --profile dev)
 KLD_KARENINA_VENV="${KLD_KARENINA_VENV:-$PWD/target/karenina-venv}" \
   target/py-venv/bin/python -m pytest -q python/tests
 
 rm -rf target/wheels/ci target/wheel-venv
-maturin build --quiet -o target/wheels/ci
+maturin build --quiet --profile dev -o target/wheels/ci
 python3 -m venv target/wheel-venv
 target/wheel-venv/bin/python -m pip install -q --disable-pip-version-check target/wheels/ci/*.whl
 # No cargo, rustc or ~/.cargo/bin on PATH: the wheel alone.
