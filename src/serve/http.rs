@@ -243,6 +243,11 @@ async fn checkpoint(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Respon
     app.in_slot(move || state.checkpoint_file(&graph)).await
 }
 
+async fn vocabulary(AxState(app): AxState<App>) -> Response {
+    let state = app.state.clone();
+    app.in_slot(move || state.vocabulary()).await
+}
+
 async fn errors(AxState(app): AxState<App>) -> Response {
     respond(Answer::json(&serde_json::json!({
         "watching": app.watching,
@@ -286,6 +291,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
             get(|| async { respond(Answer::json(&catalogue())) }),
         )
         .route("/queries/{name}", get(named_query))
+        .route("/vocabulary", get(vocabulary))
         .route("/errors", get(errors))
         .route(
             "/cache",
