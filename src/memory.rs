@@ -246,6 +246,48 @@ impl Account {
     }
 }
 
+impl Account {
+    /// Whether `bytes` more fit within the limits; if not, the limit is
+    /// marked passed and the caller told, as an allocation past it would.
+    fn admits(&self, bytes: i64) -> bool {
+        if self.exceeded.get().is_some() {
+            return false;
+        }
+        let used = self.used.get().saturating_add(bytes);
+        let unreported = self.used.get() - self.reported.get();
+        let sum = IN_QUERIES
+            .load(Relaxed)
+            .saturating_add(unreported)
+            .saturating_add(bytes);
+        let exceeded = match (self.limits.per_query, self.limits.total) {
+            (Some(limit), _) if used > limit as i64 => Exceeded::Query(limit),
+            (_, Some(limit)) if sum > limit as i64 => Exceeded::Total(limit),
+            _ => return true,
+        };
+        self.exceeded.set(Some(exceeded));
+        (self.on_exceed)(exceeded);
+        false
+    }
+}
+
+/// Asks, before a large allocation, whether the account open on this
+/// thread (if any) can take `bytes` more within its limits. When it cannot,
+/// the account is marked past its limit and its caller told (the query is
+/// stopped) without the allocation being made: a query that doubles a
+/// string (`CONCAT(?x, ?x)` chained) used to pass its limit by the whole
+/// doubling before the allocator could see it. The evaluator asks this
+/// before a string function allocates its result (vendor/spareval).
+pub fn reserve(bytes: usize) -> bool {
+    CURRENT
+        .try_with(|c| {
+            let account = c.get();
+            // SAFETY: as in `charge`: the pointer is set by `Account::enter`
+            // and reset by its guard before the account can go.
+            account.is_null() || unsafe { (*account).admits(bytes as i64) }
+        })
+        .unwrap_or(true)
+}
+
 /// An [`Account`] open on this thread; dropping it closes it.
 pub struct Entered<'a> {
     account: &'a Account,
@@ -409,6 +451,31 @@ mod tests {
             assert_eq!(c.peak(), 0);
             charge(1);
             assert_eq!(c.used.get(), 1);
+        }
+
+        // A reservation past the limit is refused and stops the query; one
+        // within it is allowed and charges nothing.
+        let hits = Rc::new(Cell::new(0));
+        let seen = hits.clone();
+        let r = Account::new(
+            Limits {
+                per_query: Some(8 << 20),
+                total: None,
+            },
+            move |_| seen.set(seen.get() + 1),
+        );
+        assert!(reserve(1 << 40), "no account open: allowed");
+        {
+            let _open = r.enter();
+            charge(4 << 20);
+            assert!(reserve(3 << 20));
+            assert_eq!(r.used.get(), 4 << 20);
+            assert_eq!(hits.get(), 0);
+            assert!(!reserve(5 << 20));
+            assert_eq!(hits.get(), 1);
+            assert_eq!(r.exceeded(), Some(Exceeded::Query(8 << 20)));
+            assert!(!reserve(1));
+            assert_eq!(hits.get(), 1, "told once");
         }
 
         // Two accounts together pass the total limit.

@@ -243,6 +243,11 @@ async fn checkpoint(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Respon
     app.in_slot(move || state.checkpoint_file(&graph)).await
 }
 
+async fn vocabulary(AxState(app): AxState<App>) -> Response {
+    let state = app.state.clone();
+    app.in_slot(move || state.vocabulary()).await
+}
+
 async fn errors(AxState(app): AxState<App>) -> Response {
     respond(Answer::json(&serde_json::json!({
         "watching": app.watching,
@@ -277,6 +282,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route("/queries/{name}", get(named_query))
         .route("/leaderboard", get(super::board::leaderboard))
         .route("/matrix", get(super::board::matrix))
+        .route("/vocabulary", get(vocabulary))
         .route("/errors", get(errors))
         .route(
             "/cache",

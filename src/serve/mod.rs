@@ -26,6 +26,7 @@ mod negotiate;
 mod run;
 mod status;
 mod stream;
+pub mod vocabulary;
 pub mod warm;
 pub mod watch;
 
@@ -206,6 +207,8 @@ pub struct State {
     warming: Mutex<Option<query::Control>>,
     /// The last finished warm-up.
     warmed: Mutex<Option<warm::Warmed>>,
+    /// The editor's completion vocabulary, kept for one generation.
+    vocabulary: Mutex<Option<vocabulary::Kept>>,
     /// Tells this process's entity tags from another's (a restarted server
     /// starts again at generation 0).
     boot: u64,
@@ -231,6 +234,7 @@ impl State {
             flights: flight::Flights::default(),
             warming: Mutex::new(None),
             warmed: Mutex::new(None),
+            vocabulary: Mutex::new(None),
             boot,
             settings,
             errors: Mutex::new(BTreeMap::new()),
@@ -270,6 +274,35 @@ impl State {
         self.cancel_warming();
         drop(store);
         r
+    }
+
+    /// Rebuilds the Oxigraph store once the quads it keeps for nothing (a
+    /// graph replaced or removed: see [`CheckpointStore::waste`]) reach a
+    /// quarter of those it holds, so that a served store's size and query
+    /// time depend on what it holds, not on how often its files changed.
+    /// The copy is made while queries go on (on the old store); the swap
+    /// changes no answer, so the generation, the cache and the entity tags
+    /// stay. Skipped when the store changed meanwhile (the next change
+    /// tries again). True when it rebuilt.
+    pub fn compact(&self) -> bool {
+        let (generation, fresh) = {
+            let store = self.store.read().unwrap_or_else(|e| e.into_inner());
+            let (dead, live) = store.waste();
+            if dead == 0 || dead.saturating_mul(4) < live {
+                return false;
+            }
+            (self.generation.load(Ordering::SeqCst), store.rebuilt())
+        };
+        let Ok(fresh) = fresh else { return false };
+        let mut store = self.store.write().unwrap_or_else(|e| e.into_inner());
+        if self.generation.load(Ordering::SeqCst) != generation {
+            return false;
+        }
+        let old = store.replace_store(fresh);
+        drop(store);
+        drop(old);
+        crate::memory::release();
+        true
     }
 
     /// The store's generation: 0 after loading, one more after every change.
@@ -403,6 +436,17 @@ impl State {
                 .cloned()
                 .collect()
         };
+        // The summaries of graphs no longer loaded (or since changed) go.
+        {
+            let current: std::collections::BTreeSet<(&str, &str)> = infos
+                .iter()
+                .map(|i| (i.graph.as_str(), i.sha256.as_str()))
+                .collect();
+            self.summaries
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|(g, sha), _| current.contains(&(g.as_str(), sha.as_str())));
+        }
         let mut out = Vec::new();
         for info in infos {
             let key = (info.graph.clone(), info.sha256.clone());

@@ -77,6 +77,10 @@ impl State {
                 serde_json::to_value(warmed).unwrap_or_default(),
             );
             o.insert("joined".into(), self.flights.joined().into());
+            o.insert(
+                "vocabulary_generation".into(),
+                self.vocabulary_generation().into(),
+            );
             o.insert("shared_failures".into(), self.flights.shared().into());
         }
         v

@@ -6,7 +6,8 @@
 //! generations ([`super::State::with_store_mut`]), so after loading and after
 //! every `--watch` reload one background thread runs every catalogue query
 //! in the page's formats into the answer cache ([`super::cache`]): the first
-//! visitor then gets cached answers.
+//! visitor then gets cached answers. The editor's completion vocabulary
+//! ([`super::vocabulary`]) is computed first and kept apart.
 //!
 //! A reload during that work cancels the running query (through the
 //! [`crate::query::Control`] every query takes) and the warm-up starts over
@@ -115,6 +116,17 @@ fn watch_generations(state: &State, stop: &AtomicBool, log: Option<Log>) {
 pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed> {
     let started = Instant::now();
     let mut answers = 0;
+    // The editor's completion vocabulary first (a page's first focus reads
+    // it), kept apart from the cache.
+    if state.vocabulary_generation() != Some(generation) {
+        let set = |c| state.set_warming(Some(c));
+        let done = state.compute_vocabulary(generation, Some(&set));
+        state.set_warming(None);
+        if stop.load(Ordering::SeqCst) || state.generation() != generation {
+            return None;
+        }
+        answers += usize::from(done.is_ok());
+    }
     for (i, format) in FORMATS.iter().enumerate() {
         let stats = state.cache_stats();
         if i > 0 && stats.bytes.saturating_mul(2) > stats.budget {

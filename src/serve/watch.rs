@@ -465,7 +465,8 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
 }
 
 /// Re-binds results graphs after a change (a checkpoint that came or went, a
-/// run read again) and logs what changed.
+/// run read again) and logs what changed; then rebuilds the store if the
+/// change left it holding many removed quads ([`State::compact`]).
 fn rebind(state: &State, log: &Log) {
     match state.with_store_mut(|s| s.bind(&[])) {
         Ok(bound) => bound
@@ -474,6 +475,7 @@ fn rebind(state: &State, log: &Log) {
             .for_each(|m| log(format!("watch: {m}"))),
         Err(e) => log(format!("watch: binding results: {e}")),
     }
+    state.compact();
 }
 
 /// The SHA-256 of a file's bytes, read streaming (`None` if unreadable).

@@ -346,6 +346,8 @@ fn run_until(
     }
     let control = &opts.control;
     let stop = control.clone();
+    // The evaluator asks before it allocates a string function's result.
+    spareval::set_allocation_check(crate::memory::reserve);
     let account = crate::memory::Account::new(opts.memory, move |_| stop.stop_memory());
     // Everything the query allocates is freed when this closure returns.
     let result = (|| {

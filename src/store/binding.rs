@@ -465,6 +465,7 @@ impl CheckpointStore {
             for q in &old {
                 self.store.remove(q).map_err(Error::store)?;
             }
+            self.dead += old.len();
         }
         if let Some(b) = &binding {
             let c = crate::error::named_node(b.checkpoint.as_str())?;

@@ -166,6 +166,10 @@ pub struct CheckpointStore {
     /// Run labels by results graph ([`labels`]), added whenever the graph is
     /// (re)inserted.
     labels: BTreeMap<String, Vec<labels::Label>>,
+    /// Quads removed since `store` was built, which Oxigraph's in-memory
+    /// store keeps (every version of its data stays, for the snapshots of
+    /// running queries): see [`Self::waste`].
+    dead: usize,
 }
 
 fn file_for_graph(graph: &str) -> String {
@@ -184,6 +188,7 @@ impl CheckpointStore {
             _lock: None,
             cleaned: Vec::new(),
             labels: BTreeMap::new(),
+            dead: 0,
         })
     }
 
@@ -339,6 +344,7 @@ impl CheckpointStore {
         }
         let g = crate::error::named_node(info.graph.clone())?;
         let old = self.provenance_quads(&g)?;
+        let replaced = self.index.get(&info.graph).map_or(0, |i| i.quads) + old.len();
         let mut nq = match (&self.dir, persist) {
             (Some(dir), true) => Some(RdfSerializer::from_format(RdfFormat::NQuads).for_writer(
                 std::io::BufWriter::new(fsutil::AtomicFile::create(
@@ -426,6 +432,7 @@ impl CheckpointStore {
         if info.kind == GraphKind::Results {
             self.fresh.insert(info.graph.clone());
         }
+        self.dead += replaced;
         self.index.insert(info.graph.clone(), info.clone());
         Ok(info)
     }
@@ -447,9 +454,9 @@ impl CheckpointStore {
     /// directory, its N-Quads file and index entry too. False when absent.
     pub fn remove(&mut self, graph: &str) -> Result<bool> {
         self.fresh.remove(graph);
-        if self.index.remove(graph).is_none() {
+        let Some(info) = self.index.remove(graph) else {
             return Ok(false);
-        }
+        };
         let g = crate::error::named_node(graph)?;
         let prov = self.provenance_quads(&g)?;
         let mut tx = self.store.start_transaction().map_err(Error::store)?;
@@ -458,6 +465,7 @@ impl CheckpointStore {
             tx.remove(q);
         }
         tx.commit().map_err(Error::store)?;
+        self.dead += info.quads + prov.len();
         if let Some(dir) = &self.dir {
             let f = dir.join("graphs").join(file_for_graph(graph));
             match std::fs::remove_file(&f) {
@@ -468,6 +476,42 @@ impl CheckpointStore {
             self.save_index()?;
         }
         Ok(true)
+    }
+
+    /// How many quads were removed since the Oxigraph store was built (a
+    /// graph replaced or removed), which it still holds, and how many it
+    /// holds that count. Oxigraph's in-memory store never frees a removed
+    /// quad (nor the strings only it used): a file reloaded 150 times grew
+    /// `kld serve --watch` from 69 MB to 1.12 GB and made a full scan 23×
+    /// slower. [`Self::rebuilt`] and [`Self::replace_store`] start afresh.
+    pub fn waste(&self) -> (usize, usize) {
+        (self.dead, self.index.values().map(|i| i.quads).sum())
+    }
+
+    /// A new Oxigraph store holding exactly what this one holds now (its
+    /// live quads, copied a chunk at a time): what it would hold if it had
+    /// been loaded from the current files. Queries may run on this store
+    /// meanwhile.
+    pub fn rebuilt(&self) -> Result<Store> {
+        const CHUNK: usize = 16 * 1024;
+        let fresh = Store::new().map_err(Error::store)?;
+        let mut chunk = Vec::with_capacity(CHUNK);
+        for q in self.store.iter() {
+            chunk.push(q.map_err(Error::store)?);
+            if chunk.len() == CHUNK {
+                fresh.extend(chunk.drain(..)).map_err(Error::store)?;
+            }
+        }
+        fresh.extend(chunk).map_err(Error::store)?;
+        Ok(fresh)
+    }
+
+    /// Puts `fresh` (from [`Self::rebuilt`], with nothing changed since) in
+    /// place of the Oxigraph store, and returns the old one: it is freed
+    /// when the last query running on it ends.
+    pub fn replace_store(&mut self, fresh: Store) -> Store {
+        self.dead = 0;
+        std::mem::replace(&mut self.store, fresh)
     }
 
     /// Writes the index of a store directory (atomically). No-op in memory.

@@ -30,7 +30,7 @@ pub(crate) fn rss_mb(pid: u32) -> f64 {
 }
 
 /// CPU time a process has used, in seconds (user + system).
-fn cpu_seconds(pid: u32) -> f64 {
+pub(crate) fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     // Fields after the command name (which may hold spaces) in parentheses.
     let rest = &stat[stat.rfind(')').unwrap() + 2..];

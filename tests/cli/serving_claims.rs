@@ -26,6 +26,10 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         &["the_serving_manual_states_the_statuses_and_logging_as_they_are"],
     ),
     (
+        "after 200 saves it is within 1.5×",
+        &["two_hundred_reloads_leave_the_served_store_as_a_fresh_one"],
+    ),
+    (
         "that runs out of time says so: its 503",
         &["time_spent_following_is_not_called_waiting_for_a_slot"],
     ),

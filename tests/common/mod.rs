@@ -94,9 +94,15 @@ pub fn snapshot_key(args: &[&str]) -> String {
         .join("_")
 }
 
-/// Runs `../shared/tools/gen_checkpoints.py ARGS -o OUT` (needs python3).
+/// Runs `../shared/tools/gen_checkpoints.py ARGS -o OUT` (needs python3;
+/// the tools beside `KLD_CORPUS` when that names the corpus elsewhere).
 pub fn run_generator(args: &[&str], out: &Path) {
-    let gen = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py");
+    let gen = std::env::var_os("KLD_CORPUS")
+        .map(|c| Path::new(&c).join("../tools/gen_checkpoints.py"))
+        .filter(|g| g.exists())
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py")
+        });
     let st = std::process::Command::new("python3")
         .arg(gen)
         .args(args)

@@ -69,19 +69,9 @@ const kldEditor = (() => {
   }
 
   // ---- what completion offers ---------------------------------------------
-  // The store's classes and predicates: one query, made when the editor is
-  // first focused (it reads every quad: about 0.5 s for 200 checkpoints of
-  // 50 questions), so a page only looked at costs the server nothing.
-  const VOCABULARY_QUERY = `SELECT ?kind ?term WHERE {
-  {
-    { SELECT DISTINCT ?term WHERE { { ?s a ?term } UNION { GRAPH ?g { ?s a ?term } } } LIMIT 2000 }
-    BIND("class" AS ?kind)
-  } UNION {
-    { SELECT DISTINCT ?term WHERE { { ?s ?term ?o } UNION { GRAPH ?g { ?s ?term ?o } } } LIMIT 2000 }
-    BIND("predicate" AS ?kind)
-  }
-}`;
-
+  // The store's classes and predicates (GET /vocabulary): computed by the
+  // server with the catalogue's answers after each load and kept there, so
+  // asking costs it nothing; asked when the editor is first focused.
   async function loadPrefixes() {
     const p = await fetch("/prefixes");
     if (p.ok) vocabulary.prefixes = (await p.json()).map((x) => [x.prefix, x.iri]);
@@ -95,11 +85,7 @@ const kldEditor = (() => {
   }
 
   async function loadTerms() {
-    const r = await fetch("/sparql", {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" },
-      body: new URLSearchParams({ query: VOCABULARY_QUERY }),
-    });
+    const r = await fetch("/vocabulary");
     if (!r.ok) return;
     const rows = (await r.json()).results.bindings.filter((b) => b.term && b.term.type === "uri");
     vocabulary.classes = rows.filter((b) => b.kind.value === "class").map((b) => b.term.value);

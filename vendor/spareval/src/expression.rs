@@ -696,7 +696,12 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                     .map(|e| build_expression_evaluator(e, context))
                     .collect::<Result<Vec<_>, _>>()?;
                 Rc::new(move |tuple| {
-                    let mut result = String::default();
+                    // karenina-ld patch: the result is allocated once, at
+                    // its length, after the allocation check: a chain of
+                    // `CONCAT(?x, ?x)` doubled its string by growing it
+                    // (a copy and twice the size at once) and passed its
+                    // memory budget by as much before anything could stop it.
+                    let mut values = Vec::with_capacity(l.len());
                     let mut language = None;
                     for e in &l {
                         let (value, e_language) = to_string_and_language(e(tuple)?)?;
@@ -707,8 +712,17 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                         } else {
                             language = Some(e_language)
                         }
-                        result += &value
+                        values.push(value);
                     }
+                    let len = values.iter().map(String::len).sum();
+                    if !crate::may_allocate(len) {
+                        return None;
+                    }
+                    let mut result = String::with_capacity(len);
+                    for value in &values {
+                        result += value;
+                    }
+                    drop(values);
                     Some(build_plain_literal(result, language.flatten()))
                 })
             }

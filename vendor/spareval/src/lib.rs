@@ -25,6 +25,24 @@ pub use crate::model::{QueryResults, QuerySolution, QuerySolutionIter, QueryTrip
 use crate::service::ServiceHandlerRegistry;
 pub use crate::service::{DefaultServiceHandler, ServiceHandler};
 pub use crate::update::{DeleteInsertIter, DeleteInsertQuad};
+
+/// karenina-ld patch: a check made before a string function allocates its
+/// result (`CONCAT`), given the result's length in bytes; `false` refuses
+/// the value (the function's result is unbound) and the check is expected
+/// to have stopped the query (its caller's memory budget was passed). Set
+/// once per process; none: everything is allowed.
+static ALLOCATION_CHECK: std::sync::OnceLock<fn(usize) -> bool> = std::sync::OnceLock::new();
+
+/// karenina-ld patch: sets the check of [`ALLOCATION_CHECK`] (the first
+/// call wins).
+pub fn set_allocation_check(check: fn(usize) -> bool) {
+    let _ = ALLOCATION_CHECK.set(check);
+}
+
+/// karenina-ld patch: whether a result of `len` bytes may be allocated.
+pub(crate) fn may_allocate(len: usize) -> bool {
+    ALLOCATION_CHECK.get().is_none_or(|check| check(len))
+}
 use json_event_parser::{JsonEvent, WriterJsonSerializer};
 use oxiri::Iri;
 use oxrdf::{GraphName, Literal, NamedNode, NamedOrBlankNode, Term, Variable};
