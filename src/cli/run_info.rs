@@ -225,7 +225,7 @@ pub(super) fn database_info(
                 }
                 print!(
                     "{}",
-                    karenina_ld::results::karenina::text::lines(&n.all.summary(), "    ")
+                    karenina_ld::results::karenina::text::lines(&n.all().summary(), "    ")
                 );
             }
         }

@@ -226,17 +226,30 @@ pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
         inner: f,
         hasher: Sha256::new(),
     };
-    let mut r = std::io::BufReader::with_capacity(1 << 16, &mut hashing);
+    // Whatever follows the rows (`scenario_results`, `}`) is hashed too.
+    read_from(file, &mut hashing, visit, true)?;
+    Ok(format!("{:x}", hashing.hasher.finalize()))
+}
+
+/// [`read_path`] without hashing the file's bytes, for readers that need
+/// no hash (a summary): SHA-256 of a 100 MB export is a third of reading it.
+pub fn read_path_unhashed(file: &Path, visit: &mut dyn Visit) -> Result<()> {
+    let mut f = crate::fsutil::open_input(file)?;
+    read_from(file, &mut f, visit, false)
+}
+
+fn read_from(file: &Path, inner: &mut dyn Read, visit: &mut dyn Visit, drain: bool) -> Result<()> {
+    let mut r = std::io::BufReader::with_capacity(1 << 16, inner);
     // The layout from the buffered head (no second open).
     let head = r.fill_buf().map_err(|e| Error::io(file, e))?;
     match sniff(head) {
         Some(Layout::Csv) => csv::read(file, &mut r, visit)?,
         _ => read_json(file, &mut r, visit)?,
     }
-    // Whatever follows the rows (`scenario_results`, `}`) is hashed too.
-    std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| Error::io(file, e))?;
-    drop(r);
-    Ok(format!("{:x}", hashing.hasher.finalize()))
+    if drain {
+        std::io::copy(&mut r, &mut std::io::sink()).map_err(|e| Error::io(file, e))?;
+    }
+    Ok(())
 }
 
 /// Hashes what passes through it.

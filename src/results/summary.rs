@@ -1,7 +1,7 @@
 //! `kld info RESULTS`: what a verification run holds, counted, read straight
 //! from the export (no store), like `kld info` of a checkpoint.
 
-use super::{read_path, Visit};
+use super::Visit;
 use crate::error::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -145,7 +145,7 @@ impl Visit for Counting {
 /// Karenina's own numbers of it.
 pub fn summarize(file: &Path) -> Result<RunSummary> {
     let mut c = Counting::default();
-    read_path(file, &mut c)?;
+    super::read_path_unhashed(file, &mut c)?;
     c.s.questions = c.questions.len();
     let numbers = c
         .numbers

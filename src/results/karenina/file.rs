@@ -11,8 +11,9 @@ use serde_json::{json, Map, Value};
 #[derive(Clone, Debug, Default)]
 pub struct FileNumbers {
     csv: bool,
-    /// Every row.
-    pub all: Numbers,
+    /// Every row, once a second run is seen (until then, the first run's
+    /// numbers are every row's: each row is counted once, not twice).
+    all: Option<Numbers>,
     runs: Ordered<Option<String>, Numbers>,
 }
 
@@ -21,16 +22,34 @@ impl FileNumbers {
     pub fn new(csv: bool) -> Self {
         FileNumbers {
             csv,
-            all: Numbers::new(csv),
+            all: None,
             runs: Ordered::default(),
+        }
+    }
+
+    /// The numbers of every row.
+    pub fn all(&self) -> std::borrow::Cow<'_, Numbers> {
+        match (&self.all, self.runs.iter().next()) {
+            (Some(all), _) => std::borrow::Cow::Borrowed(all),
+            (None, Some((_, first))) => std::borrow::Cow::Borrowed(first),
+            (None, None) => std::borrow::Cow::Owned(Numbers::new(self.csv)),
         }
     }
 
     /// Adds one row.
     pub fn add(&mut self, row: &Value) {
-        self.all.add(row);
-        let name = row["metadata"]["run_name"].as_str().map(str::to_string);
-        let n = self.runs.entry(&name);
+        let name = row["metadata"]["run_name"].as_str();
+        if self.all.is_none() && self.runs.len() == 1 {
+            let first = &self.runs.iter().next().expect("one run").0;
+            if first.as_deref() != name {
+                // A second run: every row so far was the first run's.
+                self.all = Some(self.runs.iter().next().expect("one run").1.clone());
+            }
+        }
+        if let Some(all) = &mut self.all {
+            all.add(row);
+        }
+        let n = self.runs.entry(&name.map(str::to_string));
         n.csv = self.csv;
         n.add(row);
     }
@@ -50,17 +69,15 @@ impl FileNumbers {
     pub fn to_json(&self) -> Map<String, Value> {
         let mut m = Map::new();
         let names: Vec<Value> = self.runs.iter().map(|(k, _)| json!(k)).collect();
-        m.insert("summary".into(), self.all.summary());
+        let all = self.all();
+        m.insert("summary".into(), all.summary());
         m.insert(
             "summary_covers".into(),
-            json!({"runs": names, "results": self.all.results()}),
+            json!({"runs": names, "results": all.results()}),
         );
-        let cannot = self.all.cannot_tell();
+        let cannot = all.cannot_tell();
         if !cannot.contains(&"aggregate_pass_rate") {
-            m.insert(
-                "aggregate_pass_rate".into(),
-                self.all.pass_rates().to_json(),
-            );
+            m.insert("aggregate_pass_rate".into(), all.pass_rates().to_json());
         }
         if !cannot.is_empty() {
             let why: Map<String, Value> = CSV_CANNOT_TELL
@@ -101,4 +118,37 @@ pub fn of_database_run(
         Ok(())
     })?;
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(run: Option<&str>, q: &str, verdict: bool) -> Value {
+        json!({
+            "metadata": {"question_id": q, "run_name": run, "failure": null, "execution_time": 1.5,
+                "answering": {"interface": "langchain", "model_name": "a", "tools": [], "config_id": null},
+                "parsing": {"interface": "langchain", "model_name": "p", "tools": [], "config_id": null}},
+            "template": {"template_verification_performed": true, "verify_result": verdict},
+        })
+    }
+
+    #[test]
+    fn a_second_run_splits_the_summary_and_all_rows_are_counted_once() {
+        let mut f = FileNumbers::new(false);
+        f.add(&row(Some("a"), "q1", true));
+        f.add(&row(Some("a"), "q2", false));
+        assert!(!f.to_json().contains_key("summary_by_run"));
+        assert_eq!(f.to_json()["summary"]["num_results"], 2);
+        f.add(&row(None, "q1", true));
+        f.add(&row(Some("a"), "q3", true));
+        let j = f.to_json();
+        assert_eq!(j["summary"]["num_results"], 4);
+        assert_eq!(j["summary"]["template_pass_overall"]["passed"], 3);
+        assert_eq!(j["summary_covers"]["runs"], json!(["a", null]));
+        let by = j["summary_by_run"].as_array().unwrap();
+        assert_eq!(by[0]["summary"]["num_results"], 3);
+        assert_eq!(by[1]["summary"]["num_results"], 1);
+        assert_eq!(j["aggregate_pass_rate"]["question_id"]["q1"], 1.0);
+    }
 }
