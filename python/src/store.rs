@@ -56,15 +56,30 @@ impl Store {
     /// directory (`kld load --store`'s format), created if missing, and the
     /// files are added to it. Files that fail to load are skipped and listed
     /// in `failures` (a warning is issued); Ctrl-C stops the load.
+    /// `labels` (`{"regime": "mcp"}`) labels the runs among `paths`, as
+    /// `kld load --label regime=mcp` does (`pass-rate-by-label`).
     #[new]
-    #[pyo3(signature = (paths=None, *, store_dir=None))]
-    fn new(py: Python<'_>, paths: Option<Paths>, store_dir: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (paths=None, *, store_dir=None, labels=None))]
+    fn new(
+        py: Python<'_>,
+        paths: Option<Paths>,
+        store_dir: Option<PathBuf>,
+        labels: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<Self> {
         let inputs = paths.map(Paths::into_vec).unwrap_or_default();
         let mut inner = match &store_dir {
             Some(d) => CheckpointStore::open_dir(d),
             None => CheckpointStore::in_memory(),
         }
         .map_err(to_py)?;
+        if let Some(labels) = labels.filter(|l| !l.is_empty()) {
+            let labels: Vec<(String, String)> = labels.into_iter().collect();
+            for f in karenina_ld::store::input_files(&inputs).files {
+                if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
+                    inner.set_labels(g, labels.clone());
+                }
+            }
+        }
         let stop = AtomicBool::new(false);
         let (loaded, mut failures) =
             interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {

@@ -305,3 +305,13 @@ def test_a_param_answers_as_kld_query_param_does(corpus_store) -> None:
     want = [{v: typed(b.get(v)) for v in expected["head"]["vars"]} for b in expected["results"]["bindings"]]
     key = lambda row: repr(sorted(row.items()))  # noqa: E731
     assert got and sorted(got, key=key) == sorted(want, key=key)
+
+
+def test_labels_label_the_runs_loaded() -> None:
+    run = [f for f in results_files() if f.name == "res-docs__notebooks__test_checkpoint.full.json"]
+    assert run
+    s = karenina_ld.Store(run, labels={"regime": "mcp", "prompt": "v1"})
+    rows = list(s.query_named("pass-rate-by-label"))
+    assert {(r["label"], r["value"]) for r in rows} == {("regime", "mcp"), ("prompt", "v1")}
+    summary = list(s.query_named("run-summary"))
+    assert summary[0]["labels"] == "prompt=v1, regime=mcp"

@@ -18,7 +18,10 @@
 //! answering and parsing model, replicate, timestamp, evaluation mode, failure
 //! category, verdicts, check outcomes, tokens, execution time, one
 //! `karenina:score` node per score key (pointing to one `karenina:ScoredTrait`
-//! node per trait), and everything no triple holds in one `rdf:JSON` literal
+//! node per trait), what Karenina's summary counts by (model display
+//! strings, combo, MCP servers, template verification performed, failure
+//! group and stage, outcome class, per-stage usage, agent metrics: see
+//! [`outcome`]), and everything no triple holds in one `rdf:JSON` literal
 //! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
 //! they are most of a file's size and rarely queried.
 

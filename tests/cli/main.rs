@@ -30,6 +30,7 @@ mod interop_page;
 mod manners;
 mod manners_endpoint;
 mod metadata;
+mod numbers;
 mod offline;
 mod page_board;
 mod page_leaderboard;
