@@ -525,6 +525,9 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
         data("runs/root/failed_20261122T080300Z"),
     ];
     let want = query(&files.iter().collect::<Vec<_>>(), "pass-rate-by-benchmark");
+    // The verdicts of each run and combo (the chart counts verify_result
+    // true over all results, not Karenina's template rate).
+    let verdicts = query(&files.iter().collect::<Vec<_>>(), "results-by-model");
     let want_runs = query(&files.iter().collect::<Vec<_>>(), "runs");
     assert!(want.len() >= 6, "{want:?}");
     assert!(want.iter().any(|r| r["model_name"].contains("ünï")));
@@ -548,29 +551,48 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
         .iter()
         .any(|r| r["status"] == "failed" && r["source"] == "run-folder"));
     let bars = seen["bars"].as_array().unwrap();
-    // One bar per row of pass-rate-by-benchmark, with that row's numbers.
+    // One bar per row of pass-rate-by-benchmark (a benchmark, run and
+    // combo), its results that row's, its passed the run's and combo's
+    // verify_result true (results-by-model).
     assert_eq!(bars.len(), want.len());
+    let iri = |v: &str| v.trim_start_matches('<').trim_end_matches('>').to_string();
     for r in &want {
-        let graph = r["graph"].trim_start_matches('<').trim_end_matches('>');
+        let graph = iri(&r["graph"]);
+        let run = iri(&r["results_graph"]);
         let b = bars
             .iter()
-            .find(|b| b["graph"] == graph && b["model"] == r["model_name"].as_str())
+            .find(|b| {
+                b["graph"] == graph.as_str()
+                    && b["run"] == run.as_str()
+                    && b["combo"] == r["combo"].as_str()
+            })
             .unwrap_or_else(|| panic!("no bar for {r:?}"));
         assert_eq!(b["interface"], r["interface"].as_str());
-        assert_eq!(b["passed"], r["passed"].as_str());
+        assert_eq!(b["judge"], r["parsing_model"].as_str());
         assert_eq!(b["results"], r["results"].as_str());
-        let (passed, results): (f64, f64) =
-            (r["passed"].parse().unwrap(), r["results"].parse().unwrap());
+        let v = verdicts
+            .iter()
+            .find(|v| iri(&v["graph"]) == run && v["combo"] == r["combo"])
+            .unwrap_or_else(|| panic!("no results-by-model row for {r:?}"));
+        assert_eq!(
+            v["results"], r["results"],
+            "every result of the run is the benchmark's"
+        );
+        assert_eq!(b["passed"], v["verified_true"].as_str());
+        let (passed, results): (f64, f64) = (
+            v["verified_true"].parse().unwrap(),
+            r["results"].parse().unwrap(),
+        );
         assert!((b["fill_ratio"].as_f64().unwrap() - passed / results).abs() < 1e-6);
         assert!(b["label"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("{}/{}", r["passed"], r["results"])));
+            .starts_with(&format!("{}/{}", v["verified_true"], r["results"])));
         // The outcomes behind the bar: one row per result, `passed` of them true.
         let outcomes = b["outcomes"].as_array().unwrap();
         assert_eq!(outcomes.len().to_string(), r["results"], "{r:?}");
         let trues = outcomes.iter().filter(|o| o[3] == "true").count();
-        assert_eq!(trues.to_string(), r["passed"], "{r:?}");
+        assert_eq!(trues.to_string(), v["verified_true"], "{r:?}");
         // Bound runs' questions are the checkpoint's: their text is shown.
         assert!(outcomes.iter().any(|o| !o[1].as_str().unwrap().is_empty()));
     }

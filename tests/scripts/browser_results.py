@@ -22,7 +22,7 @@ try:
     for i in range(len(bars)):
         bar = driver.find_elements(By.CSS_SELECTOR, "#pass-chart .bar")[i]
         data = {k: bar.get_attribute("data-" + k)
-                for k in ["graph", "benchmark", "interface", "model", "passed", "results"]}
+                for k in ["graph", "benchmark", "interface", "model", "run", "judge", "combo", "passed", "results"]}
         fill = bar.find_element(By.CSS_SELECTOR, "rect.fill")
         track = bar.find_element(By.CSS_SELECTOR, "rect.track")
         data["fill_ratio"] = float(fill.get_attribute("width")) / float(track.get_attribute("width"))
@@ -30,7 +30,8 @@ try:
         driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", bar)
         want = f"{data['passed']} of {data['results']} passed"
         wait.until(lambda d: d.find_element(By.ID, "outcomes-title").text.endswith(want)
-                   and data["model"] in d.find_element(By.ID, "outcomes-title").text)
+                   and data["model"] in d.find_element(By.ID, "outcomes-title").text
+                   and f"judge {data['judge']}," in d.find_element(By.ID, "outcomes-title").text)
         rows = driver.find_elements(By.CSS_SELECTOR, "#outcomes-table tbody tr")
         data["outcomes"] = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
         seen["bars"].append(data)

@@ -215,12 +215,12 @@ async function passAnswers(put) {
       rate = cells[0].pass_pct;
     } else {
       node = el("div", { className: "judges" }, ...cells.map((c) => passCell(c, col, model, true)));
-      if (spread) {
+      if (spread && spread.judges > 1) {
         node.append(el("span", { className: "spread", title: "the judges' rates: mean, sample standard deviation (points), lowest to highest" },
           `mean ${spread.mean.toFixed(1)}%` + (spread.sd === null ? "" : ` · sd ${spread.sd.toFixed(1)}`)
           + ` · ${Math.round(spread.min)}–${Math.round(spread.max)}% · ${spread.judges} judge${spread.judges > 1 ? "s" : ""}`));
-        Object.assign(node.dataset, { mean: spread.mean, sd: spread.sd ?? "", judges: spread.judges });
       }
+      if (spread) Object.assign(node.dataset, { mean: spread.mean, sd: spread.sd ?? "", judges: spread.judges });
       rate = spread ? spread.mean : null;
     }
     put(modelLabel(model), `c${cells[0].column}`, col, { node, sort: rate ?? -1, colour: rate === null ? "#e6e9ef" : rateColour(rate / 100) });
