@@ -1,5 +1,6 @@
 //! `validate`, `canon`, `info`, `qid`.
 
+use super::inputs::wrong_kind;
 use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::canonical::{self, WriteOptions};
@@ -60,23 +61,6 @@ fn diag_lines(report: &Report, errors_too: bool) -> Vec<String> {
         .filter(|d| errors_too || d.severity == Severity::Warning)
         .map(|d| esc(&report.render(d)).into_owned())
         .collect()
-}
-
-/// One line saying what `path` is and which command reads it, when it is
-/// a Karenina file of a kind not in `wanted` (None otherwise: a broken or
-/// unknown file goes on to the reader, which locates its errors).
-pub(super) fn wrong_kind(path: &Path, wanted: &[Kind]) -> Option<String> {
-    let k = karenina_ld::kind::of_file(path).ok()?;
-    if wanted.contains(&k) {
-        return None;
-    }
-    let readers = match k {
-        Kind::Results => "kld info and kld query read it",
-        Kind::Preset => "kld preset show and kld preset validate read it",
-        Kind::Checkpoint => "kld validate, canon, info and query read it",
-        Kind::Other => return None,
-    };
-    Some(format!("{} is {}: {readers}", path.display(), k.describe()))
 }
 
 /// The checkpoints among the inputs (directories searched by content): a

@@ -44,7 +44,7 @@ pub struct HashArgs {
 pub const PLAIN_BASE: &str = "https://karenina-ld.invalid/";
 
 fn read(p: &Path) -> Result<model::Checkpoint, u8> {
-    if let Some(m) = super::checkpoint::wrong_kind(p, &[karenina_ld::kind::Kind::Checkpoint]) {
+    if let Some(m) = super::inputs::wrong_kind(p, &[karenina_ld::kind::Kind::Checkpoint]) {
         eprintln!("kld: {m}");
         return Err(USAGE);
     }

@@ -41,7 +41,7 @@ mod export;
 mod find;
 mod git;
 mod gitdriver;
-mod interop;
+mod inputs;
 mod preset;
 mod query;
 mod rdf;

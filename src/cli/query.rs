@@ -1,7 +1,8 @@
 //! `kld query` and `kld queries`: a query over loaded files, a store
 //! directory or a server, its answer written whole or not at all.
 
-use super::rdf::{files_of_strict, load_into, open_store, ResultsArgs};
+use super::inputs::{files_of_strict, open_store};
+use super::rdf::{load_into, ResultsArgs};
 use super::{ProcessorArg, ReportFormat, ResultFormatArg, INVALID, OK};
 use anyhow::{bail, Context};
 use karenina_ld::export::ExportFormat;

@@ -1,6 +1,6 @@
 //! `kld push` and the server arguments shared with `query` / `extract`.
 
-use super::rdf::files_of;
+use super::inputs::files_of;
 use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::remote::plan::{self, Deletion, Reason};
@@ -186,9 +186,9 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
     for (f, e) in &local.failed {
         status = status.max(super::report_failure(f, e, "not pushed"));
     }
-    local.runs.iter().for_each(super::rdf::report_binding);
+    local.runs.iter().for_each(super::inputs::report_binding);
     for (f, errors) in &local.partial {
-        status = status.max(super::rdf::report_partial(f, errors, "pushed"));
+        status = status.max(super::inputs::report_partial(f, errors, "pushed"));
     }
     let plan = plan::plan(&client, &local, &files, a.prune)?;
     for (f, kept) in &plan.same_run {
@@ -338,7 +338,7 @@ pub fn push(a: PushArgs) -> anyhow::Result<u8> {
             Ok(links) => {
                 for (g, l) in links {
                     let source = provenance.get(&g).map_or(g.clone(), |p| p.source.clone());
-                    super::rdf::report_binding(&karenina_ld::store::Bound {
+                    super::inputs::report_binding(&karenina_ld::store::Bound {
                         graph: g,
                         source,
                         link: l,

@@ -111,7 +111,7 @@ pub(super) fn database_info(
     with: &[PathBuf],
 ) -> anyhow::Result<u8> {
     use karenina_ld::results::link::Link;
-    let (with, io_failed) = super::rdf::files_of(with);
+    let (with, io_failed) = super::inputs::files_of(with);
     let (benchmarks, runs, failed) = match karenina_ld::store::database::bindings(file, &with) {
         Ok(b) => (b.benchmarks, b.runs, b.failed),
         Err(e) => {

@@ -1,6 +1,7 @@
 //! `kld serve`: load once, then answer SPARQL and Karenina routes over HTTP.
 
-use super::rdf::{files_of_strict, load_into, open_store};
+use super::inputs::{files_of_strict, open_store};
+use super::rdf::load_into;
 use super::ProcessorArg;
 use anyhow::Context;
 use karenina_ld::serve::{self, Settings, State};

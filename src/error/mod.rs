@@ -113,7 +113,7 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// The value: table, row, column and why.
-        value: crate::results::database::BadValue,
+        value: BadValue,
     },
     /// The Oxigraph store failed (storage, loading).
     #[error("store: {0}")]
@@ -418,4 +418,33 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) fn named_node(iri: impl Into<String>) -> Result<oxigraph::model::NamedNode> {
     let iri = iri.into();
     oxigraph::model::NamedNode::new(iri.clone()).map_err(|source| Error::Iri { iri, source })
+}
+
+/// A value of Karenina's results database that Karenina refuses when it reads the row
+/// (malformed JSON raises `JSONDecodeError`, text in a number column fails
+/// its model): left out of the graph, the rest of the row kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadValue {
+    /// The table.
+    pub table: &'static str,
+    /// The row's `id`.
+    pub row: String,
+    /// The column.
+    pub column: String,
+    /// Why Karenina refuses it.
+    pub reason: String,
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::terminal::escape_controls as esc;
+        write!(
+            f,
+            "{} row id {} column {}: {}",
+            self.table,
+            esc(&self.row),
+            esc(&self.column),
+            esc(&self.reason)
+        )
+    }
 }

@@ -90,25 +90,6 @@ pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
     (super::csv::CSV_SCORES, None),
 ];
 
-/// The (interface, model name) of a row's answering or parsing model
-/// (`side`); format 2.0 rows have flat `provider/model` strings instead.
-pub(super) fn model_of(row: &Value, side: &str) -> (String, String) {
-    let id = &row["metadata"][side];
-    match (id.get("interface"), id.get("model_name")) {
-        (Some(i), Some(n)) => (
-            i.as_str().unwrap_or("unknown").to_string(),
-            n.as_str().unwrap_or("unknown").to_string(),
-        ),
-        _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
-            Some(s) => match s.split_once('/') {
-                Some((p, m)) => (p.to_string(), m.to_string()),
-                None => ("unknown".into(), s.to_string()),
-            },
-            None => ("unknown".into(), "unknown".into()),
-        },
-    }
-}
-
 /// Maps rows of one results file into its graph.
 pub struct RowMapper {
     graph: GraphName,
@@ -340,7 +321,7 @@ impl RowMapper {
         e("runName", string(run_name), sink);
         for side in ["answering", "parsing"] {
             let id = &meta[side];
-            let (interface, name) = model_of(&row, side);
+            let (interface, name) = super::outcome::model_of(&row, side);
             e(&format!("{side}Interface"), string(&interface), sink);
             e(&format!("{side}ModelName"), string(&name), sink);
             if let Some(c) = id.get("config_id").and_then(Value::as_str) {

@@ -112,9 +112,28 @@ pub fn display_string(row: &Value, side: &str) -> String {
     match row.get(format!("{side}_model")).and_then(Value::as_str) {
         Some(s) => s.to_string(),
         None => {
-            let (i, n) = super::map::model_of(row, side);
+            let (i, n) = model_of(row, side);
             format!("{i}:{n}")
         }
+    }
+}
+
+/// The (interface, model name) of a row's answering or parsing model
+/// (`side`); format 2.0 rows have flat `provider/model` strings instead.
+pub(crate) fn model_of(row: &Value, side: &str) -> (String, String) {
+    let id = &row["metadata"][side];
+    match (id.get("interface"), id.get("model_name")) {
+        (Some(i), Some(n)) => (
+            i.as_str().unwrap_or("unknown").to_string(),
+            n.as_str().unwrap_or("unknown").to_string(),
+        ),
+        _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
+            Some(s) => match s.split_once('/') {
+                Some((p, m)) => (p.to_string(), m.to_string()),
+                None => ("unknown".into(), s.to_string()),
+            },
+            None => ("unknown".into(), "unknown".into()),
+        },
     }
 }
 

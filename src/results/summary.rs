@@ -103,7 +103,7 @@ impl Visit for Counting {
         if let Some(r) = meta["run_name"].as_str() {
             self.s.run_names.insert(r.to_string());
         }
-        let (interface, name) = super::map::model_of(&row, "answering");
+        let (interface, name) = super::outcome::model_of(&row, "answering");
         let model = format!("{interface}:{name}");
         let m = self.s.models.entry(model).or_default();
         m.results += 1;

@@ -17,7 +17,7 @@ pub(super) const TABLE_JS: &str = include_str!("page/table.js");
 /// The leaderboard: models × benchmarks from the catalogue queries.
 pub(super) const LEADERBOARD_JS: &str = include_str!("page/leaderboard.js");
 
-use super::http::{pairs, App};
+use super::app::{pairs, App};
 use super::{error_answer, Answer, State};
 use crate::results::board::{self, Filter};
 use axum::extract::{RawQuery, State as AxState};

@@ -11,7 +11,7 @@
 //! refused before anything runs; a DNS-rebinding name is refused by `Host`.
 
 use super::conn::{Arrived, Watched};
-use super::listen::{host_allowed, HEADER_READ_TIMEOUT};
+use super::listen::{host_allowed, HEADER_READ_TIMEOUT, MAX_BODY_BYTES};
 use super::Answer;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -21,9 +21,6 @@ use axum::response::Response;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Largest request body (a POSTed query or form).
-pub const MAX_BODY_BYTES: usize = 2 << 20;
 
 /// Why a request is refused as coming from another website's page, or
 /// `None` when it may run: its `Origin` is the server's own or one allowed
@@ -71,7 +68,7 @@ pub(super) async fn refuse_cross_site(
     next: Next,
 ) -> Response {
     match cross_site(req.headers(), &cors) {
-        Some(why) => super::http::respond(Answer::text(403, why)),
+        Some(why) => super::app::respond(Answer::text(403, why)),
         None => next.run(req).await,
     }
 }
@@ -104,7 +101,7 @@ pub fn host_refusal(req: &Request, bound: SocketAddr, allowed: &[String]) -> Opt
 /// A response that also closes the connection (the request's body is left
 /// unread).
 fn closing(a: Answer) -> Response {
-    let mut r = super::http::respond(a);
+    let mut r = super::app::respond(a);
     r.headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
     r

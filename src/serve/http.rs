@@ -8,13 +8,15 @@
 //! requests to `127.0.0.1`; without `Access-Control-Allow-Origin` it cannot
 //! read the answers (and [`super::guard`] refuses to run what it sends).
 
+pub use super::app::Log;
+use super::app::{accept, pairs, respond, App};
 use super::{asset, catalogue, refuse_update, Answer, SparqlRequest, State};
 use crate::query;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, RawQuery, Request, State as AxState};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
 
@@ -25,49 +27,14 @@ use tokio::sync::Semaphore;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 pub use super::conn::Arrived;
-pub use super::guard::{cross_site, MAX_BODY_BYTES};
+pub use super::guard::cross_site;
 pub use super::listen::{
-    host_allowed, serve, HEADER_READ_TIMEOUT, MAX_CONNECTIONS, REQUEST_MARGIN,
+    host_allowed, serve, HEADER_READ_TIMEOUT, MAX_BODY_BYTES, MAX_CONNECTIONS, REQUEST_MARGIN,
 };
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
 const STYLE_CSS: &str = include_str!("page/style.css");
-
-/// Receives one log line per request (`None`: quiet).
-pub type Log = Option<Arc<dyn Fn(String) + Send + Sync>>;
-
-#[derive(Clone)]
-pub(super) struct App {
-    pub(super) state: Arc<State>,
-    pub(super) permits: Arc<Semaphore>,
-    pub(super) waiting: Arc<AtomicUsize>,
-    watching: bool,
-}
-
-pub(super) fn respond(a: Answer) -> Response {
-    Response::builder()
-        .status(StatusCode::from_u16(a.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
-        .header(header::CONTENT_TYPE, a.content_type)
-        .body(Body::from(a.body))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-pub(super) fn pairs(raw: Option<&str>) -> Vec<(String, String)> {
-    raw.map(|q| {
-        url::form_urlencoded::parse(q.as_bytes())
-            .into_owned()
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
-pub(super) fn accept(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-}
 
 /// The endpoint's own URL, the base IRI of its queries.
 fn base(headers: &HeaderMap, path: &str) -> Option<String> {

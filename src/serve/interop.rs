@@ -3,7 +3,7 @@
 //! `GET /export?graph=RUN&format=eee[&file=PATH]`: a run's Every Eval Ever
 //! files, for the page's download links.
 
-use super::http::{pairs, respond, App};
+use super::app::{pairs, respond, App};
 use super::{error_answer, Answer, State};
 use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::interop::eee::EeeFile;

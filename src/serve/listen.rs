@@ -10,7 +10,6 @@
 //! none covers an answer blocked on a client that does not read.
 
 use super::conn::{Clock, Table, Watched};
-use super::guard::MAX_BODY_BYTES;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Request, Response, StatusCode};
 use axum::Router;
@@ -23,6 +22,9 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Largest request body (a POSTed query or form).
+pub const MAX_BODY_BYTES: usize = 2 << 20;
 
 /// A connection must send a request's headers within this time of opening
 /// (or of its last answer), or it is closed; a request's body must arrive
@@ -106,7 +108,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
     request_limit: Duration,
-    log: super::http::Log,
+    log: super::app::Log,
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

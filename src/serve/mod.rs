@@ -12,6 +12,7 @@
 //! and [`watch`] re-reads files that change. Answers are kept per store
 //! generation in [`cache`] and the catalogue's computed ahead by [`warm`].
 
+mod app;
 mod board;
 pub mod cache;
 mod conn;

@@ -6,7 +6,8 @@
 //! query takes, with its own message protocol between the query thread and
 //! the response; the routes only read requests.
 
-use super::http::{accept, respond, App, Arrived};
+use super::app::{accept, respond, App};
+use super::conn::Arrived;
 use super::{flight, Answer, PreparedQuery, SparqlRequest};
 use crate::query;
 use axum::body::{Body, Bytes};

@@ -62,9 +62,18 @@ fn reads_an_error_message(line: &str) -> bool {
 #[test]
 fn no_behaviour_is_decided_by_matching_error_text() {
     let mut found = Vec::new();
+    // The one exception, and why: hyper answers 414 (URI too long) or 431
+    // (headers too large) itself and tells the two apart only in its
+    // message (`hyper::Error::is_parse_too_large` covers both); the line
+    // only picks the status written to the request log, and decides nothing
+    // the client sees.
+    let known = |p: &Path, line: &str| {
+        p.ends_with("src/serve/listen.rs")
+            && line.trim() == "Some(if e.to_string().contains(\"URI\") {"
+    };
     for (p, code) in library_sources() {
         for (n, line) in code.lines().enumerate() {
-            if reads_an_error_message(line) {
+            if reads_an_error_message(line) && !known(&p, line) {
                 found.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
             }
         }

@@ -8,34 +8,7 @@ use crate::results::{NAN, NEG_INF, POS_INF};
 use rusqlite::types::ValueRef;
 use serde_json::{Map, Value};
 
-/// A value of the database that Karenina refuses when it reads the row
-/// (malformed JSON raises `JSONDecodeError`, text in a number column fails
-/// its model): left out of the graph, the rest of the row kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadValue {
-    /// The table.
-    pub table: &'static str,
-    /// The row's `id`.
-    pub row: String,
-    /// The column.
-    pub column: String,
-    /// Why Karenina refuses it.
-    pub reason: String,
-}
-
-impl std::fmt::Display for BadValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::terminal::escape_controls as esc;
-        write!(
-            f,
-            "{} row id {} column {}: {}",
-            self.table,
-            esc(&self.row),
-            esc(&self.column),
-            esc(&self.reason)
-        )
-    }
-}
+pub use crate::error::BadValue;
 
 /// A double as the export's reading has it: non-finite values as the
 /// sentinels [`map`] turns into `xsd:double` NaN / INF (SQLite stores

@@ -1,6 +1,8 @@
 //! `kld export`: checkpoints and results as RDF, or in the formats the field
 //! shares (Inspect, Croissant, Every Eval Ever).
 
+mod interop;
+
 use super::{INVALID, OK, USAGE};
 use anyhow::{bail, Context};
 use karenina_ld::export::{self, ExportFormat};
@@ -9,7 +11,7 @@ use karenina_ld::{fsutil, Error};
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::rdf::{files_of_strict, open_store};
+use super::inputs::{files_of_strict, open_store};
 
 /// Arguments of `kld export`.
 #[derive(clap::Args, Debug)]
@@ -43,13 +45,13 @@ pub struct ExportArgs {
     pub canonical: bool,
     /// Options of -f croissant and -f eee.
     #[command(flatten)]
-    pub interop: super::interop::InteropArgs,
+    pub interop: interop::InteropArgs,
 }
 
 pub fn export(mut a: ExportArgs) -> anyhow::Result<u8> {
     a.output = super::output_file(a.output);
-    if let Some(kind) = a.format.as_deref().and_then(super::interop::Interop::parse) {
-        return super::interop::export(kind, a);
+    if let Some(kind) = a.format.as_deref().and_then(interop::Interop::parse) {
+        return interop::export(kind, a);
     }
     let format = match (&a.format, &a.output) {
         (Some(f), _) => ExportFormat::parse(f)
@@ -89,9 +91,9 @@ pub fn export(mut a: ExportArgs) -> anyhow::Result<u8> {
         None
     } else {
         let b = karenina_ld::store::read_inputs(&files, Default::default(), &|_, _| {})?;
-        b.runs.iter().for_each(super::rdf::report_binding);
+        b.runs.iter().for_each(super::inputs::report_binding);
         for (f, errors) in &b.partial {
-            status = status.max(super::rdf::report_partial(f, errors, "exported"));
+            status = status.max(super::inputs::report_partial(f, errors, "exported"));
         }
         Some(b)
     };

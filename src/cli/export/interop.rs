@@ -1,8 +1,8 @@
 //! `kld export -f inspect|croissant|eee`: the formats the field shares
 //! (`karenina_ld::interop`).
 
-use super::export::ExportArgs;
-use super::{INVALID, OK};
+use super::super::{INVALID, OK};
+use super::ExportArgs;
 use anyhow::{bail, Context};
 use karenina_ld::terminal::escape_controls as esc;
 use karenina_ld::{fsutil, interop, model};
@@ -122,7 +122,7 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
             .iter()
             .filter(|b| matches!(b.link, karenina_ld::results::link::Link::Duplicate { .. }))
             .map(|b| {
-                super::rdf::report_binding(b);
+                super::super::inputs::report_binding(b);
                 PathBuf::from(&b.source)
             })
             .collect();
