@@ -5,8 +5,10 @@
 //!
 //! Every figure comes from kld's catalogue queries on a store holding the
 //! checkpoint and the export, as `kld query` loads them: the pass rate is
-//! `verified_true / results` of `results-by-model` (as `pass-rate-by-benchmark`
-//! defines it: a result without a verdict is not a pass), and each rubric
+//! `verified_true / results` of `results-by-model`, its combos of one
+//! answering model added up (a result without a verdict is not a pass; the
+//! catalogue's pass-rate queries give Karenina's template rate by combo
+//! instead), and each rubric
 //! score key is a metric with the mean (or share true) of `trait-scores`.
 
 use super::json_line;
@@ -126,7 +128,7 @@ pub fn export(cp: &Checkpoint, checkpoint: &Path, results: &Path) -> Result<Vec<
             return Err(Error::Usage(format!("{why}: no EEE files written")));
         }
     }
-    let by_model = rows(&store, catalogue("results-by-model"))?;
+    let by_model = per_answering_model(rows(&store, catalogue("results-by-model"))?);
     if by_model.is_empty() {
         return Err(Error::Usage(format!(
             "{}: the export holds no results: no EEE files written",
@@ -165,6 +167,37 @@ struct Ctx<'a> {
     checkpoint_sha256: &'a str,
     /// The configuration's provider of each model, by (interface, name).
     providers: BTreeMap<(String, String), String>,
+}
+
+/// `results-by-model` has a row per combo (answering × parsing model × MCP
+/// servers); an EEE file is per run and answering model: the counts of one
+/// answering model's rows added up, in first-seen order.
+fn per_answering_model(rows: Vec<Row>) -> Vec<Row> {
+    const COUNTS: [&str; 5] = [
+        "results",
+        "verified_true",
+        "verified_false",
+        "verified_null",
+        "verified_false_or_null",
+    ];
+    let mut out: Vec<Row> = Vec::new();
+    for r in rows {
+        let same = |m: &Row| {
+            ["graph", "run", "interface", "model_name"]
+                .iter()
+                .all(|k| m.get(*k) == r.get(*k))
+        };
+        match out.iter_mut().find(|m| same(m)) {
+            None => out.push(r),
+            Some(m) => {
+                for k in COUNTS {
+                    let sum = num(m, k).unwrap_or(0.0) + num(&r, k).unwrap_or(0.0);
+                    m.insert(k.to_string(), (sum as u64).to_string());
+                }
+            }
+        }
+    }
+    out
 }
 
 fn get<'r>(r: &'r Row, k: &str) -> &'r str {
