@@ -2,10 +2,12 @@
 //! `kld canon`, `hash`, `info`, `diff`, `validate` and `preset` read them.
 
 use crate::errors::{to_py, Diagnostic};
+use crate::interrupt;
 use crate::store::Paths;
 use crate::values::{frame, json};
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::error::{Error, Report};
+use karenina_ld::fsutil;
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
@@ -14,9 +16,45 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-fn read(path: &Path) -> PyResult<Vec<u8>> {
-    std::fs::read(path).map_err(|e| to_py(Error::io(path, e)))
+/// A file's bytes through the library's file checks, as every `kld`
+/// command reads them: a device (`/dev/zero`), a socket or a directory is
+/// refused at once, a file past `KLD_MAX_FILE_SIZE` is refused, and a pipe
+/// is read whole, bounded, while Ctrl-C (KeyboardInterrupt) is heard.
+fn read(py: Python<'_>, path: &Path) -> PyResult<Vec<u8>> {
+    let stop = AtomicBool::new(false);
+    interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+        fsutil::read_file_or_pipe(path, fsutil::max_file_size(), &|| {
+            stop.load(Ordering::SeqCst)
+        })
+    })?
+    .map_err(to_py)
+}
+
+/// Runs `work` (which reads `paths` through the library's input
+/// functions) with those that are pipes read first where Ctrl-C is heard,
+/// and forgotten after (the library keeps a pipe's bytes for the process).
+pub(crate) fn with_pipes<T: Send>(
+    py: Python<'_>,
+    paths: &[PathBuf],
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let pipes: Vec<&PathBuf> = paths.iter().filter(|p| fsutil::is_fifo(p)).collect();
+    if pipes.is_empty() {
+        return Ok(py.detach(work));
+    }
+    let stop = AtomicBool::new(false);
+    let out = interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+        for p in &pipes {
+            fsutil::read_pipe_once(p, &|| stop.load(Ordering::SeqCst))?;
+        }
+        Ok(work())
+    });
+    for p in &pipes {
+        fsutil::forget_pipe(p);
+    }
+    out?.map_err(to_py)
 }
 
 /// A `WrongKindError` when `path` holds a Karenina file of another kind
@@ -117,7 +155,7 @@ impl Checkpoint {
     #[staticmethod]
     #[pyo3(signature = (path, *, upgrade=false))]
     fn load(py: Python<'_>, path: PathBuf, upgrade: bool) -> PyResult<Self> {
-        let bytes = read(&path)?;
+        let bytes = read(py, &path)?;
         wrong_kind(py, &path, &bytes, Kind::Checkpoint)?;
         py.detach(|| Self::parse(&path, &bytes, Some(path.clone()), upgrade))
     }
@@ -333,9 +371,11 @@ impl Results {
             let head = karenina_ld::fsutil::input_head(&path, 16 << 10).map_err(to_py)?;
             wrong_kind(py, &path, &head, Kind::Results)?;
         }
-        py.detach(|| karenina_ld::results::summary::summarize(&path))
-            .map(|summary| Results { summary })
-            .map_err(to_py)
+        with_pipes(py, std::slice::from_ref(&path), || {
+            karenina_ld::results::summary::summarize(&path)
+        })?
+        .map(|summary| Results { summary })
+        .map_err(to_py)
     }
 
     /// Karenina's `VerificationResultSet.get_summary()` of the file, the
@@ -424,7 +464,7 @@ impl Preset {
     /// `InvalidFileError` with `.diagnostics`.
     #[staticmethod]
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let bytes = read(&path)?;
+        let bytes = read(py, &path)?;
         wrong_kind(py, &path, &bytes, Kind::Preset)?;
         let (preset, report) = karenina_ld::preset::read(&path, &bytes, true);
         let Some(p) = preset.filter(|_| !report.has_errors()) else {
@@ -456,7 +496,7 @@ impl Preset {
         include_secrets: bool,
         overwrite: bool,
     ) -> PyResult<PathBuf> {
-        let bytes = read(&config_file)?;
+        let bytes = read(py, &config_file)?;
         let id: String = py
             .import("uuid")?
             .getattr("uuid4")?
@@ -496,17 +536,17 @@ impl Preset {
 #[pyo3(signature = (paths, *, strict=false))]
 pub fn validate(py: Python<'_>, paths: Paths, strict: bool) -> PyResult<Vec<Diagnostic>> {
     let inputs = paths.into_vec();
-    let found = karenina_ld::kind::find(&inputs, &[karenina_ld::kind::Kind::Checkpoint]);
-    if let Some(e) = found.failed.into_iter().next() {
-        return Err(to_py(e));
-    }
-    let reports = py.detach(|| {
+    let reports = with_pipes(py, &inputs, || {
+        let found = karenina_ld::kind::find(&inputs, &[karenina_ld::kind::Kind::Checkpoint]);
+        if let Some(e) = found.failed.into_iter().next() {
+            return Err(e);
+        }
         found
             .files
             .iter()
             .map(|f| model::analyze_file(f, ReadOptions::default()).map(|a| a.report))
             .collect::<karenina_ld::Result<Vec<_>>>()
-    });
+    })?;
     let reports = reports.map_err(to_py)?;
     let all: Vec<Diagnostic> = reports.iter().flat_map(Diagnostic::all).collect();
     if strict && !all.is_empty() {

@@ -16,7 +16,6 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// One path or several, as the API takes them.
 #[derive(FromPyObject)]
@@ -260,11 +259,8 @@ impl Store {
         max_result_bytes: Option<u64>,
         params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(PyValueError::new_err(
-                "timeout must be a positive number of seconds",
-            ));
-        }
+        let timeout = karenina_ld::duration::seconds("timeout", timeout, false)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let parsed = sparql::parse(sparql).map_err(|e| query_to_py(e, sparql))?;
         let params = match params {
             Some(d) => crate::values::params(d)?,
@@ -276,7 +272,7 @@ impl Store {
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
         }
         let opts = QueryOptions {
-            timeout: Duration::from_secs_f64(timeout),
+            timeout,
             max_result_bytes,
             params,
             ..QueryOptions::default()
@@ -417,6 +413,39 @@ impl Drop for Store {
 /// Loads (stopping between files once `stop` is set), then
 /// binds runs to checkpoints as every `kld` command does.
 fn load(
+    store: &mut CheckpointStore,
+    inputs: &[PathBuf],
+    stop: &AtomicBool,
+) -> (
+    karenina_ld::Result<Vec<karenina_ld::store::Bound>>,
+    Vec<(String, String)>,
+) {
+    // A pipe named as an input is read first, where Ctrl-C is heard (the
+    // library then reads it from memory), and forgotten after the load.
+    let pipes: Vec<&PathBuf> = inputs
+        .iter()
+        .filter(|p| karenina_ld::fsutil::is_fifo(p))
+        .collect();
+    let forget = || {
+        pipes
+            .iter()
+            .for_each(|p| karenina_ld::fsutil::forget_pipe(p))
+    };
+    for p in &pipes {
+        if let Err(e) = karenina_ld::fsutil::read_pipe_once(p, &|| stop.load(Ordering::SeqCst)) {
+            forget();
+            return (
+                Ok(Vec::new()),
+                vec![(p.display().to_string(), e.to_string())],
+            );
+        }
+    }
+    let out = load_found(store, inputs, stop);
+    forget();
+    out
+}
+
+fn load_found(
     store: &mut CheckpointStore,
     inputs: &[PathBuf],
     stop: &AtomicBool,
