@@ -435,6 +435,12 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
         }
     };
     let graphs: BTreeSet<String> = prepared.iter().map(|p| p.info.graph.clone()).collect();
+    // Values Karenina refuses: the runs load without them, and the errors
+    // stay shown until a write mends them.
+    let bad: Vec<String> = prepared
+        .iter()
+        .flat_map(|p| p.info.errors.iter().cloned())
+        .collect();
     let done = state.with_store_mut(|s| -> crate::error::Result<()> {
         for p in prepared {
             s.insert(p, true)?;
@@ -446,7 +452,13 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
     });
     match done {
         Ok(()) => {
-            state.set_error(&shown, None);
+            if bad.is_empty() {
+                state.set_error(&shown, None);
+            } else {
+                let message = bad.join("\n");
+                log(format!("watch: {shown}: loaded without:\n{message}"));
+                state.set_error(&shown, Some(message));
+            }
             let gone = loaded
                 .iter()
                 .filter(|(g, _, _)| !graphs.contains(g))

@@ -844,3 +844,78 @@ fn the_docs_say_why_only_sqlite_and_karenina_s_schema_bears_it_out() {
         assert!(docs.contains(&claim), "docs/results.md: {claim}");
     }
 }
+
+/// Issue 38, against Karenina itself: on the file where kld reports a
+/// malformed JSON cell (KLD-E203), Karenina's `load_verification_results`
+/// raises `JSONDecodeError`; an infinite execution time it loads as `inf`,
+/// and kld keeps it as INF.
+#[test]
+#[ignore = "interop tier, needs Karenina's venv (KLD_KARENINA_VENV): cargo test -- --include-ignored"]
+fn karenina_refuses_the_malformed_json_kld_reports_and_keeps_the_infinity_kld_keeps() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let run = runs()[0].0.clone();
+    let c = rusqlite::Connection::open(&file).unwrap();
+    let ids: Vec<i64> = c
+        .prepare("SELECT id FROM verification_results WHERE run_id = ?1 ORDER BY id LIMIT 2")
+        .unwrap()
+        .query_map([&run.id], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    c.execute(
+        "UPDATE verification_results SET metadata_execution_time = ?1 WHERE id = ?2",
+        rusqlite::params![f64::INFINITY, ids[1]],
+    )
+    .unwrap();
+    drop(c);
+    let karenina = |file: &Path| -> String {
+        let out = std::process::Command::new(karenina_python())
+            .arg("-c")
+            .arg(
+                "import sys, math\n\
+                 from karenina.storage import DBConfig, load_verification_results\n\
+                 try:\n    r = load_verification_results(DBConfig(storage_url='sqlite:///' + sys.argv[1]), run_id=sys.argv[2])\n\
+                 \x20   print('loaded', len(r), sum(1 for v in r.values() if math.isinf(v.metadata.execution_time)))\n\
+                 except Exception as e:\n    print(type(e).__name__)\n",
+            )
+            .arg(file)
+            .arg(&run.id)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(karenina(&file), format!("loaded {} 1", run.results));
+    let out = kld()
+        .args(["export", "-f", "nq"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let nq = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        nq.matches(
+            "<urn:karenina:vocab:executionTime> \"INF\"^^<http://www.w3.org/2001/XMLSchema#double>"
+        )
+        .count(),
+        1
+    );
+    let c = rusqlite::Connection::open(&file).unwrap();
+    c.execute(
+        "UPDATE verification_results SET rubric_llm_trait_scores = '{\"conciseness\": tru' WHERE id = ?1",
+        [ids[0]],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(karenina(&file), "JSONDecodeError");
+    let out = kld()
+        .args(["query", "-n", "runs"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!(
+        "error[KLD-E203] at verification_results row id {} column rubric_llm_trait_scores: malformed JSON",
+        ids[0]
+    )));
+}

@@ -414,3 +414,53 @@ fn serve_watch_follows_commits_in_the_write_ahead_log() {
     step(&mut py);
     assert!(py.wait().unwrap().success());
 }
+
+/// A value Karenina refuses, written while `serve --watch` follows the
+/// database: the run stays loaded without it and `/errors` locates it.
+#[test]
+#[ignore = "interop tier, needs python3 (sqlite3 writes as Karenina does): cargo test -- --include-ignored"]
+fn serve_watch_shows_a_bad_value_written_into_the_database_and_keeps_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let run = runs()[0].0.clone();
+    let server = crate::serve::serve(std::slice::from_ref(&file), &["--watch"]);
+    let client = reqwest::blocking::Client::new();
+    karenina_writes(
+        &file,
+        &format!(
+            "UPDATE verification_results SET rubric_llm_trait_scores = '{{\"conciseness\": tru'
+             WHERE id = (SELECT MIN(id) FROM verification_results WHERE run_id = '{}');",
+            run.id
+        ),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let errors = loop {
+        let e: Value = client
+            .get(format!("{}/errors", server.base))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        if !e["errors"].as_array().unwrap().is_empty() || std::time::Instant::now() > deadline {
+            break e;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let message = errors["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("error[KLD-E203] at verification_results row id")
+            && message.contains("column rubric_llm_trait_scores: malformed JSON"),
+        "{errors}"
+    );
+    let n = crate::serve::select_column(
+        &client,
+        &server.base,
+        &format!(
+            "SELECT (COUNT(?x) AS ?n) WHERE {{ GRAPH ?g {{ ?r <urn:karenina:vocab:runId> \"{}\" .
+               ?x <urn:karenina:vocab:resultId> ?id }} }}",
+            run.id
+        ),
+        "n",
+    );
+    assert_eq!(n, [run.results.to_string()]);
+}
