@@ -399,7 +399,7 @@ pub fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
-    each: &mut dyn FnMut(Value) -> std::result::Result<(), String>,
+    each: &mut dyn FnMut(Value) -> std::result::Result<(), super::RowError>,
 ) -> Result<Vec<BadValue>> {
     let mut st = c
         .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")

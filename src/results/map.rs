@@ -285,7 +285,7 @@ impl RowMapper {
     }
 
     /// Maps one row; an error message for a row that is not a result.
-    pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), String> {
+    pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), super::RowError> {
         let meta = row
             .get("metadata")
             .filter(|m| m.is_object())

@@ -93,6 +93,17 @@ pub(super) fn int(n: u64) -> Term {
     ))
 }
 
+/// Why a row is not a verification result (its reader locates it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RowError(pub String);
+
+impl From<&str> for RowError {
+    fn from(m: &str) -> Self {
+        RowError(m.to_string())
+    }
+}
+
 /// Options for reading results.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ResultsOptions {
@@ -214,7 +225,7 @@ pub trait Visit {
     /// The header (`format_version`, `metadata`; `{}` for a bare array).
     fn header(&mut self, header: &serde_json::Value);
     /// One row.
-    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String>;
+    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError>;
 }
 
 /// Reads a results export from disk, streamed (the file is never held
@@ -436,7 +447,7 @@ impl Visit for Mapping<'_> {
         self.header_seen = true;
         self.mapper.run(header, self.sink);
     }
-    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), String> {
+    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError> {
         self.mapper.row(row, self.sink)
     }
 }

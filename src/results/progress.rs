@@ -276,7 +276,7 @@ mod tests {
     struct Rows(Vec<Value>);
     impl Visit for Rows {
         fn header(&mut self, _: &Value) {}
-        fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+        fn row(&mut self, row: Value) -> std::result::Result<(), crate::results::RowError> {
             self.0.push(row);
             Ok(())
         }

@@ -90,7 +90,7 @@ impl Visit for Counting {
         self.numbers = Some(super::karenina::FileNumbers::new(csv));
     }
 
-    fn row(&mut self, row: Value) -> std::result::Result<(), String> {
+    fn row(&mut self, row: Value) -> std::result::Result<(), super::RowError> {
         self.numbers
             .get_or_insert_with(|| super::karenina::FileNumbers::new(false))
             .add(&row);
