@@ -79,34 +79,39 @@ pub fn outcome(row: &Value) -> Option<&'static str> {
     })
 }
 
+/// `ModelIdentity.display_string` of a metadata identity object
+/// (`interface:model_name`, ` (config_id)`, ` +[tool, …]`); None without an
+/// interface and a model name.
+pub fn identity_display(id: &Value) -> Option<String> {
+    let (i, m) = (
+        id.get("interface")?.as_str()?,
+        id.get("model_name")?.as_str()?,
+    );
+    let mut s = format!("{i}:{m}");
+    if let Some(c) = id.get("config_id").and_then(Value::as_str) {
+        if !c.is_empty() {
+            s.push_str(&format!(" ({c})"));
+        }
+    }
+    let tools: Vec<&str> = id
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if !tools.is_empty() {
+        s.push_str(&format!(" +[{}]", tools.join(", ")));
+    }
+    Some(s)
+}
+
 /// `ModelIdentity.display_string` of the row's answering or parsing model
 /// (`side`): `interface:model_name`, then ` (config_id)` when there is one,
 /// then ` +[tool, …]` when it has tools. A format 2.0 row's flat
 /// `answering_model` string is taken as it is.
 pub fn display_string(row: &Value, side: &str) -> String {
-    let id = &row["metadata"][side];
-    if let (Some(i), Some(n)) = (
-        id.get("interface").and_then(Value::as_str),
-        id.get("model_name").and_then(Value::as_str),
-    ) {
-        let mut s = format!("{i}:{n}");
-        if let Some(c) = id
-            .get("config_id")
-            .and_then(Value::as_str)
-            .filter(|c| !c.is_empty())
-        {
-            s.push_str(&format!(" ({c})"));
-        }
-        let tools: Vec<&str> = id
-            .get("tools")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        if !tools.is_empty() {
-            s.push_str(&format!(" +[{}]", tools.join(", ")));
-        }
+    if let Some(s) = identity_display(&row["metadata"][side]) {
         return s;
     }
     match row.get(format!("{side}_model")).and_then(Value::as_str) {

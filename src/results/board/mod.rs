@@ -177,18 +177,7 @@ impl Filter {
 /// Karenina's `CATEGORY_TO_GROUP` (`schemas/results/failure.py`): the
 /// failure group of a failure category, for graphs mapped before
 /// `karenina:failureGroup` was written.
-pub fn failure_group(category: &str) -> Option<&'static str> {
-    Some(match category {
-        "content" => "content",
-        "recursion_limit" | "trace_validation" | "deep_judgment" | "deep_judgment_rubric" => {
-            "autofail"
-        }
-        "timeout" | "connection" | "rate_limit" | "server_error" => "retry",
-        "abstention" | "sufficiency" => "abstained",
-        "template_validation" | "parsing" | "unexpected_error" => "system",
-        _ => return None,
-    })
-}
+pub use crate::results::outcome::group_of_category as failure_group;
 
 /// The outcomes in the order the board shows them.
 pub const OUTCOMES: &[&str] = &[

@@ -41,29 +41,7 @@ pub(super) fn get_or_zero(usage: &Value, key: &str) -> Value {
 }
 
 /// `ModelIdentity.display_string` of a metadata identity object.
-pub(super) fn display_string(id: &Value) -> Option<String> {
-    let (i, m) = (
-        id.get("interface")?.as_str()?,
-        id.get("model_name")?.as_str()?,
-    );
-    let mut s = format!("{i}:{m}");
-    if let Some(c) = id.get("config_id").and_then(Value::as_str) {
-        if !c.is_empty() {
-            s.push_str(&format!(" ({c})"));
-        }
-    }
-    let tools: Vec<&str> = id
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    if !tools.is_empty() {
-        s.push_str(&format!(" +[{}]", tools.join(", ")));
-    }
-    Some(s)
-}
+pub(super) use crate::results::outcome::identity_display as display_string;
 
 impl<'a> Row<'a> {
     pub(super) fn new(row: &'a Value, csv: bool) -> Self {
