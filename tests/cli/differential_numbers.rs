@@ -92,7 +92,7 @@ fn f(v: &Value) -> Option<f64> {
 fn catalogue_numbers_equal_karenina_s_summary() {
     let dir = tempfile::tempdir().unwrap();
     // (The tools sit beside the corpus: `../shared/tools`.)
-    let tool = crate::common::corpus().join("../tools/karenina_runs.py");
+    let tool = crate::common::shared_tools().join("karenina_runs.py");
     let checkpoints = format!("{}/loads/*.jsonld", crate::common::corpus().display());
     let mut json = Vec::new();
     let mut csv = Vec::new();

@@ -126,7 +126,7 @@ impl Tally {
 #[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV) and ../shared/tools"]
 fn summary_and_pass_rates_are_karenina_s_on_every_face() {
     let tmp = tempfile::tempdir().unwrap();
-    let tools = corpus().join("../tools");
+    let tools = crate::common::shared_tools();
     let loads = corpus().join("loads");
     let mut exports = Vec::new();
     let mut dbs = Vec::new();

@@ -94,15 +94,31 @@ pub fn snapshot_key(args: &[&str]) -> String {
         .join("_")
 }
 
-/// Runs `../shared/tools/gen_checkpoints.py ARGS -o OUT` (needs python3;
-/// the tools beside `KLD_CORPUS` when that names the corpus elsewhere).
+/// `../shared/tools` (the project's shared tools: the checkpoint generator,
+/// the Karenina run makers), or `$KLD_SHARED_TOOLS`, or the tools beside
+/// `$KLD_CORPUS` when that names a shared corpus elsewhere. Panics naming
+/// the directory when it is missing (interop tier only: `cargo test` never
+/// needs it).
+pub fn shared_tools() -> PathBuf {
+    let dir = std::env::var_os("KLD_SHARED_TOOLS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("KLD_CORPUS")
+                .map(|c| Path::new(&c).join("../tools"))
+                .filter(|t| t.is_dir())
+        })
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools"));
+    assert!(
+        dir.is_dir(),
+        "{}: the shared tools are missing (put ../shared beside the repository or set KLD_SHARED_TOOLS)",
+        dir.display()
+    );
+    dir
+}
+
+/// Runs `../shared/tools/gen_checkpoints.py ARGS -o OUT` (needs python3).
 pub fn run_generator(args: &[&str], out: &Path) {
-    let gen = std::env::var_os("KLD_CORPUS")
-        .map(|c| Path::new(&c).join("../tools/gen_checkpoints.py"))
-        .filter(|g| g.exists())
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_checkpoints.py")
-        });
+    let gen = shared_tools().join("gen_checkpoints.py");
     let st = std::process::Command::new("python3")
         .arg(gen)
         .args(args)
