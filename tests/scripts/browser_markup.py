@@ -52,6 +52,9 @@ try:
     query = ('SELECT ?text ?iri WHERE { ?q a schema:Question ; schema:text ?text '
              'BIND(IRI("javascript:window.__pwned=100") AS ?iri) }')
     driver.get(base + "/#" + urllib.parse.urlencode({"query": query}))
+    # A permalink fills the editor and waits for the user's Run (issue 38).
+    wait.until(lambda d: "press Run" in d.find_element(By.ID, "status").text)
+    driver.find_element(By.ID, "run").click()
     wait.until(lambda d: "rows in" in d.find_element(By.ID, "status").text)
     links = driver.find_elements(By.CSS_SELECTOR, "#results-box a.iri")
     seen["iri_hrefs"] = [a.get_attribute("href") for a in links]
@@ -60,6 +63,8 @@ try:
     probe("results")
     # Markup as the permalink's query text and catalogue name.
     driver.get(base + "/#" + urllib.parse.urlencode({"query": payload + " SELECT * { ?s ?p ?o } LIMIT 1", "name": payload}))
+    wait.until(lambda d: "press Run" in d.find_element(By.ID, "status").text)
+    driver.find_element(By.ID, "run").click()
     wait.until(lambda d: "error" in d.find_element(By.ID, "status").text)
     seen["error_box"] = driver.find_element(By.ID, "query-error").text
     probe("permalink")
