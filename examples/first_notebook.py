@@ -33,20 +33,21 @@ for g in store.graphs:
 for s in store.skipped:
     print("skipped:", s["message"])
 
-# 3. Pass rates per checkpoint and answering model, as a pandas DataFrame.
-#    One row per checkpoint graph and answering model. `graph` is the
-#    checkpoint (its file's URL); `benchmark` is only its name, and several
-#    checkpoints may share one (versions of a benchmark), so rows are kept
-#    apart by graph, never averaged by name. The numbers, for that model on
-#    that checkpoint's own questions, all its runs and judges together:
-#      results        every result row (any verdict, or none)
-#      passed         verify_result true      failed   verify_result false
-#      no_verdict     verify_result null (rubric-only rows, scenario turns,
-#                     failures before verification)
-#      false_or_null  a CSV export's empty cell (a CSV writes false and null
-#                     alike)
-#      pass_rate      passed / results; empty when no row has a verdict
-#    (docs/results.md says how runs are bound and counted once.)
+# 3. Pass rates as Karenina defines them (docs/numbers.md), as a pandas
+#    DataFrame: one row per checkpoint graph, run (`results_graph`) and
+#    combo (answering model | parsing model, as Karenina's get_summary()
+#    keys template_pass_by_combo). `graph` is the checkpoint (its file's
+#    URL); `benchmark` is only its name, and several checkpoints may share
+#    one, so rows are kept apart by graph, never averaged by name; judges
+#    and runs are never pooled. The numbers, on that checkpoint's own
+#    questions:
+#      results    every result row of that run and combo
+#      n          rows whose template verification was performed (the
+#                 denominator)
+#      passed     of those, verify_result true
+#      pass_rate  passed / n: Karenina's template_pass_by_combo
+#      content    wrong answers; retry, system: infrastructure failures;
+#      no_verdict rows without a verdict (rubric-only, scenario turns)
 rates = store.query_named("pass-rate-by-benchmark").to_frame()
 rates = rates.dropna(subset=["pass_rate"])
 rates["pass_rate"] = rates["pass_rate"].astype(float)
@@ -54,9 +55,10 @@ rates["checkpoint"] = [
     f"{name} ({Path(unquote(urlparse(g).path)).name})"
     for name, g in zip(rates["benchmark"], rates["graph"])
 ]
+rates["run_file"] = [Path(unquote(urlparse(g).path)).name for g in rates["results_graph"]]
 print(
-    rates[["checkpoint", "interface", "model_name", "results", "passed", "failed",
-           "no_verdict", "false_or_null", "pass_rate"]].to_string(index=False)
+    rates[["checkpoint", "run_file", "combo", "results", "n", "passed", "pass_rate",
+           "content", "retry", "system", "no_verdict"]].to_string(index=False)
 )
 
 # 4. One row per verification result, the table to slice any other way
@@ -70,7 +72,7 @@ n = store.query("SELECT (COUNT(?q) AS ?n) WHERE { ?q a schema:Question }")
 print("questions loaded:", next(iter(n))["n"])
 
 # 6. A plot (needs matplotlib; the DataFrame above is the result either way):
-#    one bar per model and checkpoint, each bar one cell of the table above.
+#    one bar per row of the table above.
 try:
     import matplotlib
 
@@ -79,9 +81,10 @@ try:
 except ImportError:
     print("(pip install matplotlib for the plot)")
 else:
-    table = rates.pivot(index=["interface", "model_name"], columns="checkpoint", values="pass_rate")
-    ax = table.plot.barh(figsize=(8, 4), xlim=(0, 1), title="Pass rate (verified true / results)")
-    ax.set_xlabel("pass rate, per checkpoint")
+    rates["bar"] = rates["combo"] + " · " + rates["checkpoint"] + " · " + rates["run_file"]
+    ax = rates.plot.barh(x="bar", y="pass_rate", figsize=(8, 4), xlim=(0, 1), legend=False,
+                         title="Template pass rate (passed / n), per combo, checkpoint and run")
+    ax.set_xlabel("pass rate")
     plt.tight_layout()
     plt.savefig("pass-rates.png")
     print("wrote pass-rates.png")

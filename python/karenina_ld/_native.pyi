@@ -142,7 +142,11 @@ class Triples:
 @final
 class Store:
     def __new__(
-        cls, paths: _Paths | None = None, *, store_dir: _Path | None = None
+        cls,
+        paths: _Paths | None = None,
+        *,
+        store_dir: _Path | None = None,
+        labels: dict[str, str] | None = None,
     ) -> Store: ...
     @property
     def graphs(self) -> list[dict[str, Any]]: ...

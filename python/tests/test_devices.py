@@ -79,7 +79,7 @@ def test_a_pipe_is_read_as_a_file(tmp_path: Path, load, source: Path) -> None:
     if isinstance(got, karenina_ld.Checkpoint):
         assert got == direct
     elif isinstance(got, karenina_ld.Results):
-        assert got.summary()["results"] == direct.summary()["results"]
+        assert got.info()["results"] == direct.info()["results"]
     elif isinstance(got, karenina_ld.Store):
         assert len(got.graphs) == len(direct.graphs) == 1
     else:
