@@ -41,8 +41,10 @@ fn merge_at(name: &str, b: &Value, o: &Value, t: &Value) -> (Option<i32>, String
     )
 }
 
-#[test]
-fn metrics_from_one_branch_and_the_evaluation_mode_from_the_other_are_a_conflict() {
+/// A base with a global metric trait, ours changing its `metrics` and
+/// theirs its `evaluation_mode`: each side loads in Karenina, the merge does
+/// not (issue 38).
+fn metric_trait_sides() -> (Value, Value, Value) {
     let mut b = base();
     b["rating"].as_array_mut().unwrap().push(json!({
         "@type": "Rating",
@@ -62,6 +64,12 @@ fn metrics_from_one_branch_and_the_evaluation_mode_from_the_other_are_a_conflict
     let (mut o, mut t) = (b.clone(), b.clone());
     o["rating"][last]["additionalProperty"][0]["value"] = json!(["precision", "accuracy"]);
     t["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
+    (b, o, t)
+}
+
+#[test]
+fn metrics_from_one_branch_and_the_evaluation_mode_from_the_other_are_a_conflict() {
+    let (b, o, t) = metric_trait_sides();
     let (code, said, file) = merge(&b, &o, &t);
     assert_ne!(code, Some(0), "{said}");
     assert!(said.contains("CONFLICT"), "{said}");
@@ -161,25 +169,7 @@ for p in sys.argv[1:]:
         b._get_merged_rubric_for_question(q)
 print("ok")
 "#;
-    let mut b = base();
-    b["rating"].as_array_mut().unwrap().push(json!({
-        "@type": "Rating",
-        "name": "cover",
-        "description": "d",
-        "bestRating": 1.0,
-        "worstRating": 0.0,
-        "additionalType": "karenina:GlobalMetricRubricTrait",
-        "additionalProperty": [
-            prop("metrics", json!(["precision"])),
-            prop("tp_instructions", json!(["x"])),
-            prop("tn_instructions", json!(["y"])),
-            prop("evaluation_mode", json!("full_matrix")),
-        ]
-    }));
-    let last = b["rating"].as_array().unwrap().len() - 1;
-    let (mut o, mut t) = (b.clone(), b.clone());
-    o["rating"][last]["additionalProperty"][0]["value"] = json!(["precision", "accuracy"]);
-    t["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
+    let (b, o, t) = metric_trait_sides();
     let (code, said, file) = merge(&b, &o, &t);
     assert_ne!(code, Some(0), "{said}");
     let dir = tempfile::tempdir().unwrap();
@@ -199,6 +189,7 @@ print("ok")
     assert!(out.status.success(), "{}", text(&out));
     // The merge without the driver's refusal: Karenina's rubric read raises.
     let mut both = o.clone();
+    let last = both["rating"].as_array().unwrap().len() - 1;
     both["rating"][last]["additionalProperty"][3]["value"] = json!("tp_only");
     let p = dir.path().join("both.jsonld");
     std::fs::write(&p, serde_json::to_string(&both).unwrap()).unwrap();
