@@ -28,32 +28,39 @@ pub struct Need {
     pub paths: &'static [&'static [&'static str]],
     /// What needs it.
     pub needed_by: &'static str,
+    /// The column of the GUI's CSV that holds it.
+    pub column: &'static str,
 }
 
 /// The fields Karenina's numbers need, in the order notes name them.
 pub const NEEDS: &[Need] = &[
     Need {
         field: "metadata.question_id",
+        column: "question_id",
         paths: &[&["metadata", "question_id"]],
         needed_by: "binding a result to its question (every per-question and per-benchmark number)",
     },
     Need {
         field: "metadata.answering",
+        column: "answering_model",
         paths: &[&["metadata", "answering"], &["metadata", "answering_model"]],
         needed_by: "the answering model every rate is keyed by (answering x parsing model)",
     },
     Need {
         field: "metadata.parsing",
+        column: "parsing_model",
         paths: &[&["metadata", "parsing"], &["metadata", "parsing_model"]],
         needed_by: "the parsing model (judge) every rate is keyed by",
     },
     Need {
         field: "template.template_verification_performed",
+        column: "template_verification_performed",
         paths: &[&["template", "template_verification_performed"]],
         needed_by: "the template pass rate's n (template_pass_by_combo)",
     },
     Need {
         field: "template.verify_result",
+        column: "verify_result",
         paths: &[&["template", "verify_result"]],
         needed_by: "the template pass rate's passed count (template_pass_by_combo)",
     },
@@ -79,6 +86,9 @@ fn lacking_at(row: &Value, path: &[&str]) -> Option<usize> {
 /// The lacks of one file, counted row by row.
 #[derive(Clone, Debug, Default)]
 pub struct Lacks {
+    /// Rows read from a CSV ([`super::gui_csv`]): messages name the row and
+    /// the column, not a path inside the row kld made of it.
+    pub columns: bool,
     rows: usize,
     /// Per [`NEEDS`] entry: the first row's JSON path to the absent key, and
     /// the number of rows lacking it.
@@ -100,6 +110,7 @@ impl Lacks {
             let slot = &mut self.found[i];
             match slot {
                 Some((_, n)) => *n += 1,
+                None if self.columns => *slot = Some((at.to_string(), 1)),
                 None => {
                     let keys = &need.paths[0][..=depth];
                     *slot = Some((format!("{at}/{}", keys.join("/")), 1));
@@ -129,8 +140,12 @@ impl Lacks {
             .zip(&self.found)
             .filter_map(|(need, f)| {
                 let (at, n) = f.as_ref()?;
+                let column = match self.columns {
+                    true => format!(" (no `{}` column, or no value in it)", need.column),
+                    false => String::new(),
+                };
                 Some(format!(
-                    "at {at}: lacks `{}` in {n} of {} rows, which {} needs",
+                    "at {at}: lacks `{}`{column} in {n} of {} rows, which {} needs",
                     need.field, self.rows, need.needed_by
                 ))
             })

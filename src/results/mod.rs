@@ -28,6 +28,7 @@
 pub mod board;
 mod csv;
 pub mod database;
+pub mod gui_csv;
 pub mod holdings;
 pub mod karenina;
 pub mod lacks;
@@ -123,6 +124,8 @@ pub enum Layout {
     /// A TaskEval export (`TaskEvalResult.export_json()`): verification
     /// results grouped by step, no run header ([`task_eval`]).
     TaskEval,
+    /// A karenina-gui CSV export, plain or custom ([`gui_csv`]).
+    GuiCsv,
 }
 
 /// Which results export `head` (the first bytes of a file) starts, if any:
@@ -131,6 +134,9 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
     let head = &head[..head.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start_matches('\u{feff}').trim_start();
+    if gui_csv::sniff(t.lines().next().unwrap_or("")) {
+        return Some(Layout::GuiCsv);
+    }
     if t.starts_with("question_id,success,") || t.starts_with("row_index,") {
         return Some(Layout::Csv);
     }
@@ -275,6 +281,7 @@ fn read_from(file: &Path, inner: &mut dyn Read, visit: &mut dyn Visit, drain: bo
     match sniff(head) {
         Some(Layout::Csv) => csv::read(file, &mut r, visit)?,
         Some(Layout::TaskEval) => task_eval::read(file, &mut r, visit)?,
+        Some(Layout::GuiCsv) => gui_csv::read(file, &mut r, visit)?,
         _ => read_json(file, &mut r, visit)?,
     }
     if drain {
@@ -470,6 +477,7 @@ impl<'a> Mapping<'a> {
 impl Visit for Mapping<'_> {
     fn header(&mut self, header: &serde_json::Value) {
         self.header_seen = true;
+        self.lacks.columns = header["source_format"] == "gui-csv";
         self.mapper.run(header, self.sink);
     }
     fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError> {

@@ -119,9 +119,12 @@ impl Visit for Counting {
         self.s.export_timestamp = text(&m["export_timestamp"]);
         self.s.karenina_version = text(&m["karenina_version"]);
         self.s.task_id = text(&h["task_eval"]["task_id"]);
-        if h["source_format"] == "taskeval" {
-            self.s.format_version = Some("taskeval".into());
+        for f in ["taskeval", "gui-csv"] {
+            if h["source_format"] == f {
+                self.s.format_version = Some(f.into());
+            }
         }
+        self.lacks.columns = h["source_format"] == "gui-csv";
         let csv = h["source_format"] == "csv";
         self.numbers = Some(super::karenina::FileNumbers::new(csv));
     }

@@ -349,6 +349,31 @@ fn gui_exports_are_read_for_what_they_hold_and_name_each_field_they_lack() {
     assert!(lacks[0].ends_with(
         "plain.json at /results/2/template/template_verification_performed: lacks `template.template_verification_performed` in 1 of 3 rows, which the template pass rate's n (template_pass_by_combo) needs"
     ));
+    // The custom export as CSV: the ticked columns only.
+    let csv = data("gui/custom.csv");
+    let info = json_of(kld().args(["info", "--format", "json"]).arg(&csv));
+    assert_eq!(info["format_version"], "gui-csv", "{info}");
+    assert_eq!(info["results"], 3);
+    let m = &info["models"]["openai:gpt-4.1-mini"];
+    assert_eq!(
+        (
+            &m["verified_true"],
+            &m["verified_false"],
+            &m["verified_null"]
+        ),
+        (&Value::from(1), &Value::from(1), &Value::from(1)),
+        "{info}"
+    );
+    let lacks = info["lacks"].as_array().unwrap();
+    // (`N/A`: the GUI had no verify_result for row 2.)
+    assert_eq!(lacks.len(), 2, "{info}");
+    assert!(lacks[1]
+        .as_str()
+        .unwrap()
+        .ends_with("custom.csv at /rows/2: lacks `template.verify_result` (no `verify_result` column, or no value in it) in 1 of 3 rows, which the template pass rate's passed count (template_pass_by_combo) needs"));
+    assert!(lacks[0].as_str().unwrap().ends_with(
+        "custom.csv at /rows/0: lacks `template.template_verification_performed` (no `template_verification_performed` column, or no value in it) in 3 of 3 rows, which the template pass rate's n (template_pass_by_combo) needs"
+    ));
     // Bound to the checkpoint whose questions it holds.
     let runs = rows(&json_of(
         kld()
