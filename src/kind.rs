@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 pub enum Kind {
     /// A benchmark checkpoint (JSON-LD `DataFeed`, or the legacy `Dataset`).
     Checkpoint,
-    /// A verification-results export (JSON 2.x or older, or CSV).
+    /// A verification-results export (JSON 2.x or older, CSV, a TaskEval
+    /// export, a karenina-gui JSON or CSV export).
     Results,
     /// A verification preset (`{"name", "config", …}`).
     Preset,
@@ -146,5 +147,14 @@ mod tests {
             Kind::Other
         );
         assert_eq!(sniff(b"not json"), Kind::Other);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        for f in [
+            "taskeval/taskeval.json",
+            "gui/custom.json",
+            "gui/plain.json",
+            "gui/custom.csv",
+        ] {
+            assert_eq!(of_file(&root.join(f)).unwrap(), Kind::Results, "{f}");
+        }
     }
 }

@@ -315,3 +315,21 @@ def test_labels_label_the_runs_loaded() -> None:
     assert {(r["label"], r["value"]) for r in rows} == {("regime", "mcp"), ("prompt", "v1")}
     summary = list(s.query_named("run-summary"))
     assert summary[0]["labels"] == "prompt=v1, regime=mcp"
+
+
+def test_pass_rate_by_adele_answers_kld_query_s_rows() -> None:
+    """ADeLe levels (a checkpoint Karenina wrote with an ADeLe classification
+    per question, tests/data/taskeval) by the Python store as by `kld query`."""
+    from conftest import REPO
+
+    files = [REPO / "tests" / "data" / "taskeval" / "adele.jsonld",
+             *[f for f in results_files() if f.name == "res-docs__notebooks__test_checkpoint.full.json"]]
+    assert len(files) == 2
+    expected = kld_json("query", *files, "--named", "pass-rate-by-adele", "--format", "json")
+    ours = karenina_ld.Store(files).query_named("pass-rate-by-adele")
+    assert ours.variables == expected["head"]["vars"]
+    want = [{v: typed(b.get(v)) for v in ours.variables} for b in expected["results"]["bindings"]]
+    got = list(ours)
+    assert len(want) > 50 and all(isinstance(r["level"], int) for r in got)
+    key = lambda row: repr(sorted(row.items()))  # noqa: E731
+    assert sorted(got, key=key) == sorted(want, key=key)

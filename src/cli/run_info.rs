@@ -256,7 +256,8 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
             key,
         )
     };
-    let jsonl = progress::sidecars(&progress::output_of(file)).1;
+    let jsonl = progress::results_sidecar(file, &state);
+    let lacks = progress::lacks(file, &state);
     match format {
         ReportFormat::Json => {
             let v = serde_json::json!({
@@ -269,6 +270,8 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
                 "answering_models": models("answering_models"),
                 "parsing_models": models("parsing_models"),
                 "results_jsonl": jsonl.is_file().then(|| jsonl.display().to_string()),
+                "format_version": state.format_version,
+                "lacks": lacks.iter().map(|l| format!("{} {l}", file.display())).collect::<Vec<_>>(),
             });
             std::println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -295,6 +298,12 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
             match jsonl.is_file() {
                 true => println!("results:    {}", jsonl.display()),
                 false => println!("results:    none yet"),
+            }
+            for l in &lacks {
+                println!(
+                    "lacks:      {}",
+                    karenina_ld::terminal::escape_controls(&format!("{} {l}", file.display()))
+                );
             }
         }
     }

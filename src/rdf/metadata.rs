@@ -20,6 +20,14 @@
 //!   key Karenina's `custom_metadata` uses (Python's `replace("custom_", "")`
 //!   removes every occurrence).
 //!
+//! - `custom_adele_classification` (Karenina's ADeLe difficulty ratings,
+//!   `integrations/adele`: `{"scores": {dimension: level}, "labels": …}`) →
+//!   one `karenina:adele` node per dimension rated 0–5, a
+//!   `karenina:AdeleRating` with `karenina:adeleDimension`,
+//!   `karenina:adeleLevel` (`xsd:integer`) and `karenina:adeleLabel`, so a
+//!   query can group by difficulty (`-1`, Karenina's classification error,
+//!   and anything else but an integer 0–5, is no level).
+//!
 //! The way back ([`super::extract`]) reads none of these: it rebuilds the
 //! checkpoint from the lossless triples alone, which is why the round trip
 //! stays byte for byte. `docs/mapping.md` documents the mapping.
@@ -60,8 +68,54 @@ pub fn question<E: Emit>(e: &mut E, q: &mut E::Node, props: &[Property]) {
         match p.name.as_str() {
             "author" => authors(e, q, &decoded(v)),
             "sources" => sources(e, q, &decoded(v)),
+            n if custom_key(n).as_deref() == Some(ADELE_KEY) => adele(e, q, &decoded(v)),
             _ => {}
         }
+    }
+}
+
+/// The `custom_metadata` key Karenina's ADeLe classifier's ratings are kept
+/// under (`QuestionClassificationResult.to_checkpoint_metadata`).
+pub const ADELE_KEY: &str = "adele_classification";
+
+/// The ADeLe levels of a classification (`scores`: dimension → level; 0–5
+/// only), in its order, with the label Karenina recorded for each.
+pub fn adele_levels(v: &Json) -> Vec<(&str, i64, Option<&str>)> {
+    let Some(o) = v.as_object() else {
+        return Vec::new();
+    };
+    let Some(Json::Object(scores)) = o.get("scores") else {
+        return Vec::new();
+    };
+    let labels = o.get("labels").and_then(Json::as_object);
+    scores
+        .0
+        .iter()
+        .filter_map(|(dim, level)| {
+            let n = level.as_number()?;
+            let level: i64 = n.lexical().parse().ok()?;
+            (0..=5).contains(&level).then(|| {
+                let label = labels.and_then(|l| l.get(dim)).and_then(Json::as_str);
+                (dim.as_str(), level, label)
+            })
+        })
+        .collect()
+}
+
+fn adele<E: Emit>(e: &mut E, q: &mut E::Node, v: &Json) {
+    for (dim, level, label) in adele_levels(v) {
+        let mut n = e.node(Some("karenina:AdeleRating"));
+        e.string(&mut n, "karenina:adeleDimension", dim);
+        e.typed(
+            &mut n,
+            "karenina:adeleLevel",
+            &level.to_string(),
+            crate::vocab::XSD_INTEGER,
+        );
+        if let Some(l) = label {
+            e.string(&mut n, "karenina:adeleLabel", l);
+        }
+        e.child(q, "karenina:adele", n);
     }
 }
 

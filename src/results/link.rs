@@ -67,7 +67,7 @@ impl Link {
     pub fn reason(&self) -> Option<String> {
         Some(match self {
             Link::Bound(_) | Link::Duplicate { .. } | Link::Overlap { .. } => return None,
-            Link::Orphan { questions: 0 } => "it holds no results".to_string(),
+            Link::Orphan { questions: 0 } => "it holds no results with a question ID".to_string(),
             Link::Orphan { questions } => {
                 format!("no loaded checkpoint holds all {questions} of its question IDs")
             }

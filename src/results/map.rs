@@ -99,6 +99,9 @@ pub struct RowMapper {
     /// One node per (trait family, trait name) scored in the file: the trait
     /// as this run saw it (name, family), shared by its scores.
     traits: RefCell<HashMap<(Option<&'static str>, String), BlankNode>>,
+    /// In a TaskEval export, the evaluation the rows being read belong to:
+    /// `Some(None)` its global evaluation, `Some(Some(step))` a step.
+    step: Option<Option<String>>,
 }
 
 use crate::vocab::term as k;
@@ -162,7 +165,14 @@ impl RowMapper {
             run: BlankNode::default(),
             seen_ids: HashSet::new(),
             traits: RefCell::new(HashMap::new()),
+            step: None,
         }
+    }
+
+    /// The rows after this call are of a TaskEval step (`Some`) or of its
+    /// global evaluation (`None`).
+    pub fn set_step(&mut self, step: Option<&str>) {
+        self.step = Some(step.map(str::to_string));
     }
 
     fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
@@ -240,6 +250,23 @@ impl RowMapper {
                 self.emit(sink, &r, k(local), json(v));
             }
         }
+        // A TaskEval export: the task's own fields (`super::task_eval`).
+        let te = &header["task_eval"];
+        if te.is_object() {
+            if let Some(t) = te["task_id"].as_str() {
+                self.emit(sink, &r, k("taskId"), string(t));
+            }
+            if let Some(t) = te["timestamp"].as_str() {
+                self.emit(sink, &r, k("taskEvalTime"), super::time(t));
+            }
+            if let Some(t) = te["summary"].as_str() {
+                self.emit(sink, &r, k("taskEvalSummary"), string(t));
+            }
+            if !te["metadata"].is_null() {
+                self.emit(sink, &r, k("taskEvalMetadata"), json(&te["metadata"]));
+            }
+            self.emit(sink, &r, k("taskEvalSteps"), json(&te["steps"]));
+        }
     }
 
     /// Per-stage token usage (one `karenina:usage` node per stage of
@@ -286,14 +313,22 @@ impl RowMapper {
 
     /// Maps one row; an error message for a row that is not a result.
     pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), super::RowError> {
-        let meta = row
-            .get("metadata")
-            .filter(|m| m.is_object())
-            .ok_or("a result row needs a `metadata` object")?;
-        let qid = meta
-            .get("question_id")
-            .and_then(Value::as_str)
-            .ok_or("`metadata.question_id` must be a string")?;
+        // A row that lacks fields (a GUI custom export) is read for what it
+        // holds (`super::lacks` says what it lacks); a wrong type is an error.
+        if !row.is_object() {
+            return Err("a result row is a JSON object".into());
+        }
+        let no_metadata = Value::Object(Default::default());
+        let meta = match row.get("metadata") {
+            None => &no_metadata,
+            Some(m) if m.is_object() => m,
+            Some(_) => return Err("`metadata` must be an object".into()),
+        };
+        let qid = match meta.get("question_id") {
+            None => None,
+            Some(Value::String(q)) => Some(q.as_str()),
+            Some(_) => return Err("`metadata.question_id` must be a string".into()),
+        };
         let node = match meta.get("result_id").and_then(Value::as_str) {
             Some(id) if self.seen_ids.insert(id.to_string()) => {
                 NamedNode::new(format!("urn:karenina:result:{id}"))
@@ -310,9 +345,18 @@ impl RowMapper {
             Term::NamedNode(k("VerificationResult")),
         );
         e("run", Term::BlankNode(self.run.clone()), sink);
-        e("questionId", string(qid), sink);
-        if let Ok(iri) = NamedNode::new(qid) {
-            e("question", Term::NamedNode(iri), sink);
+        if let Some(qid) = qid {
+            e("questionId", string(qid), sink);
+            if let Ok(iri) = NamedNode::new(qid) {
+                e("question", Term::NamedNode(iri), sink);
+            }
+        }
+        if let Some(step) = &self.step {
+            let scope = if step.is_some() { "step" } else { "global" };
+            e("taskEvalScope", string(scope), sink);
+            if let Some(s) = step {
+                e("taskEvalStep", string(s), sink);
+            }
         }
         let run_name = meta
             .get("run_name")
@@ -356,7 +400,7 @@ impl RowMapper {
         // A scenario turn's ID includes the scenario fields, which the CSV
         // export drops: the ID the CSV of this row recomputes to is kept too,
         // so the two exports of one run are recognised as one.
-        if meta.get("scenario_id").is_some_and(|v| !v.is_null()) {
+        if let Some(qid) = qid.filter(|_| meta.get("scenario_id").is_some_and(|v| !v.is_null())) {
             let rid = super::csv::result_id(
                 &meta["answering"],
                 &meta["parsing"],

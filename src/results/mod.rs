@@ -28,14 +28,17 @@
 pub mod board;
 mod csv;
 pub mod database;
+pub mod gui_csv;
 pub mod holdings;
 pub mod karenina;
+pub mod lacks;
 pub mod link;
 mod map;
 pub mod outcome;
 pub mod progress;
 pub mod run_folder;
 pub mod summary;
+pub mod task_eval;
 
 pub use map::{RowMapper, CSV_RESULT_ID};
 
@@ -118,6 +121,11 @@ pub enum Layout {
     Json,
     /// CSV (`export_verification_results_csv`).
     Csv,
+    /// A TaskEval export (`TaskEvalResult.export_json()`): verification
+    /// results grouped by step, no run header ([`task_eval`]).
+    TaskEval,
+    /// A karenina-gui CSV export, plain or custom ([`gui_csv`]).
+    GuiCsv,
 }
 
 /// Which results export `head` (the first bytes of a file) starts, if any:
@@ -126,8 +134,14 @@ pub fn sniff(head: &[u8]) -> Option<Layout> {
     let head = &head[..head.len().min(4096)];
     let text = String::from_utf8_lossy(head);
     let t = text.trim_start_matches('\u{feff}').trim_start();
+    if gui_csv::sniff(t.lines().next().unwrap_or("")) {
+        return Some(Layout::GuiCsv);
+    }
     if t.starts_with("question_id,success,") || t.starts_with("row_index,") {
         return Some(Layout::Csv);
+    }
+    if task_eval::sniff(t) {
+        return Some(Layout::TaskEval);
     }
     if t.starts_with('[') {
         // A bare array of rows.
@@ -226,6 +240,17 @@ pub trait Visit {
     fn header(&mut self, header: &serde_json::Value);
     /// One row.
     fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError>;
+    /// One row with its JSON path in the file (`/results/3`): readers call
+    /// this; visitors that report what a row lacks override it.
+    fn row_at(&mut self, path: &str, row: serde_json::Value) -> std::result::Result<(), RowError> {
+        let _ = path;
+        self.row(row)
+    }
+    /// The rows after this call are of a TaskEval step (`Some(step)`) or of
+    /// its global evaluation (`None`); never called for other files.
+    fn step(&mut self, step: Option<&str>) {
+        let _ = step;
+    }
 }
 
 /// Reads a results export from disk, streamed (the file is never held
@@ -255,6 +280,8 @@ fn read_from(file: &Path, inner: &mut dyn Read, visit: &mut dyn Visit, drain: bo
     let head = r.fill_buf().map_err(|e| Error::io(file, e))?;
     match sniff(head) {
         Some(Layout::Csv) => csv::read(file, &mut r, visit)?,
+        Some(Layout::TaskEval) => task_eval::read(file, &mut r, visit)?,
+        Some(Layout::GuiCsv) => gui_csv::read(file, &mut r, visit)?,
         _ => read_json(file, &mut r, visit)?,
     }
     if drain {
@@ -337,7 +364,9 @@ fn read_json(file: &Path, r: &mut dyn BufRead, visit: &mut dyn Visit) -> Result<
             }
             let path = format!("/results/{index}");
             let v = parse_value(file, row, n, &path)?;
-            visit.row(v).map_err(|m| located(file, n, 1, &path, m))?;
+            visit
+                .row_at(&path, v)
+                .map_err(|m| located(file, n, 1, &path, m))?;
             index += 1;
         }
         if !closed {
@@ -412,7 +441,7 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
     };
     for (path, r) in rows {
         visit
-            .row(r.clone())
+            .row_at(&path, r.clone())
             .map_err(|m| located(file, 1, 1, &path, m))?;
     }
     Ok(())
@@ -425,6 +454,8 @@ pub(crate) struct Mapping<'a> {
     pub(crate) sink: &'a mut dyn FnMut(Quad),
     /// Whether a header was seen (a run folder's sidecar may have none).
     pub(crate) header_seen: bool,
+    /// What the rows lack for Karenina's numbers.
+    pub(crate) lacks: lacks::Lacks,
 }
 
 impl<'a> Mapping<'a> {
@@ -438,6 +469,7 @@ impl<'a> Mapping<'a> {
             mapper: RowMapper::new(graph.clone(), opts),
             sink,
             header_seen: false,
+            lacks: lacks::Lacks::default(),
         }
     }
 }
@@ -445,10 +477,18 @@ impl<'a> Mapping<'a> {
 impl Visit for Mapping<'_> {
     fn header(&mut self, header: &serde_json::Value) {
         self.header_seen = true;
+        self.lacks.columns = header["source_format"] == "gui-csv";
         self.mapper.run(header, self.sink);
     }
     fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError> {
         self.mapper.row(row, self.sink)
+    }
+    fn row_at(&mut self, path: &str, row: serde_json::Value) -> std::result::Result<(), RowError> {
+        self.lacks.check(path, &row);
+        self.mapper.row(row, self.sink)
+    }
+    fn step(&mut self, step: Option<&str>) {
+        self.mapper.set_step(step);
     }
 }
 
@@ -461,7 +501,22 @@ pub fn map_path(
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
-    read_path(file, &mut Mapping::new(graph, opts, sink))
+    Ok(map_path_noting(file, graph, opts, sink)?.0)
+}
+
+/// [`map_path`], also returning what the file lacks for Karenina's numbers
+/// ([`lacks::Lacks::messages`]: `at /results/0/metadata: lacks …`, for a
+/// message that names the file first; empty for a file Karenina's Python
+/// wrote).
+pub fn map_path_noting(
+    file: &Path,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<(String, Vec<String>)> {
+    let mut m = Mapping::new(graph, opts, sink);
+    let sha = read_path(file, &mut m)?;
+    Ok((sha, m.lacks.messages()))
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -132,7 +132,13 @@ pub(crate) fn model_of(row: &Value, side: &str) -> (String, String) {
             i.as_str().unwrap_or("unknown").to_string(),
             n.as_str().unwrap_or("unknown").to_string(),
         ),
-        _ => match row.get(format!("{side}_model")).and_then(Value::as_str) {
+        // (Karenina's format 2.0 rows, and the GUI's, keep them in
+        // `metadata`; `load_legacy_result_set` splits them at the first `/`.)
+        _ => match row
+            .get(format!("{side}_model"))
+            .or_else(|| row["metadata"].get(format!("{side}_model")))
+            .and_then(Value::as_str)
+        {
             Some(s) => match s.split_once('/') {
                 Some((p, m)) => (p.to_string(), m.to_string()),
                 None => ("unknown".into(), s.to_string()),

@@ -23,6 +23,12 @@ use std::path::{Path, PathBuf};
 /// The `.state` format kld reads (Karenina's `STATE_FORMAT_VERSION`).
 pub const STATE_FORMAT: &str = "2.0";
 
+/// The legacy `.state` format (`utils/progressive_save.py`'s
+/// `ProgressiveSaveManager`, which Karenina's `inspect_state_file` still
+/// accepts): its results are a whole v2.2 export rewritten at each result,
+/// `<out>.tmp`, and it records no failed count.
+pub const LEGACY_STATE_FORMAT: &str = "1.0";
+
 /// A `.state` sidecar (the fields kld uses; others are ignored, as
 /// Karenina's reader ignores them).
 #[derive(Clone, Debug, Deserialize)]
@@ -76,14 +82,14 @@ pub fn read_state(file: &Path) -> Result<ProgressState> {
             format!("not a Karenina progressive-save state: {e}"),
         )
     })?;
-    if s.format_version != STATE_FORMAT {
+    if s.format_version != STATE_FORMAT && s.format_version != LEGACY_STATE_FORMAT {
         return Err(located(
             file,
             1,
             1,
             "/format_version",
             format!(
-                "state format {:?}: kld reads Karenina's {STATE_FORMAT}",
+                "state format {:?}: kld reads Karenina's {STATE_FORMAT} and {LEGACY_STATE_FORMAT}",
                 s.format_version
             ),
         ));
@@ -91,7 +97,56 @@ pub fn read_state(file: &Path) -> Result<ProgressState> {
     Ok(s)
 }
 
+/// The file holding an unfinished run's results: `<out>.results.jsonl`, or
+/// for a legacy state `<out>.tmp`.
+pub fn results_sidecar(state_file: &Path, state: &ProgressState) -> PathBuf {
+    let out = output_of(state_file);
+    if state.is_legacy() {
+        let mut p = out.into_os_string();
+        p.push(".tmp");
+        return PathBuf::from(p);
+    }
+    sidecars(&out).1
+}
+
+/// What a state and its sidecar lack for the run's numbers, one message
+/// each, located in the state (`at /failed_count: lacks …`; the caller names
+/// the file first).
+pub fn lacks(state_file: &Path, state: &ProgressState) -> Vec<String> {
+    let mut out = Vec::new();
+    if state.failed_count.is_none() {
+        out.push(format!(
+            "at /failed_count: lacks `failed_count` (state format {} {}), which the run's failed-task count needs",
+            state.format_version,
+            if state.is_legacy() { "never writes it" } else { "left it out" }
+        ));
+    }
+    for (field, v) in [
+        ("total_tasks", state.total_tasks),
+        ("completed_count", state.completed_count),
+    ] {
+        if v.is_none() {
+            out.push(format!(
+                "at /{field}: lacks `{field}`, which the run's progress (tasks done of planned) needs"
+            ));
+        }
+    }
+    let results = results_sidecar(state_file, state);
+    if !results.is_file() {
+        out.push(format!(
+            "lacks its results file {}, which every number of the run needs",
+            results.display()
+        ));
+    }
+    out
+}
+
 impl ProgressState {
+    /// A legacy (format 1.0) state.
+    pub fn is_legacy(&self) -> bool {
+        self.format_version == LEGACY_STATE_FORMAT
+    }
+
     /// The export header Karenina's `write_final_export` writes from this
     /// state: `job_id` and the `verification_config` model summary.
     pub fn header(&self) -> Value {
@@ -178,7 +233,13 @@ pub fn is_state_input(p: &Path, given: bool) -> bool {
         return false;
     };
     let in_run_folder = p.parent().is_some_and(super::is_run_folder);
-    p.is_file() && !in_run_folder && (given || sidecars(&p.with_file_name(out)).1.is_file())
+    let out = p.with_file_name(out);
+    let legacy_tmp = {
+        let mut t = out.clone().into_os_string();
+        t.push(".tmp");
+        PathBuf::from(t)
+    };
+    p.is_file() && !in_run_folder && (given || sidecars(&out).1.is_file() || legacy_tmp.is_file())
 }
 
 /// The checkpoint a state's `benchmark_path` leads to (canonical): absolute
@@ -209,11 +270,13 @@ pub fn map(
     use super::{int, json, k, time};
     use oxigraph::model::{Literal, NamedOrBlankNode, Quad, Term};
     let mut m = super::Mapping::new(graph, opts, sink);
-    let jsonl = sidecars(&output_of(state_file)).1;
+    let jsonl = results_sidecar(state_file, state);
     let header = state.header();
-    let jsonl_sha = match jsonl.is_file() {
-        true => read_jsonl(&jsonl, &header, &mut m)?,
-        false => {
+    let jsonl_sha = match (jsonl.is_file(), state.is_legacy()) {
+        // A legacy state's `.tmp` is a whole export, with its own header.
+        (true, true) => super::read_path(&jsonl, &mut m)?,
+        (true, false) => read_jsonl(&jsonl, &header, &mut m)?,
+        (false, _) => {
             m.header(&header);
             String::new()
         }
@@ -226,7 +289,14 @@ pub fn map(
         ("runStatus", string("incomplete")),
         ("benchmarkPath", string(&state.benchmark_path)),
         ("configuration", json(&state.config)),
-        ("resultsFrom", string("progressive-save sidecar")),
+        (
+            "resultsFrom",
+            string(if state.is_legacy() {
+                "progressive-save .tmp export (state format 1.0)"
+            } else {
+                "progressive-save sidecar"
+            }),
+        ),
     ];
     for (p, n) in [
         ("plannedTasks", state.total_tasks),
@@ -329,7 +399,7 @@ mod tests {
     fn a_state_karenina_would_refuse_is_located() {
         for (text, says) in [
             (
-                r#"{"format_version": "1.0", "benchmark_path": "b", "config": {}}"#,
+                r#"{"format_version": "3.0", "benchmark_path": "b", "config": {}}"#,
                 "/format_version",
             ),
             (
@@ -345,5 +415,27 @@ mod tests {
             let e = state(text).unwrap_err().to_string();
             assert!(e.contains("results.json.state:") && e.contains(says), "{e}");
         }
+    }
+
+    #[test]
+    fn a_legacy_state_is_read_and_says_what_it_lacks() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("results.json.state");
+        std::fs::write(
+            &f,
+            r#"{"format_version": "1.0", "benchmark_path": "b", "config": {},
+                "total_tasks": 4, "completed_count": 1}"#,
+        )
+        .unwrap();
+        let s = read_state(&f).unwrap();
+        assert!(s.is_legacy() && !is_state_input(&f, false) && is_state_input(&f, true));
+        assert_eq!(results_sidecar(&f, &s), d.path().join("results.json.tmp"));
+        let l = lacks(&f, &s);
+        assert_eq!(l.len(), 2, "{l:?}");
+        assert!(l[0].starts_with("at /failed_count: lacks `failed_count` (state format 1.0 never writes it), which the run's failed-task count needs"), "{}", l[0]);
+        assert!(l[1].contains("lacks its results file") && l[1].contains("results.json.tmp"));
+        std::fs::write(d.path().join("results.json.tmp"), "{}").unwrap();
+        assert!(is_state_input(&f, false));
+        assert_eq!(lacks(&f, &s).len(), 1);
     }
 }

@@ -277,6 +277,19 @@ pub fn read(dir: &Path, cwd: &Path) -> Result<RunFolder> {
         )),
         false => None,
     };
+    // Run folders came with the JSONL sidecar (state format 2.0); a legacy
+    // state's `.tmp` results are read only outside one.
+    if let Some((f, s)) = &state {
+        if s.is_legacy() {
+            return Err(super::located(
+                f,
+                1,
+                1,
+                "/format_version",
+                "a run folder's progressive-save state is format 2.0 (its results are the .results.jsonl sidecar)",
+            ));
+        }
+    }
     let mut benchmark = find_benchmark(&manifest.benchmark_path, dir, cwd);
     // The state's benchmark_path, if the manifest's leads nowhere.
     if let (Benchmark::Missing(_), Some((_, s))) = (&benchmark, &state) {

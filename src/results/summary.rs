@@ -60,6 +60,18 @@ pub struct RunSummary {
     pub models: BTreeMap<String, ModelSummary>,
     /// Score keys by trait family → number of scores.
     pub traits: BTreeMap<String, BTreeMap<String, usize>>,
+    /// A TaskEval export's `task_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// A TaskEval export's evaluations (global first, then the steps in
+    /// file order), each with Karenina's `StepEval.get_summary_stats()`
+    /// counts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepSummary>,
+    /// What the rows lack for Karenina's numbers ([`super::lacks`]), one
+    /// located message per field.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<String>,
     /// Karenina's own numbers ([`super::karenina::FileNumbers::to_json`]):
     /// `summary` (`get_summary()`), `summary_covers`,
     /// `aggregate_pass_rate`, a CSV's `cannot_tell`, `summary_by_run`.
@@ -67,11 +79,31 @@ pub struct RunSummary {
     pub karenina: serde_json::Map<String, Value>,
 }
 
+/// One evaluation of a TaskEval export, counted as Karenina's
+/// `StepEval.get_summary_stats()` counts it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StepSummary {
+    /// The step ID; `None` for the global evaluation.
+    pub step: Option<String>,
+    /// `results_total`: results.
+    pub results_total: usize,
+    /// `traces_total`: question IDs (the keys of `verification_results`).
+    pub traces_total: usize,
+    /// `template_verification_total`: results with template verification
+    /// performed.
+    pub template_verification_total: usize,
+    /// `template_verification_passed`: those whose `verify_result` is true.
+    pub template_verification_passed: usize,
+}
+
 #[derive(Default)]
 struct Counting {
     s: RunSummary,
     questions: BTreeSet<String>,
     numbers: Option<super::karenina::FileNumbers>,
+    lacks: super::lacks::Lacks,
+    /// The current TaskEval evaluation's question IDs.
+    step_questions: BTreeSet<String>,
 }
 
 fn text(v: &Value) -> Option<String> {
@@ -86,6 +118,13 @@ impl Visit for Counting {
         self.s.job_id = text(&m["job_id"]);
         self.s.export_timestamp = text(&m["export_timestamp"]);
         self.s.karenina_version = text(&m["karenina_version"]);
+        self.s.task_id = text(&h["task_eval"]["task_id"]);
+        for f in ["taskeval", "gui-csv"] {
+            if h["source_format"] == f {
+                self.s.format_version = Some(f.into());
+            }
+        }
+        self.lacks.columns = h["source_format"] == "gui-csv";
         let csv = h["source_format"] == "csv";
         self.numbers = Some(super::karenina::FileNumbers::new(csv));
     }
@@ -95,11 +134,27 @@ impl Visit for Counting {
             .get_or_insert_with(|| super::karenina::FileNumbers::new(false))
             .add(&row);
         let meta = &row["metadata"];
-        let qid = meta["question_id"]
-            .as_str()
-            .ok_or("`metadata.question_id` must be a string")?;
-        self.questions.insert(qid.to_string());
+        // A row lacking its question ID (a GUI custom export) is counted;
+        // `lacks` says what it lacks.
+        if let Some(qid) = meta.get("question_id") {
+            let qid = qid
+                .as_str()
+                .ok_or("`metadata.question_id` must be a string")?;
+            self.questions.insert(qid.to_string());
+            self.step_questions.insert(qid.to_string());
+        }
         self.s.results += 1;
+        if let Some(st) = self.s.steps.last_mut() {
+            st.results_total += 1;
+            st.traces_total = self.step_questions.len();
+            let t = &row["template"];
+            if t["template_verification_performed"] == Value::Bool(true) {
+                st.template_verification_total += 1;
+                if t["verify_result"] == Value::Bool(true) {
+                    st.template_verification_passed += 1;
+                }
+            }
+        }
         if let Some(r) = meta["run_name"].as_str() {
             self.s.run_names.insert(r.to_string());
         }
@@ -139,6 +194,19 @@ impl Visit for Counting {
         }
         Ok(())
     }
+
+    fn row_at(&mut self, path: &str, row: Value) -> std::result::Result<(), super::RowError> {
+        self.lacks.check(path, &row);
+        self.row(row)
+    }
+
+    fn step(&mut self, step: Option<&str>) {
+        self.step_questions.clear();
+        self.s.steps.push(StepSummary {
+            step: step.map(str::to_string),
+            ..StepSummary::default()
+        });
+    }
 }
 
 /// Counts a results export (rows streamed as when loading), with
@@ -147,6 +215,7 @@ pub fn summarize(file: &Path) -> Result<RunSummary> {
     let mut c = Counting::default();
     super::read_path_unhashed(file, &mut c)?;
     c.s.questions = c.questions.len();
+    c.s.lacks = c.lacks.notes(file);
     let numbers = c
         .numbers
         .unwrap_or_else(|| super::karenina::FileNumbers::new(false));
@@ -178,6 +247,25 @@ impl RunSummary {
             "results:    {} over {} questions\n",
             self.results, self.questions
         ));
+        if let Some(t) = &self.task_id {
+            out.push_str(&format!("task:       {t} (TaskEval)\n"));
+        }
+        if !self.steps.is_empty() {
+            out.push_str("steps (Karenina StepEval.get_summary_stats: template verifications passed / performed):\n");
+            for st in &self.steps {
+                out.push_str(&format!(
+                    "  {}: {} results over {} questions, {} of {} template verifications passed\n",
+                    st.step.as_deref().unwrap_or("(global evaluation)"),
+                    st.results_total,
+                    st.traces_total,
+                    st.template_verification_passed,
+                    st.template_verification_total
+                ));
+            }
+        }
+        for l in &self.lacks {
+            out.push_str(&format!("lacks: {l}\n"));
+        }
         out.push_str("models:\n");
         let csv = self.format_version.as_deref() == Some("csv");
         for (name, m) in &self.models {

@@ -28,6 +28,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "latest-result-per-question",
     "model-performance",
     "outcome-classes",
+    "pass-rate-by-adele",
     "pass-rate-by-benchmark",
     "pass-rate-by-keyword",
     "pass-rate-by-label",

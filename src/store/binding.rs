@@ -68,7 +68,7 @@ impl Bound {
             (Link::Bound(_), true) => return None,
             (Link::Bound(c), false) => format!("{file}: results now bound to {c}"),
             (Link::Orphan { questions: 0 }, true) => {
-                format!("{file}: not bound: the export holds no results")
+                format!("{file}: not bound: the export holds no results with a question ID")
             }
             (Link::Orphan { questions }, true) => format!(
                 "{file}: results link to no loaded checkpoint (none holds all {questions} of its question IDs)"

@@ -60,6 +60,7 @@ fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
         tasks(state.completed_count),
         tasks(state.total_tasks)
     ));
+    info.notes.extend(progress::lacks(file, &state));
     match progress::benchmark_of(&canon, &state, &cwd) {
         Some(f) => info.benchmark = Some(rdf::file_url(&f)?),
         None => info.notes.push(format!(

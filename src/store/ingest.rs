@@ -108,7 +108,10 @@ pub fn prepare_with(
         }
         let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
         let mut quads = Vec::new();
-        info.sha256 = crate::results::map_path(path, &g, results_opts, &mut |q| quads.push(q))?;
+        let (sha, lacks) =
+            crate::results::map_path_noting(path, &g, results_opts, &mut |q| quads.push(q))?;
+        info.sha256 = sha;
+        info.notes.extend(lacks);
         info.quads = quads.len();
         let content = Content::Quads(quads);
         return Ok(Prepared { info, content });

@@ -57,6 +57,7 @@ mod serving_claims;
 mod sidecars;
 mod siege_serve;
 mod siege_two;
+mod taskeval;
 mod terminal_names;
 mod trust;
 mod verdicts;

@@ -69,13 +69,11 @@ impl<'a> Row<'a> {
     /// `metadata.answering_model` / `parsing_model` (`side` is
     /// `answering` or `parsing`): the identity's display string.
     pub(super) fn model(&self, side: &str) -> String {
-        display_string(&self.meta()[side]).unwrap_or_else(|| {
-            // Format 2.0 rows: a flat string.
-            self.row[format!("{side}_model")]
-                .as_str()
-                .unwrap_or("unknown")
-                .to_string()
-        })
+        // Format 2.0 rows: a flat string, in `metadata` as Karenina's
+        // `load_legacy_result_set` migrates it (`provider/model` →
+        // `provider:model`).
+        display_string(&self.meta()[side])
+            .unwrap_or_else(|| crate::results::outcome::display_string(self.row, side))
     }
 
     pub(super) fn replicate(&self) -> Option<i64> {
