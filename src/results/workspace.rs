@@ -1,0 +1,566 @@
+//! The workspace manifests of agentic runs: what each result's agent left in
+//! its workspace, as Karenina captured it (`workspace_capture.py`).
+//!
+//! With `workspace_output_mode` `full` or `produced`, Karenina's
+//! `FinalizeResultStage` calls `capture_workspace` for every result: it
+//! copies the workspace into `workspaces/<question>__<result_id>/` and
+//! appends one row to `workspaces/manifest.jsonl` (status `captured`,
+//! `captured_with_errors` or `skipped`, files copied, copy errors, skip
+//! reason, the result's identity); when every task finished the batch runner
+//! compacts the rows into `workspaces/manifest.json` (`format_version`
+//! 1.0, `entries`), leaving the `.jsonl`. Without a run folder there is no
+//! manifest kld can tie to one run, so only run folders' are read.
+//!
+//! Each entry becomes a PROV-O activity on its result (docs/results.md,
+//! "Workspaces and repairs"): `karenina:workspaceCapture` from the result
+//! (matched by `result_id`, or a result a repair replaced) to a
+//! `prov:Activity` / `karenina:WorkspaceCapture` that `prov:used` the live
+//! workspace and `prov:generated` the copy (`prov:Collection`) and each
+//! file found in it. An entry that matches no result, a malformed entry or
+//! manifest, and a copy folder missing from the run folder are located
+//! warnings (`KLD-W201`); nothing is dropped in silence.
+
+use super::k;
+use crate::json::{line_col, locate_paths, JsonPath};
+use crate::vocab::{prov, RDF_TYPE};
+use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The compacted manifest's file name.
+pub const MANIFEST_JSON: &str = "manifest.json";
+/// The manifest appended to while the run goes.
+pub const MANIFEST_JSONL: &str = "manifest.jsonl";
+
+/// Files listed per capture at most (a `full` capture of a big repository
+/// would otherwise add a node per file): past it, a warning says how many.
+const MAX_FILES: usize = 10_000;
+
+/// A capture's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureStatus {
+    /// Copied.
+    Captured,
+    /// Copied, some files not (`copy_errors`).
+    CapturedWithErrors,
+    /// Nothing copied (`skip_reason`).
+    Skipped,
+}
+
+impl CaptureStatus {
+    /// As the manifest writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaptureStatus::Captured => "captured",
+            CaptureStatus::CapturedWithErrors => "captured_with_errors",
+            CaptureStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// One copy error (`{"path", "error"}`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct CopyError {
+    /// The file, relative to the workspace.
+    pub path: String,
+    /// The exception's text.
+    pub error: String,
+}
+
+/// One manifest row, as `capture_workspace` writes it (other members are
+/// ignored: Karenina writes plain dicts).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Entry {
+    /// The result's question.
+    pub question_id: String,
+    /// The result's ID.
+    pub result_id: String,
+    /// Its run name.
+    #[serde(default)]
+    pub run_name: Option<String>,
+    /// Its replicate.
+    #[serde(default)]
+    pub replicate: Option<i64>,
+    /// The answering model's identity (`ModelIdentity`).
+    pub answering: Value,
+    /// The parsing model's identity.
+    pub parsing: Value,
+    /// `full` or `produced`.
+    pub capture_mode: String,
+    /// The live workspace, if there was one.
+    #[serde(default)]
+    pub source_workspace_path: Option<String>,
+    /// Where the copy went (an absolute path on the machine that ran).
+    pub destination: String,
+    /// What happened.
+    pub status: CaptureStatus,
+    /// Files copied.
+    #[serde(default)]
+    pub copied_file_count: u64,
+    /// Files not copied, and why.
+    #[serde(default)]
+    pub copy_errors: Vec<CopyError>,
+    /// Why nothing was copied.
+    #[serde(default)]
+    pub skip_reason: Option<String>,
+}
+
+/// A run folder's workspace manifest, read.
+#[derive(Clone, Debug, Default)]
+pub struct Manifest {
+    /// The file read (`manifest.json`, or `manifest.jsonl` while running).
+    pub file: PathBuf,
+    /// The entries read, each with its place (`/entries/3`, or `line 4`).
+    pub entries: Vec<(String, Entry)>,
+    /// Located warnings: what could not be read.
+    pub warnings: Vec<String>,
+}
+
+/// A warning at `line:column` of `file`.
+fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::Display) -> String {
+    format!(
+        "{}:{line}:{column}: warning[KLD-W201] at {at}: {m}",
+        file.display()
+    )
+}
+
+/// Reads the manifest of the workspaces directory `dir`, if it has one:
+/// `manifest.json`, unless `manifest.jsonl` holds more rows (a run resumed
+/// after compaction); `manifest.jsonl` alone while the run goes. Bad JSON,
+/// a bad entry, a directory or device where the file should be: warnings.
+pub fn read(dir: &Path) -> Option<Manifest> {
+    let (json, jsonl) = (dir.join(MANIFEST_JSON), dir.join(MANIFEST_JSONL));
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    if !exists(&json) && !exists(&jsonl) {
+        return None;
+    }
+    let text = |p: &Path, m: &mut Manifest| -> Option<String> {
+        match crate::fsutil::read_regular_to_string(p) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                m.warnings.push(format!(
+                    "{}: warning[KLD-W201]: workspace manifest not read: {e}",
+                    p.display()
+                ));
+                None
+            }
+        }
+    };
+    let mut m = Manifest::default();
+    let lines = if exists(&jsonl) {
+        text(&jsonl, &mut m)
+    } else {
+        None
+    };
+    if exists(&json) {
+        if let Some(t) = text(&json, &mut m) {
+            let mut from_json = Manifest {
+                file: json.clone(),
+                warnings: std::mem::take(&mut m.warnings),
+                ..Manifest::default()
+            };
+            read_json(&json, &t, &mut from_json);
+            let rows = lines
+                .as_deref()
+                .map_or(0, |l| l.lines().filter(|l| !l.trim().is_empty()).count());
+            if rows <= from_json.entries.len() || lines.is_none() {
+                return Some(from_json);
+            }
+            m.warnings = from_json.warnings;
+            m.warnings.push(format!(
+                "{}: warning[KLD-W201]: holds {} entries, {MANIFEST_JSONL} {rows} rows (a run resumed after compaction): {MANIFEST_JSONL} read",
+                json.display(),
+                from_json.entries.len()
+            ));
+        }
+    }
+    m.file = jsonl.clone();
+    if let Some(t) = lines {
+        read_jsonl(&jsonl, &t, &mut m);
+    }
+    Some(m)
+}
+
+/// An entry from its JSON value; a warning naming the bad member.
+fn entry(v: &Value) -> Result<Entry, (String, String)> {
+    serde_path_to_error::deserialize::<_, Entry>(v).map_err(|e| {
+        let member = e.path().to_string();
+        let why = e.into_inner().to_string();
+        (member, why)
+    })
+}
+
+fn read_json(file: &Path, text: &str, m: &mut Manifest) {
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            m.warnings.push(warning(
+                file,
+                e.line(),
+                e.column(),
+                "/",
+                format!("invalid JSON: {e}; no entry read"),
+            ));
+            return;
+        }
+    };
+    match v.get("format_version").and_then(Value::as_str) {
+        Some("1.0") => {}
+        other => m.warnings.push(warning(
+            file,
+            1,
+            1,
+            "/format_version",
+            format!(
+                "format_version {}: kld reads workspace manifests 1.0; entries read as 1.0",
+                other.map_or("missing".to_string(), |s| format!("{s:?}"))
+            ),
+        )),
+    }
+    let Some(entries) = v.get("entries").and_then(Value::as_array) else {
+        m.warnings.push(warning(
+            file,
+            1,
+            1,
+            "/entries",
+            "no `entries` array; no entry read",
+        ));
+        return;
+    };
+    let mut bad = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let at = format!("/entries/{i}");
+        match entry(e) {
+            Ok(entry) => m.entries.push((at, entry)),
+            Err(why) => bad.push((i, why)),
+        }
+    }
+    if bad.is_empty() {
+        return;
+    }
+    let paths: Vec<JsonPath> = bad
+        .iter()
+        .map(|(i, _)| JsonPath::root().key("entries").index(*i))
+        .collect();
+    let offsets = locate_paths(text, &paths);
+    for ((i, (member, why)), off) in bad.into_iter().zip(offsets) {
+        let (line, column) = off.map_or((1, 1), |o| line_col(text, o));
+        let at = match member.as_str() {
+            "." | "" => format!("/entries/{i}"),
+            m => format!("/entries/{i}/{}", m.replace('.', "/")),
+        };
+        m.warnings.push(warning(
+            file,
+            line,
+            column,
+            &at,
+            format!("not a workspace capture entry: {why}; entry left out"),
+        ));
+    }
+}
+
+fn read_jsonl(file: &Path, text: &str, m: &mut Manifest) {
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("line {}", n + 1);
+        match serde_json::from_str::<Value>(line) {
+            Err(e) => m.warnings.push(warning(
+                file,
+                n + 1,
+                e.column(),
+                "/",
+                format!("invalid JSON: {e}; row left out"),
+            )),
+            Ok(v) => match entry(&v) {
+                Ok(e) => m.entries.push((at, e)),
+                Err((member, why)) => m.warnings.push(warning(
+                    file,
+                    n + 1,
+                    1,
+                    &format!("/{}", member.replace('.', "/")),
+                    format!("not a workspace capture entry: {why}; row left out"),
+                )),
+            },
+        }
+    }
+}
+
+/// What a manifest is matched against: the run's results by ID, and the
+/// results its repairs replaced (by their old IDs).
+pub(crate) struct Targets<'a> {
+    /// Result ID → the result's node, for the run's results.
+    pub(crate) results: &'a HashMap<String, NamedOrBlankNode>,
+    /// Result ID → the node of a result a repair replaced.
+    pub(crate) replaced: &'a HashMap<String, NamedOrBlankNode>,
+}
+
+/// Maps `manifest` (of the run folder `run_dir`, whose workspaces are in
+/// `workspaces`) into `graph`; returns its warnings and those of mapping
+/// (an entry that matches no result, a copy folder not found).
+pub(crate) fn map(
+    manifest: &Manifest,
+    workspaces: &Path,
+    run_dir: &Path,
+    targets: &Targets<'_>,
+    graph: &GraphName,
+    sink: &mut dyn FnMut(Quad),
+) -> Vec<String> {
+    let mut warnings = manifest.warnings.clone();
+    let mut out = |s: &NamedOrBlankNode, p: NamedNode, o: Term| {
+        sink(Quad::new(s.clone(), p, o, graph.clone()))
+    };
+    let a = || NamedNode::new_unchecked(RDF_TYPE);
+    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    let rel = |p: &Path| {
+        p.strip_prefix(run_dir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let manifest_rel = rel(&manifest.file);
+    for (index, (at, e)) in manifest.entries.iter().enumerate() {
+        let c = NamedOrBlankNode::BlankNode(BlankNode::default());
+        out(&c, a(), prov("Activity").into());
+        out(&c, a(), k("WorkspaceCapture").into());
+        out(&c, k("captureStatus"), string(e.status.as_str()));
+        out(&c, k("captureMode"), string(&e.capture_mode));
+        out(&c, k("copiedFileCount"), super::int(e.copied_file_count));
+        out(
+            &c,
+            k("copyErrorCount"),
+            super::int(e.copy_errors.len() as u64),
+        );
+        out(&c, k("entryResultId"), string(&e.result_id));
+        out(&c, k("entryQuestionId"), string(&e.question_id));
+        for (side, v) in [("Answering", &e.answering), ("Parsing", &e.parsing)] {
+            let shown = super::outcome::identity_display(v).unwrap_or_else(|| "unknown".into());
+            out(&c, k(&format!("entry{side}Model")), string(&shown));
+        }
+        if let Some(r) = &e.run_name {
+            out(&c, k("entryRunName"), string(r));
+        }
+        if let Some(r) = e.replicate {
+            out(&c, k("entryReplicate"), super::int(r.max(0) as u64));
+        }
+        out(&c, k("manifestFile"), string(&manifest_rel));
+        out(&c, k("entryIndex"), super::int(index as u64));
+        if let Some(r) = &e.skip_reason {
+            out(&c, k("skipReason"), string(r));
+        }
+        for ce in &e.copy_errors {
+            let n = NamedOrBlankNode::BlankNode(BlankNode::default());
+            out(&c, k("copyError"), n.clone().into());
+            out(&n, k("path"), string(&ce.path));
+            out(&n, k("message"), string(&ce.error));
+        }
+        let src = e.source_workspace_path.as_ref().map(|p| {
+            let s = NamedOrBlankNode::BlankNode(BlankNode::default());
+            out(&s, a(), prov("Entity").into());
+            out(&s, a(), k("Workspace").into());
+            out(&s, k("path"), string(p));
+            out(&c, prov("used"), s.clone().into());
+            s
+        });
+        match targets
+            .results
+            .get(&e.result_id)
+            .map(|n| (n, false))
+            .or_else(|| targets.replaced.get(&e.result_id).map(|n| (n, true)))
+        {
+            Some((node, replaced)) => {
+                out(node, k("workspaceCapture"), c.clone().into());
+                if replaced {
+                    out(&c, k("ofReplacedResult"), Term::Literal(Literal::from(true)));
+                }
+            }
+            None => warnings.push(warning(
+                &manifest.file,
+                1,
+                1,
+                at,
+                format!(
+                    "result_id {:?} (question {:?}) is no result of this run: its capture is kept, tied to no result",
+                    e.result_id, e.question_id
+                ),
+            )),
+        }
+        if e.status == CaptureStatus::Skipped {
+            continue;
+        }
+        // The copy, found in this run folder by the destination's name.
+        let name = Path::new(&e.destination)
+            .file_name()
+            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+            .map(|n| workspaces.join(n));
+        let copy = NamedOrBlankNode::BlankNode(BlankNode::default());
+        out(&copy, a(), prov("Entity").into());
+        out(&copy, a(), prov("Collection").into());
+        out(&copy, a(), k("WorkspaceCopy").into());
+        out(&c, prov("generated"), copy.clone().into());
+        if let Some(s) = &src {
+            out(&copy, prov("wasDerivedFrom"), s.clone().into());
+        }
+        let Some(dir) = name.filter(|d| d.is_dir()) else {
+            out(&copy, k("path"), string(&e.destination));
+            if e.copied_file_count > 0 {
+                warnings.push(warning(
+                    &manifest.file,
+                    1,
+                    1,
+                    at,
+                    format!(
+                        "{} file(s) copied to {:?}, which is not in the run folder's workspaces",
+                        e.copied_file_count, e.destination
+                    ),
+                ));
+            }
+            continue;
+        };
+        out(&copy, k("path"), string(&rel(&dir)));
+        let mut files = Vec::new();
+        let total = list_files(&dir, &dir, &mut files);
+        out(&copy, k("filesOnDisk"), super::int(total as u64));
+        if total > files.len() {
+            warnings.push(warning(
+                &manifest.file,
+                1,
+                1,
+                at,
+                format!(
+                    "{total} files in {}: the first {MAX_FILES} are listed",
+                    dir.display()
+                ),
+            ));
+        }
+        for (path, size) in files {
+            let f = NamedOrBlankNode::BlankNode(BlankNode::default());
+            out(&f, a(), prov("Entity").into());
+            out(&f, a(), k("WorkspaceFile").into());
+            out(&f, k("path"), string(&path));
+            if let Some(n) = size {
+                out(&f, k("byteSize"), super::int(n));
+            }
+            out(&copy, prov("hadMember"), f.clone().into());
+            out(&c, prov("generated"), f.into());
+        }
+    }
+    warnings
+}
+
+/// The files under `dir` (symbolic links not followed), as paths relative
+/// to `root` with their sizes (none for a link), in name order, at most
+/// [`MAX_FILES`] kept; returns how many there are.
+fn list_files(root: &Path, dir: &Path, out: &mut Vec<(String, Option<u64>)>) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut entries: Vec<_> = rd.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    let mut n = 0;
+    for e in entries {
+        let Ok(t) = e.file_type() else { continue };
+        let p = e.path();
+        if t.is_dir() {
+            n += list_files(root, &p, out);
+            continue;
+        }
+        n += 1;
+        if out.len() < MAX_FILES {
+            let rel = p
+                .strip_prefix(root)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let size = t
+                .is_file()
+                .then(|| e.metadata().ok().map(|m| m.len()))
+                .flatten();
+            out.push((rel, size));
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rid: &str, status: &str) -> String {
+        format!(
+            r#"{{"question_id": "q", "result_id": "{rid}", "answering": {{"interface": "i", "model_name": "a", "tools": []}}, "parsing": {{"interface": "i", "model_name": "p"}}, "capture_mode": "full", "destination": "/x/q__{rid}", "status": "{status}", "copied_file_count": 0, "copy_errors": []}}"#
+        )
+    }
+
+    #[test]
+    fn jsonl_rows_read_and_bad_rows_are_located_warnings() {
+        let d = tempfile::tempdir().unwrap();
+        let text = format!(
+            "{}\n{{not json\n{}\n\n{}\n",
+            row("r1", "captured"),
+            row("r2", "lost"),
+            row("r3", "skipped")
+        );
+        std::fs::write(d.path().join(MANIFEST_JSONL), text).unwrap();
+        let m = read(d.path()).unwrap();
+        assert_eq!(m.entries.len(), 2);
+        assert_eq!(m.entries[1].0, "line 5");
+        assert_eq!(m.warnings.len(), 2, "{:?}", m.warnings);
+        assert!(m.warnings[0].contains(":2:") && m.warnings[0].contains("invalid JSON"));
+        assert!(
+            m.warnings[1].contains(":3:1: warning[KLD-W201] at /status")
+                && m.warnings[1].contains("unknown variant `lost`"),
+            "{}",
+            m.warnings[1]
+        );
+    }
+
+    #[test]
+    fn a_compacted_manifest_s_bad_entry_is_located_at_its_line() {
+        let d = tempfile::tempdir().unwrap();
+        let bad = row("r2", "captured").replace(r#""result_id": "r2", "#, "");
+        let text = format!(
+            "{{\n  \"format_version\": \"1.0\",\n  \"entries\": [\n    {},\n    {}\n  ]\n}}\n",
+            row("r1", "captured"),
+            bad
+        );
+        std::fs::write(d.path().join(MANIFEST_JSON), text).unwrap();
+        let m = read(d.path()).unwrap();
+        assert_eq!(m.entries.len(), 1);
+        assert_eq!(m.warnings.len(), 1);
+        assert!(
+            m.warnings[0].contains(":5:5: warning[KLD-W201] at /entries/1")
+                && m.warnings[0].contains("missing field `result_id`"),
+            "{}",
+            m.warnings[0]
+        );
+        // A .jsonl with more rows than the compacted file: the run resumed.
+        let rows = [
+            row("r1", "captured"),
+            row("r2", "captured"),
+            row("r3", "skipped"),
+        ];
+        std::fs::write(d.path().join(MANIFEST_JSONL), rows.join("\n")).unwrap();
+        let m = read(d.path()).unwrap();
+        assert_eq!(m.entries.len(), 3);
+        assert!(m.file.ends_with(MANIFEST_JSONL));
+        assert!(m
+            .warnings
+            .iter()
+            .any(|w| w.contains("resumed after compaction")));
+    }
+
+    #[test]
+    fn no_manifest_is_none_and_not_json_is_a_warning() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(read(d.path()).is_none());
+        std::fs::write(d.path().join(MANIFEST_JSON), "[1, 2").unwrap();
+        let m = read(d.path()).unwrap();
+        assert!(m.entries.is_empty());
+        assert!(m.warnings[0].contains("invalid JSON"), "{:?}", m.warnings);
+    }
+}
