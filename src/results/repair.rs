@@ -102,15 +102,15 @@ pub fn read(file: &Path) -> Result<Sidecar, String> {
     })?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let s: Sidecar = serde_path_to_error::deserialize(de).map_err(|e| {
-        let at = format!("/{}", e.path().to_string().replace('.', "/"));
+        let path = e.path().to_string();
         let inner = e.into_inner();
+        let at = match path.as_str() {
+            _ if inner.is_syntax() || inner.is_eof() => "/".to_string(),
+            "." | "?" | "" => "/".to_string(),
+            p => format!("/{}", p.replace('.', "/")),
+        };
         let why = inner.to_string();
         let why = why.split(" at line ").next().unwrap_or(&why).to_string();
-        let at = if at == "/" || at == "//" {
-            "/".into()
-        } else {
-            at
-        };
         warning(
             file,
             inner.line(),
@@ -148,14 +148,21 @@ fn sha256_file(p: &Path) -> Option<String> {
     Some(format!("{:x}", h.finalize()))
 }
 
-/// A file a sidecar names: as written if it exists, else by its name beside
-/// the export (a run folder moved since).
+/// The source a sidecar names (a repair written elsewhere): as written,
+/// else by its name beside the export (a folder moved since).
 fn find(named: &str, beside: &Path) -> Option<PathBuf> {
     let p = Path::new(named);
     if p.is_file() {
         return Some(p.to_path_buf());
     }
     let by_name = beside.join(p.file_name()?);
+    by_name.is_file().then_some(by_name)
+}
+
+/// The backup of an in-place repair: always beside the export it was
+/// copied from, wherever the folder is now.
+fn find_beside(named: &str, beside: &Path) -> Option<PathBuf> {
+    let by_name = beside.join(Path::new(named).file_name()?);
     by_name.is_file().then_some(by_name)
 }
 
@@ -197,6 +204,9 @@ pub(crate) struct Mapped {
     /// The old result ID of each replaced row → its node (so a workspace
     /// captured for the replaced row is tied to it).
     pub(crate) replaced: HashMap<String, NamedOrBlankNode>,
+    /// The key of each replaced row whose old result ID is unknown (no
+    /// backup to read) → its node.
+    pub(crate) replaced_keys: HashMap<String, NamedOrBlankNode>,
     /// The sidecars' bytes (for the run's digest).
     pub(crate) bytes: Vec<u8>,
 }
@@ -282,7 +292,9 @@ pub(crate) fn map(
             if let Some(b) = &s.backup_path {
                 out(&src, k("backupPath"), string(b));
             }
-            s.backup_path.as_deref().and_then(|b| find(b, beside))
+            s.backup_path
+                .as_deref()
+                .and_then(|b| find_beside(b, beside))
         } else {
             find(&s.source_path, beside)
         };
@@ -386,7 +398,11 @@ pub(crate) fn map(
                     m.replaced.insert(id.clone(), node.clone());
                     node
                 }
-                None => NamedOrBlankNode::BlankNode(BlankNode::default()),
+                None => {
+                    let node = NamedOrBlankNode::BlankNode(BlankNode::default());
+                    m.replaced_keys.insert(key.clone(), node.clone());
+                    node
+                }
             };
             out(&old, a(), prov("Entity").into());
             out(&q, prov("entity"), old.clone().into());

@@ -451,6 +451,7 @@ pub fn map(
         let targets = super::workspace::Targets {
             results: &results,
             replaced: &repaired.replaced,
+            replaced_keys: &repaired.replaced_keys,
         };
         warnings.extend(super::workspace::map(
             mf,

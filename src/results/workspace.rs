@@ -108,13 +108,27 @@ pub struct Entry {
     pub skip_reason: Option<String>,
 }
 
+/// An entry and where it is: JSON pointer (`/entries/3`, `/` for a row of
+/// the `.jsonl`), line and column.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// JSON pointer.
+    pub at: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The entry.
+    pub entry: Entry,
+}
+
 /// A run folder's workspace manifest, read.
 #[derive(Clone, Debug, Default)]
 pub struct Manifest {
     /// The file read (`manifest.json`, or `manifest.jsonl` while running).
     pub file: PathBuf,
-    /// The entries read, each with its place (`/entries/3`, or `line 4`).
-    pub entries: Vec<(String, Entry)>,
+    /// The entries read, each with its place.
+    pub entries: Vec<Placed>,
     /// Located warnings: what could not be read.
     pub warnings: Vec<String>,
 }
@@ -230,24 +244,24 @@ fn read_json(file: &Path, text: &str, m: &mut Manifest) {
         ));
         return;
     };
-    let mut bad = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let at = format!("/entries/{i}");
-        match entry(e) {
-            Ok(entry) => m.entries.push((at, entry)),
-            Err(why) => bad.push((i, why)),
-        }
-    }
-    if bad.is_empty() {
-        return;
-    }
-    let paths: Vec<JsonPath> = bad
-        .iter()
-        .map(|(i, _)| JsonPath::root().key("entries").index(*i))
+    let paths: Vec<JsonPath> = (0..entries.len())
+        .map(|i| JsonPath::root().key("entries").index(i))
         .collect();
     let offsets = locate_paths(text, &paths);
-    for ((i, (member, why)), off) in bad.into_iter().zip(offsets) {
+    for (i, (e, off)) in entries.iter().zip(offsets).enumerate() {
         let (line, column) = off.map_or((1, 1), |o| line_col(text, o));
+        let (member, why) = match entry(e) {
+            Ok(entry) => {
+                m.entries.push(Placed {
+                    at: format!("/entries/{i}"),
+                    line,
+                    column,
+                    entry,
+                });
+                continue;
+            }
+            Err(bad) => bad,
+        };
         let at = match member.as_str() {
             "." | "" => format!("/entries/{i}"),
             m => format!("/entries/{i}/{}", m.replace('.', "/")),
@@ -267,7 +281,6 @@ fn read_jsonl(file: &Path, text: &str, m: &mut Manifest) {
         if line.trim().is_empty() {
             continue;
         }
-        let at = format!("line {}", n + 1);
         match serde_json::from_str::<Value>(line) {
             Err(e) => m.warnings.push(warning(
                 file,
@@ -277,7 +290,12 @@ fn read_jsonl(file: &Path, text: &str, m: &mut Manifest) {
                 format!("invalid JSON: {e}; row left out"),
             )),
             Ok(v) => match entry(&v) {
-                Ok(e) => m.entries.push((at, e)),
+                Ok(entry) => m.entries.push(Placed {
+                    at: "/".into(),
+                    line: n + 1,
+                    column: 1,
+                    entry,
+                }),
                 Err((member, why)) => m.warnings.push(warning(
                     file,
                     n + 1,
@@ -297,6 +315,23 @@ pub(crate) struct Targets<'a> {
     pub(crate) results: &'a HashMap<String, NamedOrBlankNode>,
     /// Result ID → the node of a result a repair replaced.
     pub(crate) replaced: &'a HashMap<String, NamedOrBlankNode>,
+    /// Row key → the node of a result a repair replaced whose ID is
+    /// unknown (its backup gone): an entry is matched by its row key.
+    pub(crate) replaced_keys: &'a HashMap<String, NamedOrBlankNode>,
+}
+
+impl Entry {
+    /// The entry's row key, as [`super::outcome::row_key`] writes a row's.
+    fn row_key(&self) -> String {
+        [
+            self.question_id.clone(),
+            super::outcome::canonical_key(&self.answering),
+            super::outcome::canonical_key(&self.parsing),
+            self.replicate.map_or("none".into(), |r| r.to_string()),
+            self.run_name.clone().unwrap_or_default(),
+        ]
+        .join("|")
+    }
 }
 
 /// Maps `manifest` (of the run folder `run_dir`, whose workspaces are in
@@ -323,7 +358,9 @@ pub(crate) fn map(
             .replace('\\', "/")
     };
     let manifest_rel = rel(&manifest.file);
-    for (index, (at, e)) in manifest.entries.iter().enumerate() {
+    for (index, placed) in manifest.entries.iter().enumerate() {
+        let (e, at) = (&placed.entry, placed.at.as_str());
+        let here = |m: String| warning(&manifest.file, placed.line, placed.column, at, m);
         let c = NamedOrBlankNode::BlankNode(BlankNode::default());
         out(&c, a(), prov("Activity").into());
         out(&c, a(), k("WorkspaceCapture").into());
@@ -371,6 +408,11 @@ pub(crate) fn map(
             .get(&e.result_id)
             .map(|n| (n, false))
             .or_else(|| targets.replaced.get(&e.result_id).map(|n| (n, true)))
+            .or_else(|| {
+                (!targets.replaced_keys.is_empty())
+                    .then(|| targets.replaced_keys.get(&e.row_key()).map(|n| (n, true)))
+                    .flatten()
+            })
         {
             Some((node, replaced)) => {
                 out(node, k("workspaceCapture"), c.clone().into());
@@ -378,16 +420,10 @@ pub(crate) fn map(
                     out(&c, k("ofReplacedResult"), Term::Literal(Literal::from(true)));
                 }
             }
-            None => warnings.push(warning(
-                &manifest.file,
-                1,
-                1,
-                at,
-                format!(
-                    "result_id {:?} (question {:?}) is no result of this run: its capture is kept, tied to no result",
-                    e.result_id, e.question_id
-                ),
-            )),
+            None => warnings.push(here(format!(
+                "result_id {:?} (question {:?}) is no result of this run: its capture is kept, tied to no result",
+                e.result_id, e.question_id
+            ))),
         }
         if e.status == CaptureStatus::Skipped {
             continue;
@@ -408,16 +444,10 @@ pub(crate) fn map(
         let Some(dir) = name.filter(|d| d.is_dir()) else {
             out(&copy, k("path"), string(&e.destination));
             if e.copied_file_count > 0 {
-                warnings.push(warning(
-                    &manifest.file,
-                    1,
-                    1,
-                    at,
-                    format!(
-                        "{} file(s) copied to {:?}, which is not in the run folder's workspaces",
-                        e.copied_file_count, e.destination
-                    ),
-                ));
+                warnings.push(here(format!(
+                    "{} file(s) copied to {:?}, which is not in the run folder's workspaces",
+                    e.copied_file_count, e.destination
+                )));
             }
             continue;
         };
@@ -426,16 +456,10 @@ pub(crate) fn map(
         let total = list_files(&dir, &dir, &mut files);
         out(&copy, k("filesOnDisk"), super::int(total as u64));
         if total > files.len() {
-            warnings.push(warning(
-                &manifest.file,
-                1,
-                1,
-                at,
-                format!(
-                    "{total} files in {}: the first {MAX_FILES} are listed",
-                    dir.display()
-                ),
-            ));
+            warnings.push(here(format!(
+                "{total} files in {}: the first {MAX_FILES} are listed",
+                dir.display()
+            )));
         }
         for (path, size) in files {
             let f = NamedOrBlankNode::BlankNode(BlankNode::default());
@@ -508,7 +532,7 @@ mod tests {
         std::fs::write(d.path().join(MANIFEST_JSONL), text).unwrap();
         let m = read(d.path()).unwrap();
         assert_eq!(m.entries.len(), 2);
-        assert_eq!(m.entries[1].0, "line 5");
+        assert_eq!((m.entries[1].line, m.entries[1].at.as_str()), (5, "/"));
         assert_eq!(m.warnings.len(), 2, "{:?}", m.warnings);
         assert!(m.warnings[0].contains(":2:") && m.warnings[0].contains("invalid JSON"));
         assert!(
