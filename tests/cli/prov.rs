@@ -395,3 +395,39 @@ fn query_and_serve_give_the_same_rows_for_the_provenance_queries() {
     // (The rows themselves: query_rows is what the tests above read.)
     assert!(!query_rows(&ins, "repairs").is_empty());
 }
+
+#[test]
+fn serve_watch_reloads_a_run_folder_when_a_capture_is_appended() {
+    let d = tempfile::tempdir().unwrap();
+    copy_dir(&root(), d.path());
+    let ins = inputs(d.path());
+    let s = crate::serve::serve(&ins, &["--watch"]);
+    let captures = || -> u64 {
+        let out = stdout_of(
+            kld()
+                .args(["query", "--format", "json", "--endpoint"])
+                .arg(format!("{}/sparql", s.base))
+                .args([
+                    "-e",
+                    "SELECT (COUNT(?c) AS ?n) WHERE { ?c a karenina:WorkspaceCapture }",
+                ]),
+        );
+        n(&json_rows(&serde_json::from_str(&out).unwrap())[0], "n")
+    };
+    assert_eq!(captures(), 7);
+    // Karenina appends a row to manifest.jsonl as each result finishes.
+    let jl = d.path().join(RUNNING).join("workspaces/manifest.jsonl");
+    let mut text = std::fs::read_to_string(&jl).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    text.push_str(&first);
+    text.push('\n');
+    std::fs::write(&jl, text).unwrap();
+    let t = std::time::Instant::now();
+    while captures() != 8 {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "not reloaded within 20 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
