@@ -134,6 +134,25 @@ pub fn read(file: &Path) -> Result<Sidecar, String> {
     Ok(s)
 }
 
+/// The digest of an export read with its repairs: its bytes' SHA-256
+/// (`sha`) as it is when no sidecar is beside it, else the SHA-256 of that
+/// and the sidecars' bytes, so a repair written since is a change.
+pub fn digest_with_sidecars(export: &Path, sha: String) -> String {
+    let files = sidecars(export);
+    if files.is_empty() {
+        return sha;
+    }
+    let mut h = Sha256::new();
+    h.update(sha.as_bytes());
+    for f in files {
+        h.update(f.file_name().unwrap_or_default().as_encoded_bytes());
+        if let Ok(b) = crate::fsutil::read_regular(&f) {
+            h.update(b);
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
 fn sha256_file(p: &Path) -> Option<String> {
     let mut f = crate::fsutil::open_regular(p).ok()?;
     let mut h = Sha256::new();

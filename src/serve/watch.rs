@@ -354,7 +354,10 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     });
     let pending = state.errors().iter().any(|e| e.file == shown);
     if let (Some(sha), false) = (loaded_sha, pending) {
-        if !sha.is_empty() && file_sha256(path).is_some_and(|now| now == sha) {
+        // (An export's digest covers the repair sidecars beside it.)
+        let now =
+            file_sha256(path).map(|now| crate::results::repair::digest_with_sidecars(path, now));
+        if !sha.is_empty() && now.is_some_and(|now| now == sha) {
             return;
         }
     }

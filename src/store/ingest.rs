@@ -111,7 +111,7 @@ pub fn prepare_with(
                 crate::results::map_path_with_repairs(path, &g, results_opts, &mut |q| {
                     quads.push(q)
                 })?;
-            info.sha256 = sha;
+            info.sha256 = crate::results::repair::digest_with_sidecars(path, sha);
             info.notes.extend(warnings);
             info.quads = quads.len();
             let content = Content::Quads(quads);

@@ -431,3 +431,38 @@ fn serve_watch_reloads_a_run_folder_when_a_capture_is_appended() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+#[test]
+fn serve_watch_reloads_an_export_when_a_repair_sidecar_appears_beside_it() {
+    let d = tempfile::tempdir().unwrap();
+    for f in ["results.json", BACKUP] {
+        std::fs::copy(root().join(AGENTIC).join(f), d.path().join(f)).unwrap();
+    }
+    let cp = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
+    let s = crate::serve::serve(&[cp, d.path().to_path_buf()], &["--watch"]);
+    let repairs = || {
+        let out = stdout_of(
+            kld()
+                .args([
+                    "query",
+                    "--format",
+                    "json",
+                    "--named",
+                    "repairs",
+                    "--endpoint",
+                ])
+                .arg(format!("{}/sparql", s.base)),
+        );
+        json_rows(&serde_json::from_str(&out).unwrap()).len()
+    };
+    assert_eq!(repairs(), 0);
+    std::fs::copy(root().join(AGENTIC).join(SIDECAR), d.path().join(SIDECAR)).unwrap();
+    let t = std::time::Instant::now();
+    while repairs() != 2 {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "not reloaded within 20 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
