@@ -185,6 +185,139 @@ fn find_beside(named: &str, beside: &Path) -> Option<PathBuf> {
     by_name.is_file().then_some(by_name)
 }
 
+/// Whether a sidecar's source SHA-256 is that of the file holding the
+/// source's bytes now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceState {
+    /// The bytes the repair read.
+    Matches,
+    /// Other bytes.
+    Differs,
+    /// No such file.
+    Missing,
+}
+
+impl SourceState {
+    /// `matches`, `differs`, `missing` (`karenina:sourceCheck`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceState::Matches => "matches",
+            SourceState::Differs => "differs",
+            SourceState::Missing => "missing",
+        }
+    }
+}
+
+/// A sidecar's source check, with the located warning of a mismatch or a
+/// missing file.
+#[derive(Clone, Debug)]
+pub struct SourceCheck {
+    /// What was found.
+    pub state: SourceState,
+    /// Why it is not `Matches` (`KLD-W202`).
+    pub warning: Option<String>,
+}
+
+/// Checks sidecar `s` (the file `file`, beside the export in `beside`):
+/// its `source_sha256` against the backup of an in-place repair, else the
+/// source file. Returns the file holding the source's bytes when found.
+pub fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Option<PathBuf>) {
+    let in_place = s.source_path == s.output_path;
+    let holder = if in_place {
+        s.backup_path
+            .as_deref()
+            .and_then(|b| find_beside(b, beside))
+    } else {
+        find(&s.source_path, beside)
+    };
+    let check = match holder.as_deref().map(|h| (h, sha256_file(h))) {
+        Some((_, Some(sha))) if sha == s.source_sha256 => SourceCheck {
+            state: SourceState::Matches,
+            warning: None,
+        },
+        Some((h, sha)) => SourceCheck {
+            state: SourceState::Differs,
+            warning: Some(warning(
+                file,
+                1,
+                1,
+                "/source_sha256",
+                format!(
+                    "the repair's source had SHA-256 {}, but {} on disk has {}: not the bytes it repaired; its previous rows are not read",
+                    s.source_sha256,
+                    h.display(),
+                    sha.as_deref().unwrap_or("(unreadable)")
+                ),
+            )),
+        },
+        None => {
+            let what = if in_place {
+                format!(
+                    "its backup {:?}",
+                    s.backup_path.as_deref().unwrap_or("(none named)")
+                )
+            } else {
+                format!("its source {:?}", s.source_path)
+            };
+            SourceCheck {
+                state: SourceState::Missing,
+                warning: Some(warning(
+                    file,
+                    1,
+                    1,
+                    if in_place { "/backup_path" } else { "/source_path" },
+                    format!(
+                        "{what} is not on disk: the source SHA-256 cannot be checked and the replaced rows' previous values are unknown"
+                    ),
+                )),
+            }
+        }
+    };
+    (check, holder)
+}
+
+/// One repair as `kld info` shows it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RepairInfo {
+    /// The sidecar's file name.
+    pub sidecar: String,
+    /// When (`YYYYmmddTHHMMSSZ`).
+    pub timestamp: String,
+    /// `replay` or `live`.
+    pub mode: String,
+    /// Rows selected.
+    pub selected: u64,
+    /// Rows replaced.
+    pub replaced: u64,
+    /// The source check (`matches`, `differs`, `missing`).
+    pub source: &'static str,
+}
+
+/// The repairs beside `export`, oldest first, and the located warnings of
+/// sidecars not read or whose source does not match.
+pub fn infos(export: &Path) -> (Vec<RepairInfo>, Vec<String>) {
+    let beside = export.parent().unwrap_or(Path::new("."));
+    let (mut out, mut warnings) = (Vec::new(), Vec::new());
+    for f in sidecars(export) {
+        match read(&f) {
+            Ok(s) => {
+                let (check, _) = source_check(&s, &f, beside);
+                warnings.extend(check.warning);
+                out.push(RepairInfo {
+                    sidecar: f.file_name().unwrap_or_default().to_string_lossy().into(),
+                    timestamp: s.timestamp,
+                    mode: s.mode,
+                    selected: s.selected_count,
+                    replaced: s.replaced_count,
+                    source: check.state.as_str(),
+                });
+            }
+            Err(w) => warnings.push(w),
+        }
+    }
+    (out, warnings)
+}
+
 /// What a row said before a repair.
 #[derive(Clone, Debug, Default)]
 struct Before {
@@ -306,64 +439,25 @@ pub(crate) fn map(
         out(&src, k("sourceSha256"), string(&s.source_sha256));
         out(&rep, prov("used"), src.clone().into());
         out(run, prov("wasDerivedFrom"), src.clone().into());
-        let in_place = s.source_path == s.output_path;
-        let holder = if in_place {
+        if s.source_path == s.output_path {
             if let Some(b) = &s.backup_path {
                 out(&src, k("backupPath"), string(b));
             }
-            s.backup_path
-                .as_deref()
-                .and_then(|b| find_beside(b, beside))
-        } else {
-            find(&s.source_path, beside)
-        };
-        let check = match holder.as_deref().map(|h| (h, sha256_file(h))) {
-            Some((h, Some(sha))) if sha == s.source_sha256 => ("matches", Some(h)),
-            Some((h, sha)) => {
-                m.warnings.push(warning(
-                    file,
-                    1,
-                    1,
-                    "/source_sha256",
-                    format!(
-                        "the repair's source had SHA-256 {}, but {} on disk has {}: not the bytes it repaired; its previous rows are not read",
-                        s.source_sha256,
-                        h.display(),
-                        sha.as_deref().unwrap_or("(unreadable)")
-                    ),
-                ));
-                ("differs", None)
-            }
-            None => {
-                let what = if in_place {
-                    format!(
-                        "its backup {:?}",
-                        s.backup_path.as_deref().unwrap_or("(none named)")
-                    )
-                } else {
-                    format!("its source {:?}", s.source_path)
-                };
-                m.warnings.push(warning(
-                    file,
-                    1,
-                    1,
-                    if in_place { "/backup_path" } else { "/source_path" },
-                    format!(
-                        "{what} is not on disk: the source SHA-256 cannot be checked and the replaced rows' previous values are unknown"
-                    ),
-                ));
-                ("missing", None)
-            }
-        };
-        out(&src, k("sourceCheck"), string(check.0));
+        }
+        let (check, holder) = source_check(&s, file, beside);
+        if let Some(w) = check.warning.clone() {
+            m.warnings.push(w);
+        }
+        let check = (check.state, holder);
+        out(&src, k("sourceCheck"), string(check.0.as_str()));
         let keys: HashSet<&str> = s.selected_keys.iter().map(String::as_str).collect();
-        let before = match check.1 {
+        let before = match check.1.filter(|_| check.0 == SourceState::Matches) {
             Some(h) => {
                 let mut c = Collect {
                     keys: &keys,
                     found: HashMap::new(),
                 };
-                match super::read_path_unhashed(h, &mut c) {
+                match super::read_path_unhashed(&h, &mut c) {
                     Ok(()) => c.found,
                     Err(e) => {
                         m.warnings.push(warning(

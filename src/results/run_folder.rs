@@ -361,8 +361,9 @@ pub struct Mapped {
     pub warnings: Vec<String>,
 }
 
-/// The folder's workspaces directory, if its manifest names one inside it.
-fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, String> {
+/// The folder's workspaces directory, if its manifest names one inside it
+/// (else the located warning `KLD-W201` saying why it is not read).
+pub fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, String> {
     let rel = Path::new(&run.manifest.workspaces_path);
     if rel.is_absolute()
         || rel

@@ -133,6 +133,44 @@ pub struct Manifest {
     pub warnings: Vec<String>,
 }
 
+/// A manifest's entries counted, as `kld info` shows them.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CaptureCounts {
+    /// The manifest read.
+    pub manifest: String,
+    /// Entries read.
+    pub entries: usize,
+    /// Status `captured`.
+    pub captured: usize,
+    /// Status `captured_with_errors`.
+    pub captured_with_errors: usize,
+    /// Status `skipped`.
+    pub skipped: usize,
+    /// Copy errors, over all entries.
+    pub copy_errors: usize,
+    /// Entries that copied nothing (skipped, or 0 files).
+    pub without_files: usize,
+}
+
+impl Manifest {
+    /// Its entries counted by status.
+    pub fn counts(&self) -> CaptureCounts {
+        let es = || self.entries.iter().map(|p| &p.entry);
+        let status = |s: CaptureStatus| es().filter(|e| e.status == s).count();
+        CaptureCounts {
+            manifest: self.file.display().to_string(),
+            entries: self.entries.len(),
+            captured: status(CaptureStatus::Captured),
+            captured_with_errors: status(CaptureStatus::CapturedWithErrors),
+            skipped: status(CaptureStatus::Skipped),
+            copy_errors: es().map(|e| e.copy_errors.len()).sum(),
+            without_files: es()
+                .filter(|e| e.status == CaptureStatus::Skipped || e.copied_file_count == 0)
+                .count(),
+        }
+    }
+}
+
 /// A warning at `line:column` of `file`.
 fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::Display) -> String {
     format!(

@@ -466,3 +466,33 @@ fn serve_watch_reloads_an_export_when_a_repair_sidecar_appears_beside_it() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+#[test]
+fn info_of_a_run_folder_counts_its_captures_and_lists_its_repairs() {
+    let folder = root().join(AGENTIC);
+    let text = stdout_of(kld().arg("info").arg(&folder));
+    assert!(
+        text.contains("captures:   4 (captured 2, with copy errors 1, skipped 1; 1 copy errors; 2 without files)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "repaired:   20261122T100000Z (replay, 2 of 2 selected replaced; source matches)"
+        ),
+        "{text}"
+    );
+    for f in [AGENTIC, RUNNING] {
+        let out = stdout_of(kld().args(["info", "--format", "json"]).arg(root().join(f)));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let c = &v["workspace_captures"];
+        let es = entries(&root().join(f));
+        assert_eq!(c["entries"], es.len());
+        for st in ["captured", "captured_with_errors", "skipped"] {
+            assert_eq!(
+                c[st],
+                es.iter().filter(|e| e["status"] == st).count(),
+                "{f} {st}"
+            );
+        }
+    }
+}
