@@ -190,6 +190,16 @@ pub const CODES: &[Code] = &[
         P,
         "name or description rule (Karenina checks it on save only)",
     ),
+    w(
+        "KLD-W201",
+        R,
+        "run folder workspace manifest: an entry or file not read, an entry that matches no result of the run, a copy folder not in the run folder (the run loads; the rest of the manifest is mapped)",
+    ),
+    w(
+        "KLD-W202",
+        R,
+        "repair sidecar: not read, a source SHA-256 that differs from the file on disk (or that file missing), a selected key that names no result (the run loads)",
+    ),
 ];
 
 /// The registered code `code` (`"KLD-E004"`), if any.

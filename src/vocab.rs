@@ -4,8 +4,11 @@
 //! `https://schema.org/`); the terms the lossless RDF mapping, the results
 //! mapping and provenance add live in the `karenina:` namespace
 //! (`urn:karenina:vocab:`), documented in `docs/mapping.md` and
-//! `docs/results.md`. RDF and XSD terms come from `oxrdf::vocab`. Every module
-//! builds its IRIs here ([`term`], [`karenina`], [`schema`]).
+//! `docs/results.md`. Where PROV-O has the term (a workspace capture's
+//! activity and entities, a repair's derivation and revisions), `prov:` is
+//! used, and `karenina:` only for what PROV has none for. RDF and XSD terms
+//! come from `oxrdf::vocab`. Every module builds its IRIs here ([`term`],
+//! [`karenina`], [`schema`], [`prov`]).
 
 use oxigraph::model::vocab::{rdf, xsd};
 use oxigraph::model::NamedNode;
@@ -14,6 +17,9 @@ use oxigraph::model::NamedNode;
 pub const SCHEMA: &str = "https://schema.org/";
 /// `urn:karenina:vocab:` (the `karenina:` prefix of the canonical context)
 pub const KARENINA: &str = "urn:karenina:vocab:";
+/// `http://www.w3.org/ns/prov#` (PROV-O): what a result generated, what an
+/// export was derived from, which results a repair replaced.
+pub const PROV: &str = "http://www.w3.org/ns/prov#";
 /// The `rdf:` namespace.
 pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 /// The `xsd:` namespace.
@@ -69,6 +75,11 @@ pub fn karenina(local: &str) -> String {
 /// `https://schema.org/<local>`
 pub fn schema(local: &str) -> String {
     format!("{SCHEMA}{local}")
+}
+
+/// `prov:<local>` as a named node.
+pub fn prov(local: &str) -> NamedNode {
+    NamedNode::new_unchecked(format!("{PROV}{local}"))
 }
 
 /// `karenina:<local>` as a named node.

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import karenina_ld
-from conftest import checkpoints, kld_json, results_files
+from conftest import CORPUS, REPO, checkpoints, kld_json, results_files
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 INTEGERS = {XSD + t for t in ("integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger")}
@@ -65,6 +65,23 @@ def test_every_catalogue_query_answers_kld_query_s_rows_typed(name: str, corpus_
     assert sorted(got, key=key) == sorted(want, key=key)
     frame = ours.to_frame()
     assert list(frame.columns) == ours.variables and len(frame) == len(want)
+
+
+AGENTIC = [CORPUS / "loads" / "docs__notebooks__test_checkpoint.jsonld", REPO / "tests" / "data" / "runs" / "agentic"]
+
+
+@pytest.mark.parametrize("name", ["results-without-files", "capture-errors-by-model", "repairs"])
+def test_workspace_and_repair_queries_answer_kld_query_s_rows(name: str) -> None:
+    """Agentic run folders with workspace captures and a repair (issue 36):
+    the Python store gives kld query's rows, and they are not empty."""
+    expected = kld_json("query", *AGENTIC, "--named", name, "--format", "json")
+    ours = karenina_ld.Store(AGENTIC).query_named(name)
+    assert ours.variables == expected["head"]["vars"]
+    want = [{v: typed(b.get(v)) for v in ours.variables} for b in expected["results"]["bindings"]]
+    got = list(ours)
+    assert len(got) == len(want) > 0
+    key = lambda row: repr(sorted(row.items()))  # noqa: E731 (ORDER BY ties)
+    assert sorted(got, key=key) == sorted(want, key=key)
 
 
 def test_counts_are_ints_and_answers_serialize_as_kld_does(corpus_store) -> None:

@@ -51,6 +51,29 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
         Benchmark::File(f) => f.display().to_string(),
         Benchmark::Missing(why) => why.clone(),
     };
+    // What an agentic run's workspaces and `karenina repair` recorded.
+    let mut warnings = Vec::new();
+    let captures = match run_folder::workspaces_dir(&run) {
+        Ok(d) => karenina_ld::results::workspace::read(&d).map(|m| {
+            warnings.extend(m.warnings.iter().cloned());
+            m.counts()
+        }),
+        Err(w) => {
+            warnings.push(w);
+            None
+        }
+    };
+    let repairs = match run.results.as_deref() {
+        Some(f) => {
+            let (r, w) = karenina_ld::results::repair::infos(f);
+            warnings.extend(w);
+            r
+        }
+        None => Vec::new(),
+    };
+    for w in &warnings {
+        eprintln!("kld: {}", karenina_ld::terminal::escape_controls(w));
+    }
     let models = |ms: &[run_folder::ModelIdentity]| {
         ms.iter()
             .map(|m| format!("{}:{}", m.interface, m.model_name))
@@ -71,6 +94,8 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
                     (Some(_), _) => "export", (None, Some(_)) => "progressive-save sidecar", _ => "none",
                 },
                 "results": results,
+                "workspace_captures": captures,
+                "repairs": repairs,
             });
             std::println!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -93,6 +118,18 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
             println!("replicates: {}", m.replicate_count);
             println!("answering:  {}", models(&m.answering_models).join(", "));
             println!("parsing:    {}", models(&m.parsing_models).join(", "));
+            if let Some(c) = &captures {
+                println!(
+                    "captures:   {} (captured {}, with copy errors {}, skipped {}; {} copy errors; {} without files)",
+                    c.entries, c.captured, c.captured_with_errors, c.skipped, c.copy_errors, c.without_files
+                );
+            }
+            for r in &repairs {
+                println!(
+                    "repaired:   {} ({}, {} of {} selected replaced; source {})",
+                    r.timestamp, r.mode, r.replaced, r.selected, r.source
+                );
+            }
             match (&results, &run.sidecar) {
                 (Some(s), _) => print!("{}", s.to_text()),
                 (None, Some(f)) => println!("results:    not exported; sidecar {}", f.display()),

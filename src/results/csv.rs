@@ -369,22 +369,6 @@ fn model_identity(display: &str) -> Value {
     json!({"interface": interface, "model_name": name, "tools": tools, "config_id": config})
 }
 
-/// `ModelIdentity.canonical_key`.
-fn canonical_key(id: &Value) -> String {
-    let tools: Vec<&str> = id["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let i = id["interface"].as_str().unwrap_or("");
-    let m = id["model_name"].as_str().unwrap_or("");
-    match id["config_id"].as_str() {
-        Some(c) => format!("{i}:{m}:{c}:{}", tools.join("|")),
-        None => format!("{i}:{m}:{}", tools.join("|")),
-    }
-}
-
 /// A string as Python's `json.dumps(ensure_ascii=True)` writes it.
 fn py_json_string(s: &str, out: &mut String) {
     out.push('"');
@@ -418,9 +402,9 @@ pub(super) fn result_id(
     timestamp: &str,
 ) -> String {
     let mut s = String::from("{\"answering\": ");
-    py_json_string(&canonical_key(answering), &mut s);
+    py_json_string(&super::outcome::canonical_key(answering), &mut s);
     s.push_str(", \"parsing\": ");
-    py_json_string(&canonical_key(parsing), &mut s);
+    py_json_string(&super::outcome::canonical_key(parsing), &mut s);
     s.push_str(", \"question_id\": ");
     py_json_string(question_id, &mut s);
     s.push_str(", \"replicate\": ");

@@ -90,12 +90,26 @@ pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
     (super::csv::CSV_SCORES, None),
 ];
 
+/// One mapped row as the provenance of a run needs it (workspace captures
+/// and repairs are matched to results by ID and by Karenina's row key).
+#[derive(Clone, Debug)]
+pub(crate) struct RowFacts {
+    /// The result's node.
+    pub(crate) node: NamedOrBlankNode,
+    /// `metadata.result_id`.
+    pub(crate) result_id: Option<String>,
+    /// Karenina's row key ([`super::outcome::row_key`]).
+    pub(crate) key: String,
+}
+
 /// Maps rows of one results file into its graph.
 pub struct RowMapper {
     graph: GraphName,
     opts: ResultsOptions,
     run: BlankNode,
     seen_ids: HashSet<String>,
+    /// Each row's facts, when asked for ([`RowMapper::record_rows`]).
+    recorded: Option<Vec<RowFacts>>,
     /// One node per (trait family, trait name) scored in the file: the trait
     /// as this run saw it (name, family), shared by its scores.
     traits: RefCell<HashMap<(Option<&'static str>, String), BlankNode>>,
@@ -164,6 +178,7 @@ impl RowMapper {
             opts,
             run: BlankNode::default(),
             seen_ids: HashSet::new(),
+            recorded: None,
             traits: RefCell::new(HashMap::new()),
             step: None,
         }
@@ -173,6 +188,16 @@ impl RowMapper {
     /// global evaluation (`None`).
     pub fn set_step(&mut self, step: Option<&str>) {
         self.step = Some(step.map(str::to_string));
+    }
+
+    /// Keeps each row's node, result ID and row key from now on.
+    pub(crate) fn record_rows(&mut self) {
+        self.recorded.get_or_insert_with(Vec::new);
+    }
+
+    /// The rows kept since [`RowMapper::record_rows`], in file order.
+    pub(crate) fn take_recorded(&mut self) -> Vec<RowFacts> {
+        self.recorded.take().unwrap_or_default()
     }
 
     fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
@@ -337,6 +362,16 @@ impl RowMapper {
             }
             _ => NamedOrBlankNode::BlankNode(BlankNode::default()),
         };
+        if let Some(r) = self.recorded.as_mut() {
+            r.push(RowFacts {
+                node: node.clone(),
+                result_id: meta
+                    .get("result_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                key: super::outcome::row_key(&row),
+            });
+        }
         let e = |p: &str, o: Term, sink: &mut dyn FnMut(Quad)| self.emit(sink, &node, k(p), o);
         self.emit(
             sink,

@@ -36,9 +36,11 @@ pub mod link;
 mod map;
 pub mod outcome;
 pub mod progress;
+pub mod repair;
 pub mod run_folder;
 pub mod summary;
 pub mod task_eval;
+pub mod workspace;
 
 pub use map::{RowMapper, CSV_RESULT_ID};
 
@@ -517,6 +519,30 @@ pub fn map_path_noting(
     let mut m = Mapping::new(graph, opts, sink);
     let sha = read_path(file, &mut m)?;
     Ok((sha, m.lacks.messages()))
+}
+
+/// [`map_path`] for an export with `karenina repair` sidecars beside it
+/// ([`repair::sidecars`]): its repairs are mapped too. Returns the file's
+/// SHA-256 and its notes: what it lacks for Karenina's numbers (as
+/// [`map_path_noting`]) and the repairs' located warnings (`KLD-W202`).
+pub fn map_path_with_repairs(
+    file: &Path,
+    graph: &GraphName,
+    opts: ResultsOptions,
+    sink: &mut dyn FnMut(Quad),
+) -> Result<(String, Vec<String>)> {
+    let mut m = Mapping::new(graph, opts, sink);
+    m.mapper.record_rows();
+    let sha = read_path(file, &mut m)?;
+    if !m.header_seen {
+        m.mapper.run(&serde_json::json!({}), m.sink);
+    }
+    let run = oxigraph::model::NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+    let rows = m.mapper.take_recorded();
+    let repaired = repair::map(file, &run, &rows, graph, &mut *m.sink);
+    let mut notes = m.lacks.messages();
+    notes.extend(repaired.warnings);
+    Ok((sha, notes))
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -106,6 +106,45 @@ pub fn identity_display(id: &Value) -> Option<String> {
     Some(s)
 }
 
+/// `ModelIdentity.canonical_key` of a metadata identity object:
+/// `interface:model_name:tools` or, with a (non-empty) config id,
+/// `interface:model_name:config_id:tools`; tools sorted, joined by `|`.
+pub fn canonical_key(id: &Value) -> String {
+    let mut tools: Vec<&str> = id["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    tools.sort_unstable();
+    let i = id["interface"].as_str().unwrap_or("");
+    let m = id["model_name"].as_str().unwrap_or("");
+    match id["config_id"].as_str().filter(|c| !c.is_empty()) {
+        Some(c) => format!("{i}:{m}:{c}:{}", tools.join("|")),
+        None => format!("{i}:{m}:{}", tools.join("|")),
+    }
+}
+
+/// A row's identity as `karenina repair` writes it in `selected_keys`
+/// (`_key_string(ResultRowKey.from_result(row))`): question ID, answering
+/// and parsing canonical keys, replicate (`none` when null) and run name
+/// (empty when null), joined by `|`.
+pub fn row_key(row: &Value) -> String {
+    let m = &row["metadata"];
+    let replicate = match &m["replicate"] {
+        Value::Number(n) => n.to_string(),
+        _ => "none".to_string(),
+    };
+    [
+        m["question_id"].as_str().unwrap_or("").to_string(),
+        canonical_key(&m["answering"]),
+        canonical_key(&m["parsing"]),
+        replicate,
+        m["run_name"].as_str().unwrap_or("").to_string(),
+    ]
+    .join("|")
+}
+
 /// `ModelIdentity.display_string` of the row's answering or parsing model
 /// (`side`): `interface:model_name`, then ` (config_id)` when there is one,
 /// then ` +[tool, …]` when it has tools. A format 2.0 row's flat

@@ -8,9 +8,13 @@
 //! (`results_path`, a v2.x export) is mapped as an export is; a run
 //! interrupted before its export is read from the progressive-save sidecar
 //! `<results>.results.jsonl` (one result per line); a run with neither (a
-//! `failed` run) is a run node with its failure and no results. Repair
-//! leftovers (`results.json.repair_<ts>.json`, `.backup_<ts>`), `traces/` and
-//! `workspaces/` are never read.
+//! `failed` run) is a run node with its failure and no results.
+//!
+//! An agentic run's workspace manifest (`workspaces/manifest.json`, or
+//! `manifest.jsonl` while running: [`super::workspace`]) and the sidecars of
+//! `karenina repair` beside the export (`results.json.repair_<ts>.json`,
+//! with the backup `.backup_<ts>` it names: [`super::repair`]) are mapped
+//! with PROV-O onto the results they belong to. `traces/` is not read.
 //!
 //! The run node also gets the manifest: `karenina:runSource "run-folder"`,
 //! `runStatus`, `runLabel`, `manifestRunName`, `createdAt`, `updatedAt`,
@@ -357,16 +361,64 @@ fn models(ms: &[ModelIdentity]) -> Value {
     )
 }
 
+/// What mapping a run folder gives back.
+#[derive(Clone, Debug, Default)]
+pub struct Mapped {
+    /// The folder's digest: SHA-256 of the manifest's bytes, the results'
+    /// SHA-256, the progressive-save state, the workspace manifest and the
+    /// repair sidecars.
+    pub sha256: String,
+    /// Located warnings about its workspace manifest and repair sidecars
+    /// (`KLD-W201`, `KLD-W202`): the run loads, these say what was left out
+    /// or does not match.
+    pub warnings: Vec<String>,
+}
+
+/// The folder's workspaces directory, if its manifest names one inside it
+/// (else the located warning `KLD-W201` saying why it is not read).
+pub fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, String> {
+    let rel = Path::new(&run.manifest.workspaces_path);
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err(format!(
+            "{}:1:1: warning[KLD-W201] at /workspaces_path: {:?} leaves the run folder; its workspaces are not read",
+            run.dir.join(MANIFEST).display(),
+            run.manifest.workspaces_path
+        ));
+    }
+    Ok(run.dir.join(rel))
+}
+
 /// Maps a run folder into `graph`: its results (export or sidecar) as an
-/// export is mapped, and the manifest on the run node. Returns the folder's
-/// digest: SHA-256 of the manifest's bytes and the results' SHA-256.
+/// export is mapped, the manifest on the run node, its workspace captures
+/// and repairs with PROV-O.
 pub fn map(
     run: &RunFolder,
     graph: &GraphName,
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
-) -> Result<String> {
+) -> Result<Mapped> {
+    let mut warnings = Vec::new();
+    let workspaces = match workspaces_dir(run) {
+        Ok(d) => Some(d),
+        Err(w) => {
+            warnings.push(w);
+            None
+        }
+    };
+    let manifest = workspaces.as_deref().and_then(super::workspace::read);
+    let repairs = run
+        .results
+        .as_deref()
+        .map(super::repair::sidecars)
+        .unwrap_or_default();
     let mut m = super::Mapping::new(graph, opts, sink);
+    if manifest.is_some() || !repairs.is_empty() {
+        m.mapper.record_rows();
+    }
     let header = run
         .state
         .as_ref()
@@ -391,11 +443,40 @@ pub fn map(
     if let Some((f, _)) = &run.state {
         h.update(crate::fsutil::read_regular(f)?);
     }
-    let sha = format!("{:x}", h.finalize());
     if !m.header_seen {
         m.mapper.run(&serde_json::json!({}), m.sink);
     }
     let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+    let rows = m.mapper.take_recorded();
+    let repaired = match &run.results {
+        Some(f) if !repairs.is_empty() => super::repair::map(f, &node, &rows, graph, &mut *m.sink),
+        _ => super::repair::Mapped::default(),
+    };
+    h.update(&repaired.bytes);
+    warnings.extend(repaired.warnings);
+    if let (Some(mf), Some(dir)) = (&manifest, &workspaces) {
+        if let Ok(b) = crate::fsutil::read_regular(&mf.file) {
+            h.update(b);
+        }
+        let results: std::collections::HashMap<String, NamedOrBlankNode> = rows
+            .iter()
+            .filter_map(|r| Some((r.result_id.clone()?, r.node.clone())))
+            .collect();
+        let targets = super::workspace::Targets {
+            results: &results,
+            replaced: &repaired.replaced,
+            replaced_keys: &repaired.replaced_keys,
+        };
+        warnings.extend(super::workspace::map(
+            mf,
+            dir,
+            &run.dir,
+            &targets,
+            graph,
+            &mut *m.sink,
+        ));
+    }
+    let sha = format!("{:x}", h.finalize());
     let mf = &run.manifest;
     let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
     let mut facts: Vec<(&str, Term)> = vec![
@@ -448,7 +529,10 @@ pub fn map(
     for (p, o) in facts {
         (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
     }
-    Ok(sha)
+    Ok(Mapped {
+        sha256: sha,
+        warnings,
+    })
 }
 
 #[cfg(test)]

@@ -101,11 +101,18 @@ pub fn spawn(
                 .flat_map(|e| e.paths.iter().cloned())
                 // A database's journal stands for the database (a single
                 // file watched included).
-                .map(|p| database_of(&p).or_else(|| state_of(&p)).unwrap_or(p))
+                .map(|p| {
+                    database_of(&p)
+                        .or_else(|| state_of(&p))
+                        .or_else(|| repaired_export_of(&p).filter(|e| e.is_file()))
+                        .unwrap_or(p)
+                })
                 .filter(|p| {
                     watched_files.contains(p) || watched_dirs.iter().any(|d| p.starts_with(d))
                 })
-                // A file of a run folder (manifest, results, sidecar) reloads the folder.
+                // A file of a run folder (manifest, results, sidecar,
+                // workspace manifest) reloads the folder; a repair sidecar
+                // its export.
                 .map(|p| run_folder_of(&p).unwrap_or(p))
                 .filter(|p| watched_path(&handler_state, p))
                 .collect();
@@ -202,10 +209,28 @@ fn changes_content(kind: &EventKind) -> bool {
     }
 }
 
-/// The run folder a file sits in (directly), if any.
+/// The run folder a file sits in (directly), or whose workspace manifest
+/// it is (`workspaces/manifest.json(l)`: a capture appended), if any.
 fn run_folder_of(p: &Path) -> Option<PathBuf> {
     let dir = p.parent()?;
-    crate::results::run_folder::is_run_folder(dir).then(|| dir.to_path_buf())
+    if crate::results::run_folder::is_run_folder(dir) {
+        return Some(dir.to_path_buf());
+    }
+    let name = p.file_name()?.to_str()?;
+    let manifest = [
+        crate::results::workspace::MANIFEST_JSON,
+        crate::results::workspace::MANIFEST_JSONL,
+    ]
+    .contains(&name);
+    let run = dir.parent()?;
+    (manifest && crate::results::run_folder::is_run_folder(run)).then(|| run.to_path_buf())
+}
+
+/// The export a repair sidecar (`<export>.repair_<ts>.json`) is of.
+fn repaired_export_of(p: &Path) -> Option<PathBuf> {
+    let name = p.file_name()?.to_str()?;
+    let (export, _) = name.rsplit_once(".repair_")?;
+    name.ends_with(".json").then(|| p.with_file_name(export))
 }
 
 /// The database whose rollback journal (or WAL files) `p` is.
@@ -329,7 +354,10 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     });
     let pending = state.errors().iter().any(|e| e.file == shown);
     if let (Some(sha), false) = (loaded_sha, pending) {
-        if !sha.is_empty() && file_sha256(path).is_some_and(|now| now == sha) {
+        // (An export's digest covers the repair sidecars beside it.)
+        let now =
+            file_sha256(path).map(|now| crate::results::repair::digest_with_sidecars(path, now));
+        if !sha.is_empty() && now.is_some_and(|now| now == sha) {
             return;
         }
     }

@@ -21,6 +21,7 @@ macro_rules! catalogue {
 /// The embedded catalogue, by name.
 pub const CATALOGUE: &[NamedQuery] = catalogue![
     "benchmark-stats",
+    "capture-errors-by-model",
     "duplicate-ids",
     "graphs",
     "hardest-questions",
@@ -37,9 +38,11 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "questions-by-author",
     "questions-without-template",
     "regex-traits",
+    "repairs",
     "replicate-pass-rates",
     "results",
     "results-by-model",
+    "results-without-files",
     "results-without-question",
     "rubric-score-aggregates",
     "run-diff",

@@ -5,7 +5,8 @@
 //! ['-' | '0' ..= '9' …` for a forgotten `PREFIX schema:`; a user needs the
 //! line with a caret under the place and, for the common mistakes, what to
 //! write instead. And since Karenina's data is all `schema:` and `karenina:`
-//! terms, those prefixes (with `rdf:`, `rdfs:`, `xsd:`) are predefined, as
+//! terms, those prefixes (with `rdf:`, `rdfs:`, `xsd:`, and `prov:` for the
+//! provenance of workspaces and repairs) are predefined, as
 //! several public endpoints do; a query's own `PREFIX` lines win.
 
 use crate::error::Error;
@@ -18,6 +19,7 @@ pub const PREDEFINED: &[(&str, &str)] = &[
     ("rdf", crate::vocab::RDF),
     ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
     ("xsd", crate::vocab::XSD),
+    ("prov", crate::vocab::PROV),
 ];
 
 /// `sparql` with `PREFIX` lines for the predefined prefixes it uses without

@@ -117,7 +117,9 @@ fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
-    info.sha256 = run_folder::map(&run, &g, opts, &mut |q| quads.push(q))?;
+    let mapped = run_folder::map(&run, &g, opts, &mut |q| quads.push(q))?;
+    info.sha256 = mapped.sha256;
+    info.notes.extend(mapped.warnings);
     info.quads = quads.len();
     Ok(Prepared {
         info,

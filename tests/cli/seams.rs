@@ -243,6 +243,12 @@ fn every_catalogue_query_answers_on_the_server_as_locally_over_the_corpus_and_a_
     std::fs::create_dir(&mixed_dir).unwrap();
     let mixed = mixed_directory(&mixed_dir);
     let corpus_inputs = vec![corpus().join("loads"), corpus().join("results")];
+    // Agentic run folders with workspace captures and a repair (the
+    // provenance queries' rows are not empty there).
+    let agentic = vec![
+        corpus().join("loads/docs__notebooks__test_checkpoint.jsonld"),
+        data("runs/agentic"),
+    ];
     let names: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/queries"))
         .unwrap()
         .flatten()
@@ -255,7 +261,7 @@ fn every_catalogue_query_answers_on_the_server_as_locally_over_the_corpus_and_a_
         .collect();
     assert!(names.len() >= 20);
     let mut compared = 0;
-    for (i, inputs) in [corpus_inputs, mixed].iter().enumerate() {
+    for (i, inputs) in [corpus_inputs, mixed, agentic].iter().enumerate() {
         let o = Oxigraph::start(&d.path().join(format!("db{i}")));
         let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         let out = push(&o, &[], &refs);
@@ -295,7 +301,7 @@ fn every_catalogue_query_answers_on_the_server_as_locally_over_the_corpus_and_a_
         "push-vs-local",
         compared,
         0,
-        " (every catalogue query on an Oxigraph server after kld push vs kld query, over the corpus and a mixed directory)",
+        " (every catalogue query on an Oxigraph server after kld push vs kld query, over the corpus, a mixed directory and agentic run folders)",
     );
 }
 

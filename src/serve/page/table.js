@@ -17,7 +17,8 @@ const KLD_PREFIXES = [
   ["karenina", "urn:karenina:vocab:"],
   ["rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"],
   ["rdfs", "http://www.w3.org/2000/01/rdf-schema#"],
-  ["xsd", "http://www.w3.org/2001/XMLSchema#"]
+  ["xsd", "http://www.w3.org/2001/XMLSchema#"],
+  ["prov", "http://www.w3.org/ns/prov#"]
 ];
 
 // The `format=` names the endpoint answers (src/serve/negotiate.rs; the same

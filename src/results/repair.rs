@@ -1,0 +1,583 @@
+//! Repaired runs: the sidecars `karenina repair` writes beside the export it
+//! rewrote (`repair.py`, `repair_results_export`).
+//!
+//! A repair reruns selected rows of a completed export and splices them in:
+//! the export at `output_path` is rewritten (in place by default, the
+//! original kept as `<export>.backup_<ts>`), and beside it
+//! `<export>.repair_<ts>.json` records the source file and its SHA-256, the
+//! mode (`replay` or `live`), the counts and the selected rows' keys
+//! (`question|answering key|parsing key|replicate|run name`). A repaired
+//! export is a derivation of another, which kld says with PROV-O
+//! (docs/results.md, "Workspaces and repairs"): the run `prov:wasDerivedFrom`
+//! the source (`karenina:sourceSha256`), each repair is a `prov:Activity`,
+//! and each replaced result `prov:wasRevisionOf` the row it replaced, with a
+//! qualified `prov:Revision` saying by which repair, under which key, and
+//! what the row said before (read from the backup, or the source when the
+//! repair was written elsewhere).
+//!
+//! The source's SHA-256 is checked against the file that should hold those
+//! bytes (the backup of an in-place repair, else the source file): a
+//! mismatch, a missing file, a malformed sidecar and a key that names no
+//! row are located warnings (`KLD-W202`); the run still loads.
+
+use super::map::RowFacts;
+use super::{k, Visit};
+use crate::vocab::{prov, RDF_TYPE, XSD_DATETIME};
+use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
+use serde::Deserialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// One repair sidecar (`schema_version` 1.0).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    /// `"1.0"`.
+    pub schema_version: String,
+    /// `YYYYmmddTHHMMSSZ`.
+    pub timestamp: String,
+    /// `replay` or `live`.
+    pub mode: String,
+    /// The export repaired, as given.
+    pub source_path: String,
+    /// SHA-256 of its bytes before the repair.
+    pub source_sha256: String,
+    /// Where the repaired export was written.
+    pub output_path: String,
+    /// The copy of the source (an in-place repair).
+    #[serde(default)]
+    pub backup_path: Option<String>,
+    /// Rows selected.
+    pub selected_count: u64,
+    /// Rows replaced.
+    pub replaced_count: u64,
+    /// The selected rows' keys, in source order.
+    pub selected_keys: Vec<String>,
+}
+
+/// The repair sidecars beside `export` (`<name>.repair_<ts>.json`), oldest
+/// first.
+pub fn sidecars(export: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (export.parent(), export.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.repair_", name.to_string_lossy());
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().to_string();
+            n.starts_with(&prefix) && n.ends_with(".json")
+        })
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::Display) -> String {
+    format!(
+        "{}:{line}:{column}: warning[KLD-W202] at {at}: {m}",
+        file.display()
+    )
+}
+
+/// Reads a sidecar; a located warning for one Karenina did not write.
+pub fn read(file: &Path) -> Result<Sidecar, String> {
+    let text = crate::fsutil::read_regular_to_string(file).map_err(|e| {
+        format!(
+            "{}: warning[KLD-W202]: repair sidecar not read: {e}",
+            file.display()
+        )
+    })?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let s: Sidecar = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let at = match path.as_str() {
+            _ if inner.is_syntax() || inner.is_eof() => "/".to_string(),
+            "." | "?" | "" => "/".to_string(),
+            p => format!("/{}", p.replace('.', "/")),
+        };
+        let why = inner.to_string();
+        let why = why.split(" at line ").next().unwrap_or(&why).to_string();
+        warning(
+            file,
+            inner.line(),
+            inner.column(),
+            &at,
+            format!("not a Karenina repair sidecar: {why}; not read"),
+        )
+    })?;
+    if s.schema_version != "1.0" {
+        return Err(warning(
+            file,
+            1,
+            1,
+            "/schema_version",
+            format!(
+                "schema version {:?}: kld reads repair sidecars 1.0; not read",
+                s.schema_version
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+/// The digest of an export read with its repairs: its bytes' SHA-256
+/// (`sha`) as it is when no sidecar is beside it, else the SHA-256 of that
+/// and the sidecars' bytes, so a repair written since is a change.
+pub fn digest_with_sidecars(export: &Path, sha: String) -> String {
+    let files = sidecars(export);
+    if files.is_empty() {
+        return sha;
+    }
+    let mut h = Sha256::new();
+    h.update(sha.as_bytes());
+    for f in files {
+        h.update(f.file_name().unwrap_or_default().as_encoded_bytes());
+        if let Ok(b) = crate::fsutil::read_regular(&f) {
+            h.update(b);
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
+fn sha256_file(p: &Path) -> Option<String> {
+    let mut f = crate::fsutil::open_regular(p).ok()?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Some(format!("{:x}", h.finalize()))
+}
+
+/// The source a sidecar names (a repair written elsewhere): as written,
+/// else by its name beside the export (a folder moved since).
+fn find(named: &str, beside: &Path) -> Option<PathBuf> {
+    let p = Path::new(named);
+    if p.is_file() {
+        return Some(p.to_path_buf());
+    }
+    let by_name = beside.join(p.file_name()?);
+    by_name.is_file().then_some(by_name)
+}
+
+/// The backup of an in-place repair: always beside the export it was
+/// copied from, wherever the folder is now.
+fn find_beside(named: &str, beside: &Path) -> Option<PathBuf> {
+    let by_name = beside.join(Path::new(named).file_name()?);
+    by_name.is_file().then_some(by_name)
+}
+
+/// Whether a sidecar's source SHA-256 is that of the file holding the
+/// source's bytes now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceState {
+    /// The bytes the repair read.
+    Matches,
+    /// Other bytes.
+    Differs,
+    /// No such file.
+    Missing,
+}
+
+impl SourceState {
+    /// `matches`, `differs`, `missing` (`karenina:sourceCheck`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceState::Matches => "matches",
+            SourceState::Differs => "differs",
+            SourceState::Missing => "missing",
+        }
+    }
+}
+
+/// A sidecar's source check, with the located warning of a mismatch or a
+/// missing file.
+#[derive(Clone, Debug)]
+pub struct SourceCheck {
+    /// What was found.
+    pub state: SourceState,
+    /// Why it is not `Matches` (`KLD-W202`).
+    pub warning: Option<String>,
+}
+
+/// Checks sidecar `s` (the file `file`, beside the export in `beside`):
+/// its `source_sha256` against the backup of an in-place repair, else the
+/// source file. Returns the file holding the source's bytes when found.
+pub fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Option<PathBuf>) {
+    let in_place = s.source_path == s.output_path;
+    let holder = if in_place {
+        s.backup_path
+            .as_deref()
+            .and_then(|b| find_beside(b, beside))
+    } else {
+        find(&s.source_path, beside)
+    };
+    let check = match holder.as_deref().map(|h| (h, sha256_file(h))) {
+        Some((_, Some(sha))) if sha == s.source_sha256 => SourceCheck {
+            state: SourceState::Matches,
+            warning: None,
+        },
+        Some((h, sha)) => SourceCheck {
+            state: SourceState::Differs,
+            warning: Some(warning(
+                file,
+                1,
+                1,
+                "/source_sha256",
+                format!(
+                    "the repair's source had SHA-256 {}, but {} on disk has {}: not the bytes it repaired; its previous rows are not read",
+                    s.source_sha256,
+                    h.display(),
+                    sha.as_deref().unwrap_or("(unreadable)")
+                ),
+            )),
+        },
+        None => {
+            let what = if in_place {
+                format!(
+                    "its backup {:?}",
+                    s.backup_path.as_deref().unwrap_or("(none named)")
+                )
+            } else {
+                format!("its source {:?}", s.source_path)
+            };
+            SourceCheck {
+                state: SourceState::Missing,
+                warning: Some(warning(
+                    file,
+                    1,
+                    1,
+                    if in_place { "/backup_path" } else { "/source_path" },
+                    format!(
+                        "{what} is not on disk: the source SHA-256 cannot be checked and the replaced rows' previous values are unknown"
+                    ),
+                )),
+            }
+        }
+    };
+    (check, holder)
+}
+
+/// One repair as `kld info` shows it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RepairInfo {
+    /// The sidecar's file name.
+    pub sidecar: String,
+    /// When (`YYYYmmddTHHMMSSZ`).
+    pub timestamp: String,
+    /// `replay` or `live`.
+    pub mode: String,
+    /// Rows selected.
+    pub selected: u64,
+    /// Rows replaced.
+    pub replaced: u64,
+    /// The source check (`matches`, `differs`, `missing`).
+    pub source: &'static str,
+}
+
+/// The repairs beside `export`, oldest first, and the located warnings of
+/// sidecars not read or whose source does not match.
+pub fn infos(export: &Path) -> (Vec<RepairInfo>, Vec<String>) {
+    let beside = export.parent().unwrap_or(Path::new("."));
+    let (mut out, mut warnings) = (Vec::new(), Vec::new());
+    for f in sidecars(export) {
+        match read(&f) {
+            Ok(s) => {
+                let (check, _) = source_check(&s, &f, beside);
+                warnings.extend(check.warning);
+                out.push(RepairInfo {
+                    sidecar: f.file_name().unwrap_or_default().to_string_lossy().into(),
+                    timestamp: s.timestamp,
+                    mode: s.mode,
+                    selected: s.selected_count,
+                    replaced: s.replaced_count,
+                    source: check.state.as_str(),
+                });
+            }
+            Err(w) => warnings.push(w),
+        }
+    }
+    (out, warnings)
+}
+
+/// What a row said before a repair.
+#[derive(Clone, Debug, Default)]
+struct Before {
+    result_id: Option<String>,
+    outcome: Option<&'static str>,
+    verify_result: Option<bool>,
+}
+
+/// Collects the rows of `keys` from an export.
+struct Collect<'a> {
+    keys: &'a HashSet<&'a str>,
+    found: HashMap<String, Before>,
+}
+
+impl Visit for Collect<'_> {
+    fn header(&mut self, _: &Value) {}
+    fn row(&mut self, row: Value) -> Result<(), super::RowError> {
+        let key = super::outcome::row_key(&row);
+        if self.keys.contains(key.as_str()) {
+            let before = Before {
+                result_id: row["metadata"]["result_id"].as_str().map(str::to_string),
+                outcome: super::outcome::outcome(&row),
+                verify_result: row["template"]["verify_result"].as_bool(),
+            };
+            self.found.insert(key, before);
+        }
+        Ok(())
+    }
+}
+
+/// What mapping a run's repairs gives back.
+#[derive(Debug, Default)]
+pub(crate) struct Mapped {
+    /// Located warnings.
+    pub(crate) warnings: Vec<String>,
+    /// The old result ID of each replaced row → its node (so a workspace
+    /// captured for the replaced row is tied to it).
+    pub(crate) replaced: HashMap<String, NamedOrBlankNode>,
+    /// The key of each replaced row whose old result ID is unknown (no
+    /// backup to read) → its node.
+    pub(crate) replaced_keys: HashMap<String, NamedOrBlankNode>,
+    /// The sidecars' bytes (for the run's digest).
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// Maps the repairs of `export` (whose rows are `rows`, mapped into
+/// `graph` with the run node `run`).
+pub(crate) fn map(
+    export: &Path,
+    run: &NamedOrBlankNode,
+    rows: &[RowFacts],
+    graph: &GraphName,
+    sink: &mut dyn FnMut(Quad),
+) -> Mapped {
+    let mut m = Mapped::default();
+    let files = sidecars(export);
+    if files.is_empty() {
+        return m;
+    }
+    let beside = export.parent().unwrap_or(Path::new("."));
+    let mut out = |s: &NamedOrBlankNode, p: NamedNode, o: Term| {
+        sink(Quad::new(s.clone(), p, o, graph.clone()))
+    };
+    let a = || NamedNode::new_unchecked(RDF_TYPE);
+    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
+    // Each key's row as it stands after the repairs read so far (newest
+    // first): a key repaired twice is the older repair's new row in the
+    // newer one's backup.
+    let mut current: HashMap<String, NamedOrBlankNode> = rows
+        .iter()
+        .map(|r| (r.key.clone(), r.node.clone()))
+        .collect();
+    let mut newest = true;
+    for file in files.iter().rev() {
+        if let Ok(b) = crate::fsutil::read_regular(file) {
+            m.bytes.extend_from_slice(&b);
+        }
+        let s = match read(file) {
+            Ok(s) => s,
+            Err(w) => {
+                m.warnings.push(w);
+                continue;
+            }
+        };
+        let rep = NamedOrBlankNode::BlankNode(BlankNode::default());
+        out(&rep, a(), prov("Activity").into());
+        out(&rep, a(), k("Repair").into());
+        out(&rep, k("repairMode"), string(&s.mode));
+        out(
+            &rep,
+            k("repairSidecar"),
+            string(&file.file_name().unwrap_or_default().to_string_lossy()),
+        );
+        out(&rep, k("selectedCount"), super::int(s.selected_count));
+        out(&rep, k("replacedCount"), super::int(s.replaced_count));
+        if let Some(t) = timestamp(&s.timestamp) {
+            out(
+                &rep,
+                prov("endedAtTime"),
+                Term::Literal(Literal::new_typed_literal(
+                    t,
+                    NamedNode::new_unchecked(XSD_DATETIME),
+                )),
+            );
+        }
+        for key in &s.selected_keys {
+            out(&rep, k("selectedKey"), string(key));
+        }
+        out(run, k("repair"), rep.clone().into());
+        if newest {
+            out(run, prov("wasGeneratedBy"), rep.clone().into());
+            newest = false;
+        }
+        // The source: its bytes are the backup's after an in-place repair.
+        let src = NamedOrBlankNode::BlankNode(BlankNode::default());
+        out(&src, a(), prov("Entity").into());
+        out(&src, a(), k("ResultsExport").into());
+        out(&src, k("path"), string(&s.source_path));
+        out(&src, k("sourceSha256"), string(&s.source_sha256));
+        out(&rep, prov("used"), src.clone().into());
+        out(run, prov("wasDerivedFrom"), src.clone().into());
+        if s.source_path == s.output_path {
+            if let Some(b) = &s.backup_path {
+                out(&src, k("backupPath"), string(b));
+            }
+        }
+        let (check, holder) = source_check(&s, file, beside);
+        if let Some(w) = check.warning.clone() {
+            m.warnings.push(w);
+        }
+        let check = (check.state, holder);
+        out(&src, k("sourceCheck"), string(check.0.as_str()));
+        let keys: HashSet<&str> = s.selected_keys.iter().map(String::as_str).collect();
+        let before = match check.1.filter(|_| check.0 == SourceState::Matches) {
+            Some(h) => {
+                let mut c = Collect {
+                    keys: &keys,
+                    found: HashMap::new(),
+                };
+                match super::read_path_unhashed(&h, &mut c) {
+                    Ok(()) => c.found,
+                    Err(e) => {
+                        m.warnings.push(warning(
+                            file,
+                            1,
+                            1,
+                            "/",
+                            format!("the repair's source does not read: {e}"),
+                        ));
+                        HashMap::new()
+                    }
+                }
+            }
+            None => HashMap::new(),
+        };
+        for (i, key) in s.selected_keys.iter().enumerate() {
+            let Some(new) = current.get(key.as_str()).cloned() else {
+                m.warnings.push(warning(
+                    file,
+                    1,
+                    1,
+                    &format!("/selected_keys/{i}"),
+                    format!("{key:?} names no result of the repaired export"),
+                ));
+                continue;
+            };
+            let q = NamedOrBlankNode::BlankNode(BlankNode::default());
+            out(&new, prov("qualifiedRevision"), q.clone().into());
+            out(&q, a(), prov("Revision").into());
+            out(&q, prov("hadActivity"), rep.clone().into());
+            out(&q, k("rowKey"), string(key));
+            let b = before.get(key.as_str()).cloned().unwrap_or_default();
+            if let Some(o) = b.outcome {
+                out(&q, k("previousOutcome"), string(o));
+            }
+            if let Some(v) = b.verify_result {
+                out(
+                    &q,
+                    k("previousVerifyResult"),
+                    Term::Literal(Literal::from(v)),
+                );
+            }
+            let old = match &b.result_id {
+                Some(id) => {
+                    out(&q, k("previousResultId"), string(id));
+                    let node = NamedNode::new(format!("urn:karenina:result:{id}"))
+                        .ok()
+                        .filter(|n| NamedOrBlankNode::NamedNode(n.clone()) != new)
+                        .map(NamedOrBlankNode::NamedNode)
+                        .unwrap_or_else(|| NamedOrBlankNode::BlankNode(BlankNode::default()));
+                    m.replaced.insert(id.clone(), node.clone());
+                    node
+                }
+                None => {
+                    let node = NamedOrBlankNode::BlankNode(BlankNode::default());
+                    m.replaced_keys.insert(key.clone(), node.clone());
+                    node
+                }
+            };
+            out(&old, a(), prov("Entity").into());
+            out(&q, prov("entity"), old.clone().into());
+            out(&new, prov("wasRevisionOf"), old.clone().into());
+            current.insert(key.clone(), old);
+        }
+    }
+    m
+}
+
+/// `YYYYmmddTHHMMSSZ` as `xsd:dateTime` text.
+fn timestamp(t: &str) -> Option<String> {
+    chrono::NaiveDateTime::parse_from_str(t, "%Y%m%dT%H%M%SZ")
+        .ok()
+        .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sidecars_are_found_beside_their_export_oldest_first() {
+        let d = tempfile::tempdir().unwrap();
+        let e = d.path().join("results.json");
+        for n in [
+            "results.json.repair_20260102T000000Z.json",
+            "results.json.repair_20260101T000000Z.json",
+            "results.json.backup_20260101T000000Z",
+            "other.json.repair_20260101T000000Z.json",
+        ] {
+            std::fs::write(d.path().join(n), "{}").unwrap();
+        }
+        let names: Vec<String> = sidecars(&e)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "results.json.repair_20260101T000000Z.json",
+                "results.json.repair_20260102T000000Z.json"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_malformed_sidecar_is_a_located_warning() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("r.json.repair_x.json");
+        std::fs::write(&f, "{not json").unwrap();
+        let w = read(&f).unwrap_err();
+        assert!(
+            w.contains("warning[KLD-W202]") && w.contains(":1:2:"),
+            "{w}"
+        );
+        std::fs::write(&f, r#"{"schema_version": "1.0", "mode": 3}"#).unwrap();
+        let w = read(&f).unwrap_err();
+        assert!(w.contains("at /mode") && w.contains("invalid type"), "{w}");
+        assert_eq!(
+            timestamp("20261122T100000Z").as_deref(),
+            Some("2026-11-22T10:00:00Z")
+        );
+    }
+}
