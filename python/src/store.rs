@@ -170,7 +170,8 @@ impl Store {
         self.load_more(py, &inputs)
     }
 
-    /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`,
+    /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`
+    /// (`"checkpoint"` or `"results"`, as `kld load --format json` says),
     /// `quads`, `sha256`, `loaded_at`; for a run, `benchmark` (the
     /// checkpoint graph it is bound to, None when unbound), `bound_by`
     /// (`"user"` or `"auto"`), `binding_note` (why it is not bound) and
@@ -184,7 +185,7 @@ impl Store {
                 let d = PyDict::new(py);
                 d.set_item("graph", &g.graph)?;
                 d.set_item("source", &g.source)?;
-                d.set_item("kind", g.kind.class())?;
+                d.set_item("kind", g.kind.name())?;
                 d.set_item("quads", g.quads)?;
                 d.set_item("sha256", &g.sha256)?;
                 d.set_item("loaded_at", &g.loaded_at)?;

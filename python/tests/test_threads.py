@@ -48,7 +48,7 @@ def test_add_while_another_thread_queries_waits_and_then_binds() -> None:
     store.add(RUNS)  # was: RuntimeError: Already borrowed
     t.join()
     assert outcome == ["timed out"]
-    runs = [g for g in store.graphs if g["kind"] == "ResultsGraph"]
+    runs = [g for g in store.graphs if g["kind"] == "results"]
     assert len(runs) == len(RUNS) and all(g["benchmark"] for g in runs)
     assert len(store.query_named("pass-rate-by-benchmark")) > 0
 
@@ -98,4 +98,4 @@ def test_ctrl_c_stops_an_add_that_waits_for_another_thread_s_query() -> None:
         t.join()
     assert interrupted_while_query_ran
     assert outcome == ["timed out"]
-    assert [g for g in store.graphs if g["kind"] == "ResultsGraph"] == []
+    assert [g for g in store.graphs if g["kind"] == "results"] == []
