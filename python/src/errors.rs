@@ -126,9 +126,15 @@ fn build(py: Python<'_>, e: Error, query: Option<&str>) -> PyResult<PyErr> {
     let err = match e {
         Error::Io { path, source } => {
             let errno = source.raw_os_error().unwrap_or(0);
+            // Python's own words ("[Errno 2] No such file or directory:
+            // 'x'"), without Rust's " (os error 2)" after them.
+            let text = source.to_string();
+            let text = text
+                .strip_suffix(&format!(" (os error {errno})"))
+                .unwrap_or(&text);
             return Ok(PyOSError::new_err((
                 errno,
-                source.to_string(),
+                text.to_string(),
                 path.display().to_string(),
             )));
         }

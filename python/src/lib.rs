@@ -5,9 +5,11 @@
 
 use pyo3::prelude::*;
 
+mod answers;
 mod checkpoint;
 mod errors;
 mod interrupt;
+mod lock;
 mod store;
 mod values;
 
@@ -49,7 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<checkpoint::Results>()?;
     m.add_class::<checkpoint::Preset>()?;
     m.add_class::<store::Store>()?;
-    m.add_class::<store::Solutions>()?;
-    m.add_class::<store::Triples>()?;
+    m.add_class::<answers::Solutions>()?;
+    m.add_class::<answers::Triples>()?;
     Ok(())
 }

@@ -1,21 +1,20 @@
 //! `Store`: checkpoints and results loaded into an Oxigraph store, bound as
-//! `kld query` binds them, and queried with the same dataset and limits;
-//! `Solutions` and `Triples`: answers as Python values.
+//! `kld query` binds them, and queried with the same dataset and limits,
+//! from any number of Python threads (the store sits behind
+//! [`crate::lock::Shared`]).
 
+use crate::answers::{Solutions, Triples};
 use crate::errors::{query_to_py, to_py};
 use crate::interrupt;
-use crate::values::{frame, Ctors};
+use crate::lock::Shared;
 use karenina_ld::rdf::Processor;
-use karenina_ld::sparql::{self, Answer, QueryOptions, ResultFormat};
+use karenina_ld::sparql::{self, Answer, QueryOptions};
 use karenina_ld::store::CheckpointStore;
-use oxigraph::model::{Term, Triple, Variable};
-use oxigraph::sparql::{QueryResults, QuerySolutionIter, QueryTripleIter};
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// One path or several, as the API takes them.
 #[derive(FromPyObject)]
@@ -42,8 +41,16 @@ impl Paths {
 ///
 /// >>> store = Store(["benchmarks/", "runs/"])
 /// >>> store.query_named("pass-rate-by-benchmark").to_frame()
-#[pyclass(module = "karenina_ld")]
+///
+/// Threads may share a store: queries run side by side, and `add` waits
+/// for the queries running to end (and they for it).
+#[pyclass(frozen, module = "karenina_ld")]
 pub struct Store {
+    state: Shared<State>,
+}
+
+/// What a `Store` holds, behind its lock.
+struct State {
     inner: CheckpointStore,
     failures: Vec<(String, String)>,
     /// Inputs read and then left out: the same run as another input.
@@ -136,10 +143,12 @@ impl Store {
                 }
             }
         }
-        let mut store = Store {
-            inner,
-            failures: Vec::new(),
-            skipped: Vec::new(),
+        let store = Store {
+            state: Shared::new(State {
+                inner,
+                failures: Vec::new(),
+                skipped: Vec::new(),
+            }),
         };
         store.load_more(py, &inputs)?;
         Ok(store)
@@ -150,16 +159,19 @@ impl Store {
     /// before it). New failures and skipped copies are appended to
     /// `failures` and `skipped`. A store opened with `store_dir` keeps what
     /// is added here in memory (the directory is written by the
-    /// constructor only; `kld load --store` adds to it).
+    /// constructor only; `kld load --store` adds to it). Called while other
+    /// threads query this store, it waits for their queries to end, and
+    /// queries started meanwhile wait for it.
     ///
     /// >>> store.add(["more-runs/"])
-    fn add(&mut self, py: Python<'_>, paths: Paths) -> PyResult<()> {
+    fn add(&self, py: Python<'_>, paths: Paths) -> PyResult<()> {
         let inputs = paths.into_vec();
         missing_input(&inputs)?;
         self.load_more(py, &inputs)
     }
 
-    /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`,
+    /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`
+    /// (`"checkpoint"` or `"results"`, as `kld load --format json` says),
     /// `quads`, `sha256`, `loaded_at`; for a run, `benchmark` (the
     /// checkpoint graph it is bound to, None when unbound), `bound_by`
     /// (`"user"` or `"auto"`), `binding_note` (why it is not bound) and
@@ -167,13 +179,13 @@ impl Store {
     /// database row names, when that file exists).
     #[getter]
     fn graphs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.inner
-            .graphs()
+        self.read(py, |s| s.inner.graphs().cloned().collect::<Vec<_>>())?
+            .iter()
             .map(|g| {
                 let d = PyDict::new(py);
                 d.set_item("graph", &g.graph)?;
                 d.set_item("source", &g.source)?;
-                d.set_item("kind", g.kind.class())?;
+                d.set_item("kind", g.kind.name())?;
                 d.set_item("quads", g.quads)?;
                 d.set_item("sha256", &g.sha256)?;
                 d.set_item("loaded_at", &g.loaded_at)?;
@@ -193,8 +205,8 @@ impl Store {
 
     /// `(file, message)` for each input that failed to load.
     #[getter]
-    fn failures(&self) -> Vec<(String, String)> {
-        self.failures.clone()
+    fn failures(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        self.read(py, |s| s.failures.clone())
     }
 
     /// The inputs read and then left out because another input holds the
@@ -204,7 +216,7 @@ impl Store {
     /// kept) and `message`.
     #[getter]
     fn skipped<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.skipped
+        self.read(py, |s| s.skipped.clone())?
             .iter()
             .map(|s| {
                 let d = PyDict::new(py);
@@ -278,10 +290,11 @@ impl Store {
             ..QueryOptions::default()
         };
         let control = opts.control.clone();
-        let store = self.inner.store();
         let answer = interrupt::run(py, &|| control.cancel(), || {
-            sparql::answer(store, &parsed, &opts)
+            let state = self.state.read(&|| opts.control.is_stopped())?;
+            Some(sparql::answer(state.inner.store(), &parsed, &opts))
         })?
+        .ok_or_else(stopped_waiting)?
         .map_err(to_py)?;
         Ok(match answer {
             Answer::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
@@ -335,8 +348,8 @@ impl Store {
                     "format {format:?}: a store is written as nq, trig or jsonld"
                 ))
             })?;
-        py.detach(|| {
-            let quads = self
+        self.read(py, |state| {
+            let quads = state
                 .inner
                 .store()
                 .iter()
@@ -345,36 +358,62 @@ impl Store {
             let mut out = Vec::new();
             karenina_ld::export::write(&quads, f, false, &mut out)?;
             karenina_ld::fsutil::write_atomic(&path, &out)
-        })
+        })?
         .map_err(to_py)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "<karenina_ld.Store: {} graphs>",
-            self.inner.graphs().count()
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let graphs = self.read(py, |s| s.inner.graphs().count())?;
+        Ok(format!("<karenina_ld.Store: {graphs} graphs>"))
     }
 }
 
+/// The error for a wait for the store's lock that was stopped (Ctrl-C,
+/// which `interrupt::run` raises itself: not expected to be seen).
+fn stopped_waiting() -> PyErr {
+    PyRuntimeError::new_err(
+        "karenina_ld: stopped while waiting for another thread's use of the store",
+    )
+}
+
 impl Store {
-    /// Loads `inputs` and binds, warning of failures (Ctrl-C stops it
-    /// between files).
-    fn load_more(&mut self, py: Python<'_>, inputs: &[PathBuf]) -> PyResult<()> {
+    /// `f` of what the store holds, once no thread writes it (`add`): the
+    /// wait is off the GIL and Ctrl-C stops it, as does `f`'s work.
+    fn read<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&State) -> T + Send) -> PyResult<T> {
         let stop = AtomicBool::new(false);
-        let inner = &mut self.inner;
-        let (loaded, mut failures) =
-            interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
-                load(inner, inputs, &stop)
-            })?;
-        let bound = loaded.map_err(to_py)?;
-        self.skipped.extend(Skipped::of(&bound));
-        // The directory holds what was loaded; its write lock is let go, so
-        // another Store (or kld load) may open it while this one answers.
-        self.inner.stop_writing();
-        if stop.load(Ordering::SeqCst) {
-            failures.push(("".into(), "interrupted".into()));
-        }
+        interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+            let state = self.state.read(&|| stop.load(Ordering::SeqCst))?;
+            Some(f(&state))
+        })?
+        .ok_or_else(stopped_waiting)
+    }
+
+    /// Loads `inputs` and binds, warning of failures (Ctrl-C stops it
+    /// between files, or while it waits for other threads' queries).
+    fn load_more(&self, py: Python<'_>, inputs: &[PathBuf]) -> PyResult<()> {
+        let stop = AtomicBool::new(false);
+        let stopped = || stop.load(Ordering::SeqCst);
+        let failures = interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
+            let mut guard = self.state.write(&stopped)?;
+            let state = &mut *guard;
+            let (loaded, mut failures) = load(&mut state.inner, inputs, &stop);
+            let bound = match loaded {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
+            state.skipped.extend(Skipped::of(&bound));
+            // The directory holds what was loaded; its write lock is let
+            // go, so another Store (or kld load) may open it while this one
+            // answers.
+            state.inner.stop_writing();
+            if stopped() {
+                failures.push(("".into(), "interrupted".into()));
+            }
+            state.failures.extend(failures.iter().cloned());
+            Some(Ok(failures))
+        })?
+        .ok_or_else(stopped_waiting)?
+        .map_err(to_py)?;
         if !failures.is_empty() {
             let msg = format!(
                 "karenina_ld.Store: {} file(s) not loaded: {}",
@@ -388,7 +427,6 @@ impl Store {
             let warn = py.import("warnings")?.getattr("warn")?;
             warn.call1((msg,))?;
         }
-        self.failures.extend(failures);
         Ok(())
     }
 }
@@ -401,7 +439,7 @@ impl Drop for Store {
         let Ok(empty) = CheckpointStore::in_memory() else {
             return;
         };
-        let inner = std::mem::replace(&mut self.inner, empty);
+        let inner = std::mem::replace(&mut self.state.get_mut().inner, empty);
         // If no thread can be started, the closure (and the store) is
         // dropped here.
         let _ = std::thread::Builder::new()
@@ -472,157 +510,6 @@ fn load_found(
         return (Ok(Vec::new()), failures);
     }
     (store.bind(&[]), failures)
-}
-
-/// A SELECT query's answer: iterate it for one dict per row (variable →
-/// int, float, Decimal, bool, datetime, date, str, or None when unbound);
-/// `variables`, `len()`, `to_frame()`, `serialize(format=…)`.
-#[pyclass(frozen, module = "karenina_ld")]
-pub struct Solutions {
-    variables: Vec<String>,
-    rows: Vec<Vec<Option<Term>>>,
-}
-
-#[pymethods]
-impl Solutions {
-    /// The projected variables, in order (without `?`).
-    #[getter]
-    fn variables(&self) -> Vec<String> {
-        self.variables.clone()
-    }
-
-    fn __len__(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let c = Ctors::new(py)?;
-        let out = PyList::empty(py);
-        for row in &self.rows {
-            let d = PyDict::new(py);
-            for (v, t) in self.variables.iter().zip(row) {
-                d.set_item(v, c.term(py, t.as_ref())?)?;
-            }
-            out.append(d)?;
-        }
-        out.try_iter().map(Bound::into_any)
-    }
-
-    /// The rows as a pandas DataFrame, one column per variable, values typed
-    /// as in iteration.
-    fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let c = Ctors::new(py)?;
-        let mut columns = Vec::with_capacity(self.variables.len());
-        for i in 0..self.variables.len() {
-            let col = PyList::empty(py);
-            for row in &self.rows {
-                col.append(c.term(py, row[i].as_ref())?)?;
-            }
-            columns.push(col);
-        }
-        let names: Vec<&str> = self.variables.iter().map(String::as_str).collect();
-        frame(py, &names, columns)
-    }
-
-    /// The answer in a SPARQL results format: `json`, `xml`, `csv`, `tsv`
-    /// or `table`, written by the same code as `kld query --format`.
-    #[pyo3(signature = (*, format="json"))]
-    fn serialize(&self, format: &str) -> PyResult<String> {
-        let variables: Arc<[Variable]> = self
-            .variables
-            .iter()
-            .map(|v| Variable::new_unchecked(v.clone()))
-            .collect();
-        let rows = self.rows.iter().map(|r| Ok(r.clone()));
-        let results = QueryResults::Solutions(QuerySolutionIter::from_tuples(variables, rows));
-        write(results, solution_format(format)?)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<karenina_ld.Solutions: {} rows of ?{}>",
-            self.rows.len(),
-            self.variables.join(" ?")
-        )
-    }
-}
-
-/// A CONSTRUCT or DESCRIBE query's answer: iterate it for `(subject,
-/// predicate, object)` tuples of Python values; `len()`,
-/// `serialize(format=…)`.
-#[pyclass(frozen, module = "karenina_ld")]
-pub struct Triples {
-    triples: Vec<Triple>,
-}
-
-#[pymethods]
-impl Triples {
-    fn __len__(&self) -> usize {
-        self.triples.len()
-    }
-
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let c = Ctors::new(py)?;
-        let out = PyList::empty(py);
-        for t in &self.triples {
-            let s: Term = t.subject.clone().into();
-            let p: Term = t.predicate.clone().into();
-            out.append(PyTuple::new(
-                py,
-                [
-                    c.term(py, Some(&s))?,
-                    c.term(py, Some(&p))?,
-                    c.term(py, Some(&t.object))?,
-                ],
-            )?)?;
-        }
-        out.try_iter().map(Bound::into_any)
-    }
-
-    /// The triples in an RDF syntax: `nt`, `ttl`, `nq`, `trig`, `rdfxml` or
-    /// `jsonld` (compacted with Karenina's context), as `kld query --format`.
-    #[pyo3(signature = (*, format="nt"))]
-    fn serialize(&self, format: &str) -> PyResult<String> {
-        let f = karenina_ld::export::ExportFormat::parse(format)
-            .filter(|_| format != "json" && format != "xml")
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "format {format:?}: triples are written as {}",
-                    sparql::GRAPH_FORMATS
-                ))
-            })?;
-        let triples = self.triples.clone().into_iter().map(Ok);
-        write(
-            QueryResults::Graph(QueryTripleIter::new(triples)),
-            ResultFormat::Rdf(f),
-        )
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<karenina_ld.Triples: {}>", self.triples.len())
-    }
-}
-
-fn solution_format(format: &str) -> PyResult<ResultFormat> {
-    Ok(match format {
-        "json" => ResultFormat::Json,
-        "xml" => ResultFormat::Xml,
-        "csv" => ResultFormat::Csv,
-        "tsv" => ResultFormat::Tsv,
-        "table" => ResultFormat::Table,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "format {other:?}: solutions are written as {}",
-                sparql::SOLUTION_FORMATS
-            )))
-        }
-    })
-}
-
-fn write(results: QueryResults<'_>, format: ResultFormat) -> PyResult<String> {
-    let mut out = Vec::new();
-    sparql::write_results_of(results, format, &mut out).map_err(to_py)?;
-    String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The text of the catalogue query `name` with `PREFIX` lines for the

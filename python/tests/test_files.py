@@ -177,3 +177,17 @@ def test_the_first_notebook_example_runs(tmp_path: Path) -> None:
     # whose template verification was performed, never a mean over runs.
     assert "pivot_table" not in src and '"results_graph"' in src and '"combo"' in src
     assert "passed / n" in src and "template_pass_by_combo" in src
+
+
+def test_the_first_notebook_lists_the_runs_it_could_not_bind(tmp_path: Path) -> None:
+    # Its check compared `kind` with "results" while Store.graphs said
+    # "ResultsGraph", so no unbound run was ever listed (the new-user walk
+    # of issue 40); `kind` is now kld load's word.
+    run = REPO / "examples" / "runs" / "notebook.verification.json"
+    (tmp_path / run.name).write_bytes(run.read_bytes())
+    r = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "first_notebook.py"), str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert f"not bound: {tmp_path / run.name} - " in r.stdout, r.stdout

@@ -104,16 +104,16 @@ def test_a_run_folder_names_its_checkpoint() -> None:
     folder = REPO / "tests" / "data" / "runs" / "root" / "completed_20261122T080100Z"
     cp = CORPUS / "loads" / "docs__notebooks__test_checkpoint@7c9617f2.jsonld"
     store = karenina_ld.Store([cp, folder])
-    run = next(g for g in store.graphs if g["kind"] == "ResultsGraph")
+    run = next(g for g in store.graphs if g["kind"] == "results")
     assert run["names_checkpoint"] == run["benchmark"] == next(
-        g["graph"] for g in store.graphs if g["kind"] == "CheckpointGraph"
+        g["graph"] for g in store.graphs if g["kind"] == "checkpoint"
     )
 
 
 def test_inputs_skipped_as_copies_of_a_run_are_listed_with_why() -> None:
     json_, csv = Path(f"{NOTEBOOK}.json"), Path(f"{NOTEBOOK}.csv")
     store = karenina_ld.Store([DOCS, json_, csv])
-    assert [Path(g["source"]).name for g in store.graphs if g["kind"] == "ResultsGraph"] == [json_.name]
+    assert [Path(g["source"]).name for g in store.graphs if g["kind"] == "results"] == [json_.name]
     (s,) = store.skipped
     assert Path(s["file"]).name == csv.name and Path(s["kept"]).name == json_.name
     assert s["why"] == "same-run" and s["results"] == 30
@@ -128,6 +128,18 @@ def test_a_missing_path_is_file_not_found_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         store.add([tmp_path / "typo.json"])
     assert len(store.graphs) == 1
+
+
+def test_a_missing_file_is_told_in_python_s_own_words(tmp_path: Path) -> None:
+    # Was "[Errno 2] No such file or directory (os error 2): '…'" from the
+    # loaders (the new-user walk of issue 40): Rust's suffix is dropped.
+    missing = tmp_path / "typo.jsonld"
+    with pytest.raises(FileNotFoundError) as python_s:
+        open(missing)
+    for load in (karenina_ld.Checkpoint.load, karenina_ld.Results.load, karenina_ld.Store):
+        with pytest.raises(FileNotFoundError) as e:
+            load(missing)
+        assert str(e.value) == str(python_s.value), load
 
 
 def test_a_file_given_to_the_wrong_loader_says_what_it_is() -> None:
@@ -153,7 +165,7 @@ def test_results_frame_has_one_row_per_verification_result() -> None:
     assert len(df) == facts["results_count"]
     assert {"graph", "checkpoint", "run", "question_id", "model_name", "parsing_model_name",
             "replicate", "verify_result"} <= set(df.columns)
-    cp = next(g["graph"] for g in store.graphs if g["kind"] == "CheckpointGraph")
+    cp = next(g["graph"] for g in store.graphs if g["kind"] == "checkpoint")
     assert set(df["checkpoint"]) == {cp}
     by_model = df.groupby("model_name").size().to_dict()
     want = {m["identity"]["model_name"]: m["results"] for m in facts["facts"]["per_answering_model"].values()}
@@ -168,8 +180,8 @@ def test_files_added_to_an_open_store_are_bound(tmp_path: Path) -> None:
     (run,) = store.graphs
     assert run["benchmark"] is None
     store.add(DOCS)
-    run = next(g for g in store.graphs if g["kind"] == "ResultsGraph")
-    assert run["benchmark"] == next(g["graph"] for g in store.graphs if g["kind"] == "CheckpointGraph")
+    run = next(g for g in store.graphs if g["kind"] == "results")
+    assert run["benchmark"] == next(g["graph"] for g in store.graphs if g["kind"] == "checkpoint")
     store.add([Path(f"{NOTEBOOK}.csv")])
     assert len(store.skipped) == 1 and len(store.graphs) == 2
     assert len(store.query_named("pass-rate-by-benchmark")) > 0

@@ -101,9 +101,9 @@ def test_counts_are_ints_and_answers_serialize_as_kld_does(corpus_store) -> None
     assert len(triples.serialize(format="nt").splitlines()) == row["n"]
     kinds = {g["kind"] for g in corpus_store.graphs}
     listed = kld_json("query", *files, "--named", "graphs", "--format", "json")
-    ours = sorted(g["graph"] for g in corpus_store.graphs if g["kind"] == "CheckpointGraph")
+    ours = sorted(g["graph"] for g in corpus_store.graphs if g["kind"] == "checkpoint")
     assert ours == sorted(b["graph"]["value"] for b in listed["results"]["bindings"])
-    assert kinds == {"CheckpointGraph", "ResultsGraph"}
+    assert kinds == {"checkpoint", "results"}
 
 
 def test_a_broken_query_raises_at_its_line_and_column(corpus_store) -> None:

@@ -284,10 +284,7 @@ pub fn load(
                 Listed::Stored(info, file) => graphs.push(serde_json::json!({
                     "graph": info.graph,
                     "file": file,
-                    "kind": match info.kind {
-                        karenina_ld::store::GraphKind::Checkpoint => "checkpoint",
-                        karenina_ld::store::GraphKind::Results => "results",
-                    },
+                    "kind": info.kind.name(),
                     "quads": info.quads,
                     "checkpoint": info.binding.as_ref().map(|b| &b.checkpoint),
                 })),

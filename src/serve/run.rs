@@ -26,6 +26,8 @@ pub struct PreparedQuery {
     /// How long it waited for another request's computation of its answer
     /// (said apart from the wait for a slot when it runs out of time).
     followed: Duration,
+    /// How long it waited for query slots.
+    slot_waited: Duration,
 }
 
 impl PreparedQuery {
@@ -43,6 +45,11 @@ impl PreparedQuery {
     /// Records that it waited `d` for another request's computation.
     pub(super) fn followed(&mut self, d: Duration) {
         self.followed += d;
+    }
+
+    /// Records that it waited `d` for a query slot.
+    pub(super) fn waited_for_slot(&mut self, d: Duration) {
+        self.slot_waited += d;
     }
 }
 
@@ -224,6 +231,7 @@ impl State {
             opts,
             key,
             followed: Duration::ZERO,
+            slot_waited: Duration::ZERO,
         })
     }
 
@@ -304,9 +312,11 @@ impl State {
                 if let (Some(l), true) = (leading, written < super::stream::CHUNK as u64) {
                     l.failed(plain.clone(), Some(started.elapsed()));
                 }
+                // The waits measured; the rest of what went before it ran
+                // (reading, parsing, thread hops) is neither.
                 let waited = limit.saturating_sub(prepared.opts.timeout);
                 let followed = prepared.followed.min(waited);
-                let slot = waited - followed;
+                let slot = prepared.slot_waited.min(waited - followed);
                 let enough = |d: Duration| d >= Duration::from_millis(100);
                 let parts: Vec<(Duration, &str)> = [
                     (slot, "waiting for a query slot"),

@@ -55,6 +55,8 @@ struct Job {
     if_none_match: Option<String>,
     head: bool,
     deadline: Instant,
+    /// How long the request waited for the slot this job holds.
+    slot_waited: Duration,
 }
 
 impl Job {
@@ -70,6 +72,7 @@ impl Job {
             if_none_match,
             head,
             deadline,
+            slot_waited,
         } = self;
         let (mut prepared, waited) = match start {
             Start::Prepared(p) => (*p, true),
@@ -81,6 +84,7 @@ impl Job {
                 }
             },
         };
+        prepared.waited_for_slot(slot_waited);
         // From the cache: the whole answer at once, or nothing when the
         // client's copy is the current one.
         let mut found = state.lookup(&prepared);
@@ -377,10 +381,15 @@ impl App {
         // away gets none to run (so a queue of runaways drains at their
         // deadline instead of each running again).
         let deadline = arrived.map_or_else(Instant::now, |a| a.0) + self.state.settings.timeout;
+        // Measured, so that a 503 says how long went to slots and how long
+        // to other requests' computations, and nothing else (parsing and
+        // thread hops on a busy machine) is called either.
+        let asked = Instant::now();
         let mut permit = match self.slot(deadline).await {
             Ok(p) => p,
             Err(r) => return r,
         };
+        let mut slot_waited = asked.elapsed();
         // One blocking task parses, negotiates and runs (one hop, not two):
         // its first message says what was prepared.
         let mut start = Start::Request(req);
@@ -402,6 +411,7 @@ impl App {
                 if_none_match: if_none_match.clone(),
                 head,
                 deadline,
+                slot_waited,
             };
             tokio::task::spawn_blocking(move || job.run(permit, tx));
             match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
@@ -430,10 +440,12 @@ impl App {
                         flight::Waited::Shared(a) => return respond(a),
                         flight::Waited::Ended => prepared.followed(since.elapsed()),
                     }
+                    let since = Instant::now();
                     permit = match self.slot(deadline).await {
                         Ok(p) => p,
                         Err(r) => return r,
                     };
+                    slot_waited = since.elapsed();
                     start = Start::Prepared(prepared);
                 }
                 Err(_) => return late(),

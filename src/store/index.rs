@@ -110,10 +110,7 @@ pub(super) fn text<'a>(infos: impl Iterator<Item = &'a GraphInfo>) -> String {
             &i.loaded_at,
             &quads,
             &file,
-            match i.kind {
-                GraphKind::Checkpoint => "checkpoint",
-                GraphKind::Results => "results",
-            },
+            i.kind.name(),
             &binding,
             i.unbound.as_deref().unwrap_or_default(),
         ]);

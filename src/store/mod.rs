@@ -149,6 +149,15 @@ impl GraphKind {
             GraphKind::Results => "ResultsGraph",
         }
     }
+
+    /// Its name in `kld load --format json`, the store index and Python's
+    /// `Store.graphs`: `checkpoint` or `results`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphKind::Checkpoint => "checkpoint",
+            GraphKind::Results => "results",
+        }
+    }
 }
 
 /// An in-memory Oxigraph store of checkpoints, optionally backed by a directory.

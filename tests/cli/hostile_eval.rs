@@ -82,10 +82,13 @@ fn concat_doubling(n: usize) -> String {
 }
 
 /// A sequence path of 10,000 steps (40 KB) aborted the server and `kld
-/// query` (exit 134) on a stack overflow; it is refused as too deep.
+/// query` (exit 134) on a stack overflow; it is refused as too deep. (The
+/// server's time limit covers reading the query: the 100,000-step one,
+/// about 2 s of CPU in a debug build, took 9 s at a load average of 14,
+/// so the limit is far above that, not 10 s.)
 #[test]
 fn a_sequence_path_of_ten_thousand_steps_is_refused_not_a_crash() {
-    let s = serve(&generated(), &["--timeout", "10"]);
+    let s = serve(&generated(), &["--timeout", "60"]);
     let before = rss_mb(s.pid());
     for steps in [10_000, 100_000] {
         let (status, body, took) = post(&s, &sequence_path(steps), "text/csv");
@@ -94,7 +97,7 @@ fn a_sequence_path_of_ten_thousand_steps_is_refused_not_a_crash() {
             body.contains("nesting depth") && body.contains("limit of 1000"),
             "{body}"
         );
-        assert!(took < Duration::from_secs(30), "{steps}: {took:?}");
+        assert!(took < Duration::from_secs(60), "{steps}: {took:?}");
         answers_ask(&s, &format!("a {steps}-step path"));
     }
     assert!(

@@ -43,7 +43,9 @@ cd "$tmp/karenina-ld"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 # The README's two commands (the first in the dev profile, see .ci/run).
 env PATH="$bin" cargo run --locked -- query examples/ --named benchmark-stats >/dev/null
-env PATH="$bin" cargo test --locked "$@"
+# --no-fail-fast: a failing test binary does not hide the others' results
+# (the README's `cargo test` runs the same tests).
+env PATH="$bin" cargo test --locked --no-fail-fast "$@"
 mkdir -p "$repo/target/differential-reports"
 cp -a target/differential-reports/. "$repo/target/differential-reports/" 2>/dev/null || true
 echo "fresh-clone: ok (a clone without ../shared, only Rust on PATH)"
