@@ -27,6 +27,7 @@ use rusqlite::{types::ValueRef, Connection, OpenFlags};
 use serde_json::Value;
 use std::path::Path;
 
+pub mod benchmark;
 mod cells;
 mod run_meta;
 pub use cells::BadValue;
