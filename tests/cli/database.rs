@@ -933,3 +933,127 @@ fn karenina_refuses_the_malformed_json_kld_reports_and_keeps_the_infinity_kld_ke
         ids[0]
     )));
 }
+
+/// Issue 36: the fixture database's benchmarks extract as Karenina's
+/// `Benchmark.load_from_db(url, name).save(path)` wrote them
+/// (`tests/data/expected/database/*.load_from_db.jsonld`, written by
+/// Karenina 9851a770 from this database), its clock masked; the runs bind to
+/// them when no checkpoint file is at hand; one `TemplateVersion` per row.
+#[test]
+fn database_benchmarks_extract_as_karenina_s_load_from_db_saves_them() {
+    use crate::differential_db_benchmarks::masked;
+    let d = tempfile::tempdir().unwrap();
+    for (name, golden) in [
+        ("Documentation Test Benchmark", "docs"),
+        ("with-rubrics-test", "with-rubrics"),
+    ] {
+        let out = d.path().join(format!("{golden}.jsonld"));
+        let st = kld()
+            .current_dir(d.path())
+            .arg("extract")
+            .arg(db())
+            .args(["--benchmark", name, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let theirs = String::from_utf8(read_fixture(&data(&format!(
+            "expected/database/{golden}.load_from_db.jsonld"
+        ))))
+        .unwrap();
+        let ours = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(masked(&ours), masked(&theirs), "{name}");
+        assert_ne!(ours, theirs, "the database's times, not Karenina's clock");
+    }
+    // Without --benchmark: which benchmarks there are.
+    let st = kld().arg("extract").arg(db()).output().unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(!st.status.success());
+    assert!(
+        err.contains("--benchmark (Documentation Test Benchmark, with-rubrics-test)"),
+        "{err}"
+    );
+    // From elsewhere (checkpoint_path leads nowhere): every run bound to its
+    // benchmark's database copy.
+    let file = copy_to(d.path(), &db());
+    let (rows, err) = runs_in(d.path(), &[file]);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (run, checkpoint) in &rows {
+        let c = checkpoint
+            .as_deref()
+            .unwrap_or_else(|| panic!("{run}: {err}"));
+        assert!(c.contains("karenina.db#benchmark="), "{run}: {c}");
+    }
+}
+
+/// Issue 36: a question saved with an edited template has two rows;
+/// Karenina's `load_from_db` raises on it, kld keeps the newest template,
+/// says so, and keeps both versions as `karenina:TemplateVersion`s.
+#[test]
+fn an_edited_template_keeps_its_history_and_the_newest_version_wins() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let c = rusqlite::Connection::open(&file).unwrap();
+    let (qid, bid): (String, i64) = c
+        .query_row(
+            "SELECT q.question_id, q.benchmark_id FROM benchmark_questions q JOIN benchmarks b
+             ON b.id = q.benchmark_id WHERE b.name = 'with-rubrics-test' ORDER BY q.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    c.execute(
+        "INSERT INTO benchmark_questions (benchmark_id, question_id, template_id, answer_template,
+           original_answer_template, finished, keywords, question_rubric, created_at, updated_at)
+         SELECT benchmark_id, question_id, 'edited0000000000000000000000000', answer_template || '# edited',
+           original_answer_template, finished, keywords, question_rubric,
+           '2099-01-01 00:00:00.000000', '2099-01-01 00:00:00.000000'
+         FROM benchmark_questions WHERE benchmark_id = ?1 AND question_id = ?2",
+        rusqlite::params![bid, qid],
+    )
+    .unwrap();
+    drop(c);
+    let out = d.path().join("x.jsonld");
+    let st = kld()
+        .current_dir(d.path())
+        .arg("extract")
+        .arg(&file)
+        .args(["--benchmark", "with-rubrics-test", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(st.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "Karenina's load_from_db raises \"Question with ID {qid} already exists\""
+        )),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let items = v["dataFeedElement"].as_array().unwrap();
+    assert_eq!(items.iter().filter(|i| i["@id"] == qid.as_str()).count(), 1);
+    let item = items.iter().find(|i| i["@id"] == qid.as_str()).unwrap();
+    assert!(item["item"]["hasPart"]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with("# edited"));
+    assert_eq!(item["dateModified"], "2099-01-01T00:00:00");
+    let rows = crate::queries::expr_rows(
+        &[file],
+        &format!(
+            "PREFIX karenina: <urn:karenina:vocab:>
+             SELECT ?id ?cur WHERE {{ ?v a karenina:TemplateVersion ; karenina:questionId {:?} ;
+               karenina:templateId ?id ; karenina:currentVersion ?cur }} ORDER BY ?id",
+            qid
+        ),
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1]["id"], "edited0000000000000000000000000");
+    assert_eq!(rows[1]["cur"], "true");
+    assert_eq!(rows[0]["cur"], "false");
+}
