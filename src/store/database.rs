@@ -390,14 +390,11 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     // look at the file see a change, never the reverse.)
     let file_digest = file_digest(db)?;
     let c = database::open(db)?;
-    let runs = database::runs(db, &c)?;
-    let run = runs
-        .iter()
-        .find(|r| r.id == run_id)
-        .ok_or_else(|| Error::NoSuchRun {
-            database: db.to_path_buf(),
-            run: run_id.to_string(),
-        })?;
+    let run = database::run(db, &c, run_id)?;
+    let run = run.as_ref().ok_or_else(|| Error::NoSuchRun {
+        database: db.to_path_buf(),
+        run: run_id.to_string(),
+    })?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let mut info = GraphInfo::results(
         graph_name(db, run_id)?,
