@@ -138,6 +138,11 @@ pub const CODES: &[Code] = &[
         R,
         "results database locked by another process past the wait (`KLD_SQLITE_BUSY`)",
     ),
+    e(
+        "KLD-E205",
+        R,
+        "a benchmark of a results database that cannot be rebuilt as Karenina's `load_from_db` rebuilds it (a question row missing, a value Karenina's models refuse)",
+    ),
     w("KLD-W001", C, "unknown member (kept; `canon --drop-unknown` drops it)"),
     w("KLD-W002", C, "legacy `@context`"),
     w("KLD-W003", C, "unprefixed trait type"),

@@ -171,6 +171,7 @@ pub(super) fn load_listed(
                 if let Some(b) = info
                     .benchmark
                     .as_deref()
+                    .filter(|_| info.kind == karenina_ld::store::GraphKind::Results)
                     .filter(|b| store.resolve(b).is_none())
                 {
                     // (A database run is bound by its benchmark's name, never
@@ -229,10 +230,13 @@ pub(super) fn load_listed(
             listed(Listed::Stored(now, file));
         }
     }
-    for b in bound
-        .iter()
-        .filter(|b| matches!(b.link, karenina_ld::results::link::Link::Duplicate { .. }))
-    {
+    for b in bound.iter().filter(|b| {
+        matches!(
+            b.link,
+            karenina_ld::results::link::Link::Duplicate { .. }
+                | karenina_ld::results::link::Link::Shadowed { .. }
+        )
+    }) {
         listed(Listed::Skipped(b));
     }
     status
@@ -305,18 +309,23 @@ pub fn load(
 /// An input `kld load --format json` left out, and why.
 fn skipped_json(b: &karenina_ld::store::Bound) -> serde_json::Value {
     use karenina_ld::results::link::Link;
-    let (kept, results, contained) = match &b.link {
+    let (kept, results, why) = match &b.link {
         Link::Duplicate {
             of,
             results,
             contained,
-        } => (Some(of), Some(*results), *contained),
-        _ => (None, None, false),
+        } => (
+            Some(of),
+            Some(*results),
+            if *contained { "contained" } else { "same-run" },
+        ),
+        Link::Shadowed { by } => (Some(by), None, "same-benchmark"),
+        _ => (None, None, "same-run"),
     };
     serde_json::json!({
         "file": b.source,
         "graph": b.graph,
-        "why": if contained { "contained" } else { "same-run" },
+        "why": why,
         "kept": kept,
         "results": results,
         "message": b.message(),
@@ -332,8 +341,12 @@ pub struct ExtractArgs {
     /// Fetch GRAPH from an existing SPARQL server (checked against what was pushed).
     #[command(flatten)]
     pub server: super::remote::ServerArgs,
-    /// Graph IRI or source file path.
+    /// Graph IRI or source file path (or Karenina's database, with --benchmark).
     pub graph: String,
+    /// With GRAPH a Karenina database: the benchmark to write, as Karenina's
+    /// `Benchmark.load_from_db(url, NAME).save(path)` writes it.
+    #[arg(long, value_name = "NAME")]
+    pub benchmark: Option<String>,
     /// Output file (atomic write); stdout if absent.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
@@ -365,6 +378,35 @@ fn write_extracted(cp: &karenina_ld::model::Checkpoint, a: &ExtractArgs) -> anyh
     Ok(OK)
 }
 
+/// The input `kld extract` loads without a store: the file, or for a
+/// database the benchmark `--benchmark` names (`DB#benchmark=NAME`).
+fn database_benchmark_input(a: &ExtractArgs) -> anyhow::Result<PathBuf> {
+    use karenina_ld::results::database;
+    let file = PathBuf::from(&a.graph);
+    let is_db = database::sniff_file(&file);
+    match (&a.benchmark, is_db) {
+        (None, false) => Ok(file),
+        (Some(_), false) => bail!(
+            "--benchmark names a benchmark of Karenina's database; {} is not one",
+            a.graph
+        ),
+        (Some(name), true) => Ok(PathBuf::from(format!(
+            "{}{}{name}",
+            a.graph,
+            karenina_ld::store::database::BENCHMARK
+        ))),
+        (None, true) => {
+            let c = database::open(&file)?;
+            let names = database::benchmark::names(&file, &c)?;
+            bail!(
+                "{} is Karenina's database: name the benchmark to write with --benchmark ({})",
+                a.graph,
+                names.join(", ")
+            )
+        }
+    }
+}
+
 pub fn extract(mut a: ExtractArgs) -> anyhow::Result<u8> {
     a.output = super::output_file(a.output);
     if a.server.given() {
@@ -379,6 +421,9 @@ pub fn extract(mut a: ExtractArgs) -> anyhow::Result<u8> {
                 Ok(INVALID)
             }
         };
+    }
+    if a.benchmark.is_some() && a.store.is_some() {
+        bail!("--benchmark reads a database file, not a store (give the graph IRI with --store)");
     }
     let (store, graph) = match &a.store {
         Some(dir) => {
@@ -397,7 +442,7 @@ pub fn extract(mut a: ExtractArgs) -> anyhow::Result<u8> {
             // No store: the argument is a checkpoint file, round-tripped through
             // an in-memory store.
             let mut s = open_store(None)?;
-            let file = PathBuf::from(&a.graph);
+            let file = database_benchmark_input(&a)?;
             let status = load_into(
                 &mut s,
                 std::slice::from_ref(&file),

@@ -96,6 +96,17 @@ pub enum Error {
         /// Why it was refused.
         reason: String,
     },
+    /// A benchmark of a results database that cannot be rebuilt as Karenina's
+    /// `load_from_db` rebuilds it (where Karenina's loader raises too).
+    #[error("{}: error[KLD-E205]: benchmark {benchmark:?}: {reason}", path.display())]
+    DatabaseBenchmark {
+        /// The database file.
+        path: PathBuf,
+        /// The benchmark's name.
+        benchmark: String,
+        /// Why.
+        reason: String,
+    },
     /// A results database another process keeps locked (a write being
     /// committed) for longer than kld waits
     /// ([`crate::results::database::busy_wait`]): nothing was read.

@@ -128,6 +128,29 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 
 /// Reads, maps and PUTs one checkpoint; returns its provenance.
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
+    // A benchmark of Karenina's database: its rebuilt checkpoint graph,
+    // whose digest is that of the bytes `load_from_db(...).save()` writes.
+    if crate::store::database::split_benchmark(file).is_some() {
+        let prepared = crate::store::prepare_with(
+            file,
+            Processor::Direct,
+            crate::results::ResultsOptions::default(),
+        )?;
+        let (source, sha256) = (prepared.info.source.clone(), prepared.info.sha256.clone());
+        let quads = prepared.into_quads()?;
+        return put(
+            client,
+            source,
+            graph,
+            &quads,
+            sha256.clone(),
+            GraphKind::Checkpoint,
+        )
+        .map(|p| Pushed {
+            canonical_sha256: sha256,
+            ..p
+        });
+    }
     if crate::store::database::split(file).is_some()
         || crate::results::progress::is_state_input(file, true)
         || (file.is_dir() && crate::results::run_folder::is_run_folder(file))

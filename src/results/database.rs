@@ -27,6 +27,7 @@ use rusqlite::{types::ValueRef, Connection, OpenFlags};
 use serde_json::Value;
 use std::path::Path;
 
+pub mod benchmark;
 mod cells;
 mod run_meta;
 pub use cells::BadValue;
@@ -264,8 +265,18 @@ pub fn checkpoint_path_of(file: &Path, c: &Connection, run_id: &str) -> Result<O
 
 /// The database's runs, in creation order.
 pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
+    runs_where(file, c, None)
+}
+
+/// Run `id` of the database, if it has one: [`runs`] for one run, its
+/// counts read through the `run_id` index (loading reads each run so).
+pub fn run(file: &Path, c: &Connection, id: &str) -> Result<Option<Run>> {
+    Ok(runs_where(file, c, Some(id))?.into_iter().next())
+}
+
+fn runs_where(file: &Path, c: &Connection, only: Option<&str>) -> Result<Vec<Run>> {
     let bs = benchmarks(file, c)?;
-    let counted = run_meta::counts(c, file)?;
+    let counted = run_meta::counts(c, file, only)?;
     let imports = run_meta::imports(c, file)?;
     let mut st = c
         .prepare(
@@ -275,11 +286,11 @@ pub fn runs(file: &Path, c: &Connection) -> Result<Vec<Run>> {
                     (SELECT COUNT(*) FROM verification_results v WHERE v.run_id = r.id),
                     (SELECT COUNT(*) FROM verification_results v WHERE v.run_id = r.id
                        AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.id = v.question_id))
-             FROM verification_runs r ORDER BY r.created_at, r.id",
+             FROM verification_runs r WHERE ?1 IS NULL OR r.id = ?1 ORDER BY r.created_at, r.id",
         )
         .map_err(|e| db_err(file, e))?;
     let rows = st
-        .query_map([], |r| {
+        .query_map([only], |r| {
             let id: String = r.get(0)?;
             let mut bad_values = Vec::new();
             let config = cells::cell(r.get_ref(3)?, "JSON").unwrap_or_else(|reason| {

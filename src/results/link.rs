@@ -48,6 +48,12 @@ pub enum Link {
         /// The export kept holds more results than this one.
         contained: bool,
     },
+    /// Not kept: the database's copy of a benchmark whose checkpoint file is
+    /// loaded (same `schema:name`, or the file at its `checkpoint_path`).
+    Shadowed {
+        /// The checkpoint graph kept.
+        by: String,
+    },
     /// Kept, but some of its results are also in another loaded export.
     Overlap {
         /// The source of the other export.
@@ -66,7 +72,10 @@ impl Link {
     /// store's `karenina:bindingNote`.
     pub fn reason(&self) -> Option<String> {
         Some(match self {
-            Link::Bound(_) | Link::Duplicate { .. } | Link::Overlap { .. } => return None,
+            Link::Bound(_)
+            | Link::Duplicate { .. }
+            | Link::Overlap { .. }
+            | Link::Shadowed { .. } => return None,
             Link::Orphan { questions: 0 } => "it holds no results with a question ID".to_string(),
             Link::Orphan { questions } => {
                 format!("no loaded checkpoint holds all {questions} of its question IDs")

@@ -16,7 +16,8 @@ pub struct Local {
     pub store: CheckpointStore,
     /// Inputs that could not be read, with their error.
     pub failed: Vec<(PathBuf, Error)>,
-    /// Copies of a run left out (`Link::Duplicate`) and partial overlaps.
+    /// Copies of a run left out (`Link::Duplicate`), partial overlaps, and
+    /// database copies of a benchmark whose file is loaded (`Link::Shadowed`).
     pub runs: Vec<Bound>,
     /// Inputs read with values left out, with the errors that say which
     /// ([`super::GraphInfo::errors`]).
@@ -43,7 +44,12 @@ pub fn read_inputs(
     let runs = store
         .bind(&[])?
         .into_iter()
-        .filter(|b| matches!(b.link, Link::Duplicate { .. } | Link::Overlap { .. }))
+        .filter(|b| {
+            matches!(
+                b.link,
+                Link::Duplicate { .. } | Link::Overlap { .. } | Link::Shadowed { .. }
+            )
+        })
         .collect();
     Ok(Local {
         store,

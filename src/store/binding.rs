@@ -102,6 +102,9 @@ impl Bound {
                     )
                 }
             }
+            (Link::Shadowed { by }, _) => format!(
+                "{file}: not kept: the checkpoint {by} is the same benchmark (a loaded checkpoint file wins over the database's copy)"
+            ),
             (
                 Link::Overlap {
                     with,
@@ -204,6 +207,8 @@ impl CheckpointStore {
     /// every run automatically. A graph still unbound afterwards says why in
     /// its [`GraphInfo::unbound`](super::GraphInfo::unbound).
     pub fn bind(&mut self, requested: &[(String, Option<String>)]) -> Result<Vec<Bound>> {
+        // One benchmark, one graph: a database copy gives way to its file.
+        let shadowed = self.shadow_database_copies()?;
         // What every checkpoint holds, read once for all the runs below
         // (a store without runs has none to bind: nothing is read).
         let held = if self.index.values().any(|i| i.kind == GraphKind::Results) {
@@ -222,7 +227,9 @@ impl CheckpointStore {
                 link: n.link,
             })
             .collect();
-        let skipped = out.iter().any(|b| matches!(b.link, Link::Duplicate { .. }));
+        let skipped =
+            !shadowed.is_empty() || out.iter().any(|b| matches!(b.link, Link::Duplicate { .. }));
+        out.extend(shadowed);
         let requested: Vec<&(String, Option<String>)> = requested
             .iter()
             .filter(|(g, _)| self.index.contains_key(g))
@@ -312,6 +319,61 @@ impl CheckpointStore {
             None => literal("benchmarkName")?,
         };
         Ok(Some(name))
+    }
+
+    /// Removes each database copy of a benchmark (`DB#benchmark=NAME`) whose
+    /// checkpoint file is loaded: a checkpoint graph from a file with the
+    /// same `schema:name`, or the file at the copy's `checkpoint_path`. The
+    /// file is what Karenina's `save_to_db(url, checkpoint_path)` calls the
+    /// source of truth, and it holds what the database drops (dynamic
+    /// rubrics, scenarios, unknown members, deep-judgment settings).
+    fn shadow_database_copies(&mut self) -> Result<Vec<Bound>> {
+        use super::database::is_benchmark_copy;
+        let copies: Vec<(String, String, Option<String>, Option<String>)> = self
+            .index
+            .values()
+            .filter(|i| i.kind == GraphKind::Checkpoint && is_benchmark_copy(&i.source))
+            .map(|i| {
+                (
+                    i.graph.clone(),
+                    i.source.clone(),
+                    i.benchmark_name.clone(),
+                    i.benchmark.clone(),
+                )
+            })
+            .collect();
+        if copies.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for (graph, source, name, at_path) in copies {
+            let name = name.or_else(|| {
+                source
+                    .split_once(super::database::BENCHMARK)
+                    .map(|(_, n)| n.to_string())
+            });
+            let is_file = |g: &String| {
+                self.index.get(g).is_some_and(|i| {
+                    i.kind == GraphKind::Checkpoint && !is_benchmark_copy(&i.source)
+                })
+            };
+            let mut by: Option<String> = at_path.filter(|g| is_file(g));
+            if by.is_none() {
+                if let Some(n) = &name {
+                    by = self.named_checkpoints(n)?.into_iter().find(|g| is_file(g));
+                }
+            }
+            if let Some(by) = by {
+                self.remove(&graph)?;
+                out.push(Bound {
+                    graph,
+                    source,
+                    link: Link::Shadowed { by },
+                    requested: false,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// The loaded checkpoints whose benchmark (`schema:DataFeed`) has the
@@ -404,7 +466,29 @@ impl CheckpointStore {
                 return Ok((Link::Bound(b), true));
             }
         }
-        Ok((held.find(keys), false))
+        // By question IDs: a checkpoint file before a database's copy of a
+        // benchmark (which holds the same questions under another name).
+        Ok((
+            match held.find(keys) {
+                Link::Ambiguous(c) => {
+                    let files: Vec<String> = c
+                        .iter()
+                        .filter(|g| {
+                            self.index
+                                .get(*g)
+                                .is_none_or(|i| !super::database::is_benchmark_copy(&i.source))
+                        })
+                        .cloned()
+                        .collect();
+                    match files.len() {
+                        1 => Link::Bound(files[0].clone()),
+                        _ => Link::Ambiguous(c),
+                    }
+                }
+                other => other,
+            },
+            false,
+        ))
     }
 
     /// Binding to checkpoint graph `c` as the user asked, if it holds every

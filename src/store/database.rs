@@ -14,7 +14,121 @@ use std::path::{Path, PathBuf};
 /// The separator between a database file and a run id in an input name.
 pub const RUN: &str = "#run=";
 
-/// The inputs of a database file: one per run (`DB#run=<id>`).
+/// The separator between a database file and a benchmark name in an input name.
+pub const BENCHMARK: &str = "#benchmark=";
+
+/// The inputs of a database file: one per benchmark (`DB#benchmark=<name>`,
+/// a checkpoint graph rebuilt as Karenina's `load_from_db` rebuilds it),
+/// then one per run (`DB#run=<id>`).
+pub fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
+    let c = database::open(file)?;
+    let mut out: Vec<PathBuf> = if database::benchmark::has_questions(&c) {
+        database::benchmark::names(file, &c)?
+            .into_iter()
+            .map(|n| PathBuf::from(format!("{}{BENCHMARK}{n}", file.display())))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    drop(c);
+    out.extend(run_inputs(file)?);
+    Ok(out)
+}
+
+/// Splits an input `DB#benchmark=<name>` naming a database benchmark.
+pub fn split_benchmark(path: &Path) -> Option<(PathBuf, String)> {
+    let s = path.to_str()?;
+    let (db, name) = s.split_once(BENCHMARK)?;
+    let db = PathBuf::from(db);
+    (!path.exists() && database::sniff_file(&db)).then(|| (db, name.to_string()))
+}
+
+/// True when a graph's source is a database benchmark (`DB#benchmark=<name>`):
+/// the database's copy of a benchmark, which a loaded checkpoint file of the
+/// same benchmark replaces (docs/results.md, "Benchmarks in the database").
+pub fn is_benchmark_copy(source: &str) -> bool {
+    source.contains(BENCHMARK)
+}
+
+/// The graph IRI of benchmark `name` of database `db`:
+/// `<the database's file URL>#benchmark=<name, form-encoded>`.
+pub fn benchmark_graph_name(db: &Path, name: &str) -> Result<String> {
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let enc: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
+    Ok(format!("{}{BENCHMARK}{enc}", rdf::file_url(&canon)?))
+}
+
+/// Reads benchmark `name` of database `db`: its checkpoint graph (the
+/// lossless mapping of the bytes `load_from_db(...).save()` writes) plus one
+/// `karenina:TemplateVersion` node per template version of each question.
+pub(super) fn prepare_benchmark(db: &Path, name: &str, processor: Processor) -> Result<Prepared> {
+    let c = database::open(db)?;
+    let b = database::benchmark::read(db, &c, name)?;
+    drop(c);
+    let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
+    let graph = benchmark_graph_name(db, name)?;
+    let mut info = GraphInfo::results(
+        graph.clone(),
+        format!("{}{BENCHMARK}{name}", canon.display()),
+    );
+    info.kind = super::GraphKind::Checkpoint;
+    info.sha256 = super::sha256_hex(b.bytes.as_bytes());
+    info.benchmark_name = Some(name.to_string());
+    if let Some(n) = &b.karenina_refuses {
+        info.notes.push(n.clone());
+    }
+    if let Some(f) = b
+        .checkpoint_path
+        .as_deref()
+        .and_then(|p| checkpoint_at(db, p))
+    {
+        info.benchmark = Some(rdf::file_url(&f)?);
+    }
+    let g = GraphName::NamedNode(crate::error::named_node(graph)?);
+    let mut quads = rdf::lossless_quads(&b.checkpoint, &g, processor)?;
+    history_quads(&b.history, &g, &mut quads);
+    info.quads = quads.len();
+    Ok(Prepared {
+        info,
+        content: Content::Quads(quads),
+    })
+}
+
+/// One node per template version (docs/mapping.md, "Template history"):
+/// `a karenina:TemplateVersion`, `karenina:questionId`, `karenina:templateId`,
+/// `schema:text` (none: Karenina's default template), `karenina:finished`,
+/// `schema:dateCreated`, `schema:dateModified`, `karenina:currentVersion`.
+fn history_quads(
+    history: &[database::benchmark::TemplateVersion],
+    g: &GraphName,
+    out: &mut Vec<Quad>,
+) {
+    let k = |l: &str| NamedNode::new_unchecked(vocab::karenina(l));
+    let sc = |l: &str| NamedNode::new_unchecked(vocab::schema(l));
+    let s = |v: &str| Literal::new_simple_literal(v);
+    let b = |v: bool| Literal::from(v);
+    for v in history {
+        let n = BlankNode::default();
+        let mut add = |p: NamedNode, o: oxigraph::model::Term| {
+            out.push(Quad::new(n.clone(), p, o, g.clone()));
+        };
+        add(
+            NamedNode::new_unchecked(vocab::RDF_TYPE),
+            k("TemplateVersion").into(),
+        );
+        add(k("questionId"), s(&v.question_id).into());
+        add(k("templateId"), s(&v.template_id).into());
+        if let Some(t) = &v.template {
+            add(sc("text"), s(t).into());
+        }
+        add(k("finished"), b(v.finished).into());
+        add(sc("dateCreated"), s(&v.created_at).into());
+        add(sc("dateModified"), s(&v.updated_at).into());
+        add(k("currentVersion"), b(v.current).into());
+    }
+}
+
+/// The inputs of a database file's runs: one per run (`DB#run=<id>`).
 pub fn run_inputs(file: &Path) -> Result<Vec<PathBuf>> {
     let c = database::open(file)?;
     Ok(database::runs(file, &c)?
@@ -133,6 +247,8 @@ pub struct RunBinding {
 pub struct Bindings {
     /// The database's benchmarks.
     pub benchmarks: Vec<database::Benchmark>,
+    /// Database benchmarks that could not be rebuilt, with why.
+    pub unbuilt: Vec<(String, Error)>,
     /// Its runs, each with its binding.
     pub runs: Vec<RunBinding>,
     /// Checkpoints that could not be loaded, with why.
@@ -170,6 +286,18 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
         .into_iter()
         .filter_map(|(f, r)| r.err().map(|e| (f, e)))
         .collect();
+    // The database's own benchmarks, as loading rebuilds them.
+    let mut unbuilt = Vec::new();
+    if database::benchmark::has_questions(&c) {
+        for b in &benchmarks {
+            match prepare_benchmark(db, &b.name, Processor::Direct) {
+                Ok(p) => {
+                    store.insert(p, false)?;
+                }
+                Err(e) => unbuilt.push((b.name.clone(), e)),
+            }
+        }
+    }
     let file_digest = file_digest(db)?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let mut graphs = Vec::new();
@@ -223,6 +351,7 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
         .collect();
     Ok(Bindings {
         benchmarks,
+        unbuilt,
         runs: out,
         failed,
     })
@@ -261,14 +390,11 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     // look at the file see a change, never the reverse.)
     let file_digest = file_digest(db)?;
     let c = database::open(db)?;
-    let runs = database::runs(db, &c)?;
-    let run = runs
-        .iter()
-        .find(|r| r.id == run_id)
-        .ok_or_else(|| Error::NoSuchRun {
-            database: db.to_path_buf(),
-            run: run_id.to_string(),
-        })?;
+    let run = database::run(db, &c, run_id)?;
+    let run = run.as_ref().ok_or_else(|| Error::NoSuchRun {
+        database: db.to_path_buf(),
+        run: run_id.to_string(),
+    })?;
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let mut info = GraphInfo::results(
         graph_name(db, run_id)?,

@@ -16,6 +16,13 @@ pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Pr
     if let Some((db, run)) = super::database::split(path) {
         return Some(super::database::prepare(&db, &run, opts));
     }
+    if let Some((db, name)) = super::database::split_benchmark(path) {
+        return Some(super::database::prepare_benchmark(
+            &db,
+            &name,
+            crate::rdf::Processor::Direct,
+        ));
+    }
     if path.is_dir() && run_folder::is_run_folder(path) {
         return Some(prepare(path, opts));
     }

@@ -55,6 +55,9 @@ pub fn graph_name_for(path: &Path) -> Result<String> {
     if let Some((db, run)) = database::split(path) {
         return database::graph_name(&db, &run);
     }
+    if let Some((db, name)) = database::split_benchmark(path) {
+        return database::benchmark_graph_name(&db, &name);
+    }
     rdf::file_url(&crate::fsutil::canonical_input(path)?)
 }
 

@@ -62,7 +62,7 @@ pub fn input_files(inputs: &[PathBuf]) -> crate::kind::Found {
     let mut files = Vec::with_capacity(found.files.len());
     for f in std::mem::take(&mut found.files) {
         if crate::results::database::sniff_file(&f) {
-            match database::run_inputs(&f) {
+            match database::inputs(&f) {
                 Ok(runs) => files.extend(runs),
                 Err(_) => files.push(f),
             }

@@ -61,12 +61,17 @@ fn database_runs_answer_as_their_exports_and_the_facts() {
             let from_export = query_rows(&[export.clone(), cp.clone()], name);
             let from_db = query_rows(&[db(), cp.clone()], name);
             let from_db = if name == "scores-by-trait" {
-                // (No run column: one run of each benchmark alone.)
+                // (No run column: one run of each benchmark alone; the
+                // database's other benchmarks load too, their runs bound.)
                 let alone = runs.iter().filter(|r| r.3 == *cp).count() == 1;
                 if !alone {
                     continue;
                 }
+                let ours: Vec<Value> = from_export.iter().map(|r| r["benchmark"].clone()).collect();
                 from_db
+                    .into_iter()
+                    .filter(|r| ours.contains(&r["benchmark"]))
+                    .collect()
             } else {
                 only_run(from_db, run_name)
             };
@@ -328,12 +333,18 @@ fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous()
     };
     let rubrics = corpus().join("loads").join(RUBRICS);
     // Its questions under another benchmark name, checkpoint_path not found:
-    // not bound (no fallback to question IDs); the other benchmark's run
-    // binds by name.
+    // bound to the database's own copy of its benchmark (never to the file
+    // by question IDs alone); the other benchmark's run binds by name to
+    // the file, which replaces the database's copy of that benchmark.
     let other_name = renamed(DOCS, &d.path().join("other/renamed.jsonld"), "Not It");
     let (rows, err) = runs_in(&dbs, &[file.clone(), other_name.clone(), rubrics.clone()]);
     assert_eq!(rows.len(), 3);
-    assert_eq!(docs_runs(&rows), [None, None], "{rows:?}");
+    let copy = format!("{}#benchmark=Documentation+Test+Benchmark", url(&file));
+    assert_eq!(
+        docs_runs(&rows),
+        [Some(copy.clone()), Some(copy)],
+        "{rows:?}"
+    );
     assert_eq!(
         rows.iter()
             .find(|r| r.0.contains("with_rubrics"))
@@ -341,10 +352,14 @@ fn a_database_run_binds_by_name_then_checkpoint_path_else_unbound_or_ambiguous()
             .1,
         Some(url(&rubrics))
     );
+    assert!(!err.contains("not bound"), "{err}");
     assert_eq!(
-        err.matches("results not bound: no loaded checkpoint is its benchmark \"Documentation Test Benchmark\"")
-            .count(),
-        2,
+        err.matches(&format!(
+            "karenina.db#benchmark=with-rubrics-test: not kept: the checkpoint {} is the same benchmark",
+            url(&rubrics)
+        ))
+        .count(),
+        1,
         "{err}"
     );
     // Two loaded checkpoints of its name holding its questions: ambiguous.
@@ -428,8 +443,9 @@ fn info_lists_benchmarks_runs_and_the_checkpoint_each_binds_to() {
         assert!(r["unbound_because"].is_null());
     }
     // Elsewhere, with two checkpoints of one benchmark's name given: its runs
-    // are ambiguous, the other benchmark's (its checkpoint_path not found)
-    // unbound; the text says so per run.
+    // are ambiguous (the database's copy gives way to the files), the other
+    // benchmark's (its checkpoint_path not found) bound to the database's
+    // copy; the text says so per run.
     let d = tempfile::tempdir().unwrap();
     let file = copy_to(d.path(), &db());
     let docs = corpus().join("loads/docs__notebooks__test_checkpoint.jsonld");
@@ -450,13 +466,11 @@ fn info_lists_benchmarks_runs_and_the_checkpoint_each_binds_to() {
         2,
         "{out}"
     );
-    assert_eq!(
-        out.matches("not bound: no loaded checkpoint is its benchmark \"with-rubrics-test\"")
-            .count(),
-        1,
+    assert_eq!(out.matches("bound to: ").count(), 1, "{out}");
+    assert!(
+        out.contains("karenina.db#benchmark=with-rubrics-test\n"),
         "{out}"
     );
-    assert!(!out.contains("bound to:"), "{out}");
 }
 
 /// `dir/name`, created.
@@ -918,4 +932,128 @@ fn karenina_refuses_the_malformed_json_kld_reports_and_keeps_the_infinity_kld_ke
         "error[KLD-E203] at verification_results row id {} column rubric_llm_trait_scores: malformed JSON",
         ids[0]
     )));
+}
+
+/// Issue 36: the fixture database's benchmarks extract as Karenina's
+/// `Benchmark.load_from_db(url, name).save(path)` wrote them
+/// (`tests/data/expected/database/*.load_from_db.jsonld`, written by
+/// Karenina 9851a770 from this database), its clock masked; the runs bind to
+/// them when no checkpoint file is at hand; one `TemplateVersion` per row.
+#[test]
+fn database_benchmarks_extract_as_karenina_s_load_from_db_saves_them() {
+    use crate::differential_db_benchmarks::masked;
+    let d = tempfile::tempdir().unwrap();
+    for (name, golden) in [
+        ("Documentation Test Benchmark", "docs"),
+        ("with-rubrics-test", "with-rubrics"),
+    ] {
+        let out = d.path().join(format!("{golden}.jsonld"));
+        let st = kld()
+            .current_dir(d.path())
+            .arg("extract")
+            .arg(db())
+            .args(["--benchmark", name, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let theirs = String::from_utf8(read_fixture(&data(&format!(
+            "expected/database/{golden}.load_from_db.jsonld"
+        ))))
+        .unwrap();
+        let ours = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(masked(&ours), masked(&theirs), "{name}");
+        assert_ne!(ours, theirs, "the database's times, not Karenina's clock");
+    }
+    // Without --benchmark: which benchmarks there are.
+    let st = kld().arg("extract").arg(db()).output().unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(!st.status.success());
+    assert!(
+        err.contains("--benchmark (Documentation Test Benchmark, with-rubrics-test)"),
+        "{err}"
+    );
+    // From elsewhere (checkpoint_path leads nowhere): every run bound to its
+    // benchmark's database copy.
+    let file = copy_to(d.path(), &db());
+    let (rows, err) = runs_in(d.path(), &[file]);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    for (run, checkpoint) in &rows {
+        let c = checkpoint
+            .as_deref()
+            .unwrap_or_else(|| panic!("{run}: {err}"));
+        assert!(c.contains("karenina.db#benchmark="), "{run}: {c}");
+    }
+}
+
+/// Issue 36: a question saved with an edited template has two rows;
+/// Karenina's `load_from_db` raises on it, kld keeps the newest template,
+/// says so, and keeps both versions as `karenina:TemplateVersion`s.
+#[test]
+fn an_edited_template_keeps_its_history_and_the_newest_version_wins() {
+    let d = tempfile::tempdir().unwrap();
+    let file = copy_to(d.path(), &db());
+    let c = rusqlite::Connection::open(&file).unwrap();
+    let (qid, bid): (String, i64) = c
+        .query_row(
+            "SELECT q.question_id, q.benchmark_id FROM benchmark_questions q JOIN benchmarks b
+             ON b.id = q.benchmark_id WHERE b.name = 'with-rubrics-test' ORDER BY q.id LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    c.execute(
+        "INSERT INTO benchmark_questions (benchmark_id, question_id, template_id, answer_template,
+           original_answer_template, finished, keywords, question_rubric, created_at, updated_at)
+         SELECT benchmark_id, question_id, 'edited0000000000000000000000000', answer_template || '# edited',
+           original_answer_template, finished, keywords, question_rubric,
+           '2099-01-01 00:00:00.000000', '2099-01-01 00:00:00.000000'
+         FROM benchmark_questions WHERE benchmark_id = ?1 AND question_id = ?2",
+        rusqlite::params![bid, qid],
+    )
+    .unwrap();
+    drop(c);
+    let out = d.path().join("x.jsonld");
+    let st = kld()
+        .current_dir(d.path())
+        .arg("extract")
+        .arg(&file)
+        .args(["--benchmark", "with-rubrics-test", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(st.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "Karenina's load_from_db raises \"Question with ID {qid} already exists\""
+        )),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let items = v["dataFeedElement"].as_array().unwrap();
+    assert_eq!(items.iter().filter(|i| i["@id"] == qid.as_str()).count(), 1);
+    let item = items.iter().find(|i| i["@id"] == qid.as_str()).unwrap();
+    assert!(item["item"]["hasPart"]["text"]
+        .as_str()
+        .unwrap()
+        .ends_with("# edited"));
+    assert_eq!(item["dateModified"], "2099-01-01T00:00:00");
+    let rows = crate::queries::expr_rows(
+        &[file],
+        &format!(
+            "PREFIX karenina: <urn:karenina:vocab:>
+             SELECT ?id ?cur WHERE {{ ?v a karenina:TemplateVersion ; karenina:questionId {:?} ;
+               karenina:templateId ?id ; karenina:currentVersion ?cur }} ORDER BY ?id",
+            qid
+        ),
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1]["id"], "edited0000000000000000000000000");
+    assert_eq!(rows[1]["cur"], "true");
+    assert_eq!(rows[0]["cur"], "false");
 }

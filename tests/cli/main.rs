@@ -9,6 +9,7 @@ mod database;
 mod database_live;
 mod default_graph;
 mod devices;
+mod differential_db_benchmarks;
 mod differential_karenina;
 mod differential_numbers;
 mod differential_prov;

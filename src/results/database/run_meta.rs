@@ -70,8 +70,13 @@ fn columns(c: &Connection, file: &Path, table: &str) -> Result<Vec<String>> {
         .map_err(|e| db_err(file, e))
 }
 
-/// Every run's [`Counts`], by run id.
-pub(super) fn counts(c: &Connection, file: &Path) -> Result<HashMap<String, Counts>> {
+/// Every run's [`Counts`], by run id (`only`: that run's alone, read through
+/// the `run_id` index instead of a scan of every result).
+pub(super) fn counts(
+    c: &Connection,
+    file: &Path,
+    only: Option<&str>,
+) -> Result<HashMap<String, Counts>> {
     let cols = columns(c, file, "verification_results")?;
     let quoted = |n: &str| format!("\"{}\"", n.replace('"', "\"\""));
     let question = if cols.iter().any(|n| n == "metadata_question_id") {
@@ -92,12 +97,13 @@ pub(super) fn counts(c: &Connection, file: &Path) -> Result<HashMap<String, Coun
     };
     let mut st = c
         .prepare(&format!(
-            "SELECT run_id, COUNT(DISTINCT {}), COUNT(*), {ok} FROM verification_results GROUP BY run_id",
+            "SELECT run_id, COUNT(DISTINCT {}), COUNT(*), {ok} FROM verification_results
+             WHERE ?1 IS NULL OR run_id = ?1 GROUP BY run_id",
             quoted(question)
         ))
         .map_err(|e| db_err(file, e))?;
     let rows = st
-        .query_map([], |r| {
+        .query_map([only], |r| {
             let id = text(r.get_ref(0)?).unwrap_or_default();
             let total = r.get::<_, i64>(2)? as u64;
             let ok = r.get::<_, Option<i64>>(3)?.map(|n| n as u64);
