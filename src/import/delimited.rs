@@ -64,6 +64,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
     let mut rows = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut lines = LineCounter::default();
+    let mut prev_end = 0usize;
     loop {
         let line = rdr.position().line() as usize;
         match rdr.read_byte_record(&mut rec) {
@@ -77,18 +78,16 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                 });
             }
         }
-        // The record's first line: its start offset, past the previous
-        // record's terminator (which the reader counts with the record).
-        let row = match rec.position() {
-            Some(p) => {
-                let mut start = p.byte() as usize;
-                while matches!(bytes.get(start), Some(b'\r' | b'\n')) {
-                    start += 1;
-                }
-                lines.advance(bytes, start)
-            }
-            None => line,
-        };
+        // The record's raw bytes run from where the previous one ended (its
+        // terminator and skipped empty lines first) to where the reader is.
+        let end = (rdr.position().byte() as usize).min(bytes.len());
+        let mut start = prev_end.min(end);
+        while matches!(bytes.get(start), Some(b'\r' | b'\n')) && start < end {
+            start += 1;
+        }
+        let raw = &bytes[start..end];
+        prev_end = end;
+        let row = lines.advance(bytes, start);
         let mut cells = Vec::with_capacity(rec.len());
         for (i, f) in rec.iter().enumerate() {
             match std::str::from_utf8(f) {
@@ -110,16 +109,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         }
         // pandas skips blank lines, whitespace-only ones too (unquoted); the
         // csv crate skips empty ones.
-        let unquoted = || {
-            rec.position().is_some_and(|p| {
-                let rest = &bytes[(p.byte() as usize).min(bytes.len())..];
-                let line = rest
-                    .split(|&b| b == b'\n')
-                    .find(|l| !l.trim_ascii().is_empty());
-                !line.is_some_and(|l| l.contains(&b'"'))
-            })
-        };
-        if cells.len() == 1 && cells[0].trim_matches([' ', '\t', '\r']).is_empty() && unquoted() {
+        if cells.len() == 1
+            && cells[0].trim_matches([' ', '\t', '\r']).is_empty()
+            && !raw.contains(&b'"')
+        {
             continue;
         }
         match &header {
