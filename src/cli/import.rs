@@ -149,7 +149,9 @@ fn hint(e: &ImportError) -> Option<&'static str> {
         }
         ImportError::MissingColumns { .. } => Some("check the column flags"),
         ImportError::NoSuchSheet { .. } => Some("choose one with --sheet"),
-        ImportError::NotATable { .. } => Some("choose the format with --format"),
+        ImportError::NotATable { .. } | ImportError::UnknownFormat { .. } => {
+            Some("choose the format with --format")
+        }
         _ => None,
     }
 }

@@ -121,6 +121,12 @@ pub enum ImportError {
         /// What is wrong, and why.
         message: String,
     },
+    /// A file whose format neither its name nor its first bytes tell.
+    #[error("{}: cannot tell the format from the name or the content (csv, tsv, xlsx, xls, jsonl or inspect)", file.display())]
+    UnknownFormat {
+        /// The file.
+        file: PathBuf,
+    },
     /// Options that do not go together, or a bad option value.
     #[error("{0}")]
     Usage(String),
@@ -131,7 +137,7 @@ impl ImportError {
     pub fn is_input(&self) -> bool {
         match self {
             ImportError::Io(e) => !matches!(**e, crate::Error::Io { .. }),
-            ImportError::Usage(_) => false,
+            ImportError::Usage(_) | ImportError::UnknownFormat { .. } => false,
             _ => true,
         }
     }

@@ -273,4 +273,35 @@ mod tests {
         assert_eq!((q.question.as_str(), q.answer.as_str()), ("Why?", "x\ny"));
         assert_eq!(rows.rows[2].1, RowOutcome::Drop("empty input".into()));
     }
+
+    #[test]
+    fn csv_and_json_array_samples() {
+        let csv = b"id,input,target,choices\n7,Pick one,A,\"[\"\"A\"\", \"\"B\"\"]\"\n";
+        let rows = read(&Location::file("s.csv"), csv, &Columns::default()).unwrap();
+        let RowOutcome::Take(q) = &rows.rows[0].1 else {
+            panic!("{rows:?}")
+        };
+        assert_eq!((q.id.as_deref(), q.answer.as_str()), (Some("7"), "A"));
+        assert_eq!(q.custom[0].1, crate::json::parse(br#"["A", "B"]"#).unwrap());
+        let arr = br#"[{"input": "Q?", "target": 3}]"#;
+        let rows = read(&Location::file("s.json"), arr, &Columns::default()).unwrap();
+        let RowOutcome::Take(q) = &rows.rows[0].1 else {
+            panic!("{rows:?}")
+        };
+        assert_eq!(
+            (q.question.as_str(), q.answer.as_str(), q.id.as_ref()),
+            ("Q?", "3", None)
+        );
+        let e = read(
+            &Location::file("s.jsonl"),
+            br#"{"input": "Q?"}"#,
+            &Columns::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("row 1: missing columns in file: \"target\"; the file has: \"input\""),
+            "{e}"
+        );
+    }
 }

@@ -293,10 +293,9 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
     let format = match opts.format {
         Some(f) => f,
         None => InputFormat::detect(file, &bytes[..bytes.len().min(65536)], &opts.columns)
-            .ok_or_else(|| ImportError::Usage(format!(
-                "{}: cannot tell the format from the name or the content (csv, tsv, xlsx, xls, jsonl or inspect)",
-                file.display()
-            )))?,
+            .ok_or_else(|| ImportError::UnknownFormat {
+                file: file.to_path_buf(),
+            })?,
     };
     if opts.sheet.is_some() && !matches!(format, InputFormat::Xlsx | InputFormat::Xls) {
         return Err(ImportError::Usage(format!(

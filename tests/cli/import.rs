@@ -164,6 +164,39 @@ fn dates_in_custom_metadata_are_written_as_iso_text() {
 }
 
 #[test]
+fn a_legacy_xls_workbook_reads_as_pandas_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.jsonld");
+    stdout_of(
+        kld()
+            .arg("import")
+            .arg(fixture("legacy.xls"))
+            .args(["--question-column", "Question", "--answer-column", "Answer"])
+            .args([
+                "--custom-metadata-column",
+                "Level",
+                "--custom-metadata-column",
+                "Added",
+            ])
+            .arg("-o")
+            .arg(&out),
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let items = v["dataFeedElement"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "the row with an empty question is dropped");
+    assert_eq!(items[0]["item"]["acceptedAnswer"]["text"], "299792");
+    let props = &items[0]["item"]["additionalProperty"];
+    // A column with an empty cell is float64: 1 → 1.0.
+    assert_eq!(props[1]["name"], "custom_Level");
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("\"value\": 1.0\n"));
+    assert_eq!(props[2]["value"], "2023-05-06T00:00:00");
+    assert_canonical_and_valid(&out);
+}
+
+#[test]
 fn dry_run_lists_rows_taken_dropped_and_duplicated_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never.jsonld");
