@@ -28,6 +28,7 @@ mod hostile_files;
 mod hostile_serve;
 mod hostile_watch;
 mod identity;
+mod import;
 mod interop;
 mod interop_clients;
 mod interop_hostile;
