@@ -29,6 +29,9 @@ Run with the Karenina venv's python (it has pandas and openpyxl):
         already in the benchmark makes `add_question` raise: it is skipped and
         listed, as kld reports it), then `save`. Prints the outcome as JSON.
 
+    VENV/bin/python karenina_import.py extract [KLD IMPORT ARGS…]
+        The same, `extract_questions_from_file` alone (no Benchmark, no save).
+
     VENV/bin/python karenina_import.py sheet N PATH
         A Karenina-style CSV sheet of N rows (every column option used), for the
         benchmark; prints the `kld import` column options for it as JSON.
@@ -83,8 +86,9 @@ def keyword_config(arg: str) -> dict:
     return {"column": col, "separator": sep if colon else ","}
 
 
-def run_karenina(argv: list[str], cwd: Path) -> dict:
-    """Karenina's extractor + Benchmark + save on kld's arguments; the outcome."""
+def run_karenina(argv: list[str], cwd: Path, extract_only: bool = False) -> dict:
+    """Karenina's extractor + Benchmark + save on kld's arguments; the outcome
+    (with the seconds each step took). `extract_only`: the extractor alone."""
     from karenina.benchmark import Benchmark
     from karenina.benchmark.authoring.questions import extract_questions_from_file
 
@@ -120,6 +124,8 @@ def run_karenina(argv: list[str], cwd: Path) -> dict:
             )
             questions.extend((f, q) for q in qs)
         timings["extract"] = time.perf_counter() - t0
+        if extract_only:
+            return {"ok": True, "questions": len(questions), "duplicates": [], "seconds": timings}
         stage = "add"
         if a.into:
             b = Benchmark.load(out)
@@ -484,11 +490,15 @@ def main() -> None:
     rw.add_argument("case", type=Path)
     rw.add_argument("out", type=Path)
     sub.add_parser("karenina", add_help=False)
+    sub.add_parser("extract", add_help=False)
     sh = sub.add_parser("sheet")
     sh.add_argument("n", type=int)
     sh.add_argument("path", type=Path)
     if len(sys.argv) > 1 and sys.argv[1] == "karenina":
         print(json.dumps(run_karenina(sys.argv[2:], Path.cwd()), ensure_ascii=False))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "extract":
+        print(json.dumps(run_karenina(sys.argv[2:], Path.cwd(), extract_only=True), ensure_ascii=False))
         return
     a = ap.parse_args()
     if a.cmd == "gen":
