@@ -153,6 +153,7 @@ pub mod error;
 pub mod export;
 pub mod find;
 pub mod fsutil;
+pub mod import;
 pub mod interop;
 pub mod json;
 pub mod kind;

@@ -41,6 +41,7 @@ mod export;
 mod find;
 mod git;
 mod gitdriver;
+mod import;
 mod inputs;
 mod preset;
 mod query;
@@ -280,6 +281,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
+    /// Turn sheets (CSV, TSV, XLSX, XLS) and datasets (Inspect AI, JSON Lines) into a canonical checkpoint, as Karenina's extract_questions_from_file + add_question + save would.
+    #[command(after_help = concat!("Examples:\n  kld import questions.xlsx --question-column Question --answer-column Answer -o bench.jsonld\n  kld import more.csv --question-column Q --answer-column A --keywords-column 'Area:;' --into bench.jsonld\n  kld import samples.jsonl --format inspect -o bench.jsonld\n  kld import questions.csv --question-column Q --answer-column A --dry-run --output-format json\n\n", "Exit codes: 0 ok; 1 invalid input (located: file, sheet, row, column; nothing written); 2 usage or I/O error."))]
+    Import(import::ImportArgs),
     /// Write a stored graph back as a canonical checkpoint.
     #[command(after_help = concat!("Examples:\n  kld extract --store store/ file:///home/me/bench.jsonld -o bench.jsonld\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Extract(rdf::ExtractArgs),
@@ -500,6 +504,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             format,
         } => rdf::load(&store, &inputs, processor.into(), &results, format),
         Command::Extract(a) => rdf::extract(a),
+        Command::Import(a) => import::import(a),
         Command::Query(a) => query::query(a),
         Command::Queries { name, format } => query::queries(name.as_deref(), format),
         Command::Export(a) => export::export(a),

@@ -1,0 +1,185 @@
+//! CSV and TSV tables, read as `pd.read_csv(path)` / `pd.read_csv(path,
+//! sep="\t")` read them (Karenina's `read_file_to_dataframe`): the first
+//! record is the header, blank lines are skipped, a short record is padded
+//! with missing cells, a long one is an error, and each column is typed by
+//! [`super::infer::text_column`].
+
+use super::error::{ImportError, Location, Result};
+use super::infer::text_column;
+use super::table::{header_names, Column, Table};
+
+/// What the bytes look like when they are not a delimited table, if that
+/// can be told from their start.
+pub fn not_text(bytes: &[u8]) -> Option<String> {
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Some("a ZIP archive (an .xlsx workbook? give --format xlsx)".into());
+    }
+    if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
+        return Some("an OLE2 file (an .xls workbook? give --format xls)".into());
+    }
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Some("binary data (NUL bytes)".into());
+    }
+    None
+}
+
+/// Reads a delimited table (`delimiter` `,` or `\t`).
+pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
+    let expected = if delimiter == b'\t' {
+        "TSV table"
+    } else {
+        "CSV table"
+    };
+    if let Some(looks_like) = not_text(bytes) {
+        return Err(ImportError::NotATable {
+            at: at.clone(),
+            expected,
+            looks_like,
+        });
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let trimmed = bytes.trim_ascii_start();
+    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
+        // A JSON document read as CSV gives one odd column: say what it is.
+        let looks_like = if trimmed.starts_with(b"{") && trimmed.contains(&b'\n') {
+            "JSON (a JSON Lines dataset? give --format jsonl or --format inspect)"
+        } else {
+            "JSON (an Inspect dataset? give --format inspect)"
+        };
+        if !bytes.contains(&delimiter) || trimmed.starts_with(b"[") {
+            return Err(ImportError::NotATable {
+                at: at.clone(),
+                expected,
+                looks_like: looks_like.into(),
+            });
+        }
+    }
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut header: Option<Vec<String>> = None;
+    let mut fields: Vec<Vec<Option<String>>> = Vec::new();
+    let mut rows = Vec::new();
+    let mut rec = csv::ByteRecord::new();
+    loop {
+        let line = rdr.position().line() as usize;
+        match rdr.read_byte_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let row = e.position().map_or(line, |p| p.line() as usize);
+                return Err(ImportError::Bad {
+                    at: at.at_row(row),
+                    message: format!("not a well-formed {expected}: {e}"),
+                });
+            }
+        }
+        let row = rec.position().map_or(line, |p| p.line() as usize);
+        let mut cells = Vec::with_capacity(rec.len());
+        for (i, f) in rec.iter().enumerate() {
+            match std::str::from_utf8(f) {
+                Ok(s) => cells.push(s.to_string()),
+                Err(e) => {
+                    let col = header
+                        .as_ref()
+                        .and_then(|h| h.get(i).cloned())
+                        .unwrap_or_else(|| format!("field {}", i + 1));
+                    return Err(ImportError::Bad {
+                        at: at.at_row(row).in_column(&col),
+                        message: format!(
+                            "not UTF-8 (byte {} of the field): pandas reads CSV as UTF-8; convert the file",
+                            e.valid_up_to() + 1
+                        ),
+                    });
+                }
+            }
+        }
+        // pandas skips blank lines; the csv crate already skips empty ones.
+        match &header {
+            None => {
+                let names = header_names(cells);
+                fields = vec![Vec::new(); names.len()];
+                header = Some(names);
+            }
+            Some(h) => {
+                if cells.len() > h.len() {
+                    return Err(ImportError::Bad {
+                        at: at.at_row(row),
+                        message: format!(
+                            "expected {} fields (the header's), saw {} (a separator inside an unquoted value?)",
+                            h.len(),
+                            cells.len()
+                        ),
+                    });
+                }
+                let n = cells.len();
+                for (col, v) in fields.iter_mut().zip(cells) {
+                    col.push(Some(v));
+                }
+                for col in fields.iter_mut().skip(n) {
+                    col.push(None);
+                }
+                rows.push(row);
+            }
+        }
+    }
+    let Some(names) = header else {
+        return Err(ImportError::NotATable {
+            at: at.clone(),
+            expected,
+            looks_like: "an empty file (no header row)".into(),
+        });
+    };
+    let columns = names
+        .into_iter()
+        .zip(fields)
+        .map(|(name, tokens)| Column {
+            name,
+            typed: text_column(tokens),
+        })
+        .collect();
+    Ok(Table {
+        at: at.clone(),
+        columns,
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::value::Cell;
+
+    fn at() -> Location {
+        Location::file("t.csv")
+    }
+
+    #[test]
+    fn header_rows_and_padding() {
+        let t = read(
+            &at(),
+            b"\xEF\xBB\xBFQ,A,N\r\n\"x, y\",1,2\r\n\r\nz,3\n",
+            b',',
+        )
+        .unwrap();
+        assert_eq!(t.names(), ["Q", "A", "N"]);
+        assert_eq!(t.rows, [2, 4]);
+        assert_eq!(t.columns[0].typed.cells[0], Cell::Str("x, y".into()));
+        assert!(t.columns[2].typed.cells[1].is_na());
+        assert_eq!(t.columns[2].typed.cells[0], Cell::Float(2.0));
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let e = read(&at(), b"Q,A\na,b,c\n", b',').unwrap_err().to_string();
+        assert!(e.starts_with("t.csv: row 2: expected 2 fields"), "{e}");
+        let e = read(&at(), b"Q,A\na,\xff\n", b',').unwrap_err().to_string();
+        assert!(e.contains("row 2, column \"A\": not UTF-8"), "{e}");
+        let e = read(&at(), b"", b',').unwrap_err().to_string();
+        assert!(e.contains("empty file"), "{e}");
+        let e = read(&at(), b"PK\x03\x04zzz", b',').unwrap_err().to_string();
+        assert!(e.contains("ZIP archive"), "{e}");
+    }
+}

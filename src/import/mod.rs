@@ -1,0 +1,422 @@
+//! `kld import`: spreadsheets and other harnesses' datasets → Karenina
+//! checkpoints, without Python.
+//!
+//! Karenina users start a benchmark from a sheet: `extract_questions_from_file`
+//! (pandas) reads it, and `Benchmark.add_question` + `save` write the
+//! checkpoint. This module does the same in the library, with the same
+//! results: [`delimited`] reads CSV/TSV and [`sheet`] XLSX/XLS (calamine),
+//! [`infer`] types each column as pandas does, [`extract`] is Karenina's
+//! extractor and [`build`] its `add_question`. [`jsonl`] reads a plain JSON
+//! Lines file through the same column options and [`inspect`] an Inspect AI
+//! dataset (so that `kld export -f inspect` round-trips). [`plan`] gathers
+//! the rows of every input, the questions taken, the rows dropped and why,
+//! and the duplicates (by question ID) refused; [`Plan::apply`] adds them to
+//! a checkpoint. Errors ([`ImportError`]) are located; nothing is written
+//! when any occurs.
+
+pub mod build;
+pub mod delimited;
+pub mod error;
+pub mod extract;
+pub mod infer;
+pub mod inspect;
+pub mod jsonl;
+pub mod sheet;
+pub mod table;
+pub mod value;
+
+pub use build::{BenchmarkMeta, Stamp};
+pub use error::{ImportError, Location, Result};
+
+use crate::json::Json;
+use crate::model::{qid, Checkpoint};
+use extract::RowOutcome;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// `--keywords-column COL[:SEP]`: a keywords column and its separator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeywordColumn {
+    /// The column.
+    pub column: String,
+    /// What separates its keywords (default `,`).
+    pub separator: String,
+}
+
+impl std::str::FromStr for KeywordColumn {
+    type Err = ImportError;
+
+    /// `COL` or `COL:SEP` (split at the first `:`; SEP may itself be `:`).
+    fn from_str(s: &str) -> Result<Self> {
+        let (column, separator) = match s.split_once(':') {
+            Some((c, sep)) => (c, sep),
+            None => (s, ","),
+        };
+        if separator.is_empty() {
+            return Err(ImportError::Usage(format!(
+                "keywords column {s:?}: empty separator (Python's str.split refuses one); write COL or COL:SEP"
+            )));
+        }
+        if column.is_empty() {
+            return Err(ImportError::Usage(format!(
+                "keywords column {s:?}: no column name; write COL or COL:SEP"
+            )));
+        }
+        Ok(KeywordColumn {
+            column: column.to_string(),
+            separator: separator.to_string(),
+        })
+    }
+}
+
+/// Karenina's column options (`extract_questions_from_file`'s arguments).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// `question_column` (required for tables).
+    pub question: Option<String>,
+    /// `answer_column` (required for tables).
+    pub answer: Option<String>,
+    /// `author_name_column`.
+    pub author_name: Option<String>,
+    /// `author_email_column`.
+    pub author_email: Option<String>,
+    /// `author_affiliation_column`.
+    pub author_affiliation: Option<String>,
+    /// `url_column` (stored as custom metadata `url`).
+    pub url: Option<String>,
+    /// `keywords_columns`.
+    pub keywords: Vec<KeywordColumn>,
+    /// `answer_notes_column`.
+    pub answer_notes: Option<String>,
+    /// `custom_metadata_columns`.
+    pub custom_metadata: Vec<String>,
+}
+
+impl Columns {
+    /// Whether any column option was given.
+    pub fn any(&self) -> bool {
+        *self != Columns::default()
+    }
+}
+
+/// What an input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Comma-separated values (`pd.read_csv`).
+    Csv,
+    /// Tab-separated values (`.tsv`, `.txt`).
+    Tsv,
+    /// An Office Open XML workbook.
+    Xlsx,
+    /// A legacy Excel workbook.
+    Xls,
+    /// JSON Lines, one object a row, mapped by the column options.
+    Jsonl,
+    /// An Inspect AI dataset (JSON, JSON Lines or CSV samples).
+    Inspect,
+}
+
+impl InputFormat {
+    /// The format a file's extension names (`.txt` is TSV, as in Karenina).
+    pub fn from_extension(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "csv" => InputFormat::Csv,
+            "tsv" | "txt" | "tab" => InputFormat::Tsv,
+            "xlsx" | "xlsm" => InputFormat::Xlsx,
+            "xls" => InputFormat::Xls,
+            "jsonl" | "ndjson" | "json" => InputFormat::Jsonl,
+            _ => return None,
+        })
+    }
+
+    /// The format of `path`: its extension; for JSON, Inspect when the first
+    /// record has `input` and `target` and no column option was given; by
+    /// content when the extension says nothing.
+    pub fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
+        let looks_inspect = || inspect::looks_like_samples(head) && !columns.any();
+        match Self::from_extension(path) {
+            Some(InputFormat::Jsonl) if looks_inspect() => Some(InputFormat::Inspect),
+            Some(f) => Some(f),
+            None if head.starts_with(b"PK\x03\x04") => Some(InputFormat::Xlsx),
+            None if head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) => Some(InputFormat::Xls),
+            None if head.trim_ascii_start().starts_with(b"{")
+                || head.trim_ascii_start().starts_with(b"[") =>
+            {
+                Some(if looks_inspect() {
+                    InputFormat::Inspect
+                } else {
+                    InputFormat::Jsonl
+                })
+            }
+            None => None,
+        }
+    }
+
+    /// The format's name as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Csv => "csv",
+            InputFormat::Tsv => "tsv",
+            InputFormat::Xlsx => "xlsx",
+            InputFormat::Xls => "xls",
+            InputFormat::Jsonl => "jsonl",
+            InputFormat::Inspect => "inspect",
+        }
+    }
+}
+
+/// One question as Karenina would add it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    /// An explicit question ID (an Inspect sample's `id`); `None`: the MD5
+    /// of the text (Karenina's `Question.id`).
+    pub id: Option<String>,
+    /// The question text (stripped).
+    pub question: String,
+    /// The expected answer (stripped).
+    pub answer: String,
+    /// Keywords, sorted and unique.
+    pub keywords: Vec<String>,
+    /// Answer notes.
+    pub answer_notes: Option<String>,
+    /// The author's members (`name`, `email`, `affiliation`), in that order.
+    pub author: Vec<(String, String)>,
+    /// Custom metadata, in column order (`url` first).
+    pub custom: Vec<(String, Json)>,
+    /// `finished` (Karenina's default for an added question: true).
+    pub finished: bool,
+}
+
+impl Imported {
+    /// The question ID Karenina gives it.
+    pub fn question_id(&self) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| qid::md5_hex(&self.question))
+    }
+}
+
+/// How the inputs are read.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// The input format (detected from each file when `None`).
+    pub format: Option<InputFormat>,
+    /// The sheet of a workbook (the first when `None`).
+    pub sheet: Option<String>,
+    /// The column options.
+    pub columns: Columns,
+}
+
+/// What became of one row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Taken as a question with this ID.
+    Take {
+        /// The question ID.
+        id: String,
+        /// The question.
+        question: Box<Imported>,
+    },
+    /// Dropped, as Karenina's extractor drops it.
+    Drop {
+        /// Why.
+        reason: String,
+    },
+    /// Refused: a question with this ID is already there.
+    Duplicate {
+        /// The question ID.
+        id: String,
+        /// Where the first one is (a row, or the checkpoint).
+        first: String,
+    },
+}
+
+/// One input row and what became of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedRow {
+    /// File, sheet and row.
+    pub at: Location,
+    /// Taken, dropped or a duplicate.
+    pub status: Status,
+}
+
+/// Every input row and what an import does with it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// The rows, inputs in order.
+    pub rows: Vec<PlannedRow>,
+    /// The benchmark name an input suggests (an Inspect dataset's
+    /// `metadata.benchmark`, when its samples agree).
+    pub suggested_name: Option<String>,
+}
+
+impl Plan {
+    /// The rows taken.
+    pub fn taken(&self) -> impl Iterator<Item = (&str, &Imported)> {
+        self.rows.iter().filter_map(|r| match &r.status {
+            Status::Take { id, question } => Some((id.as_str(), &**question)),
+            _ => None,
+        })
+    }
+
+    /// How many rows are taken, dropped and refused as duplicates.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut c = (0, 0, 0);
+        for r in &self.rows {
+            match r.status {
+                Status::Take { .. } => c.0 += 1,
+                Status::Drop { .. } => c.1 += 1,
+                Status::Duplicate { .. } => c.2 += 1,
+            }
+        }
+        c
+    }
+
+    /// Appends the questions taken to `cp`, each stamped by `clock` (as
+    /// each `add_question` reads the clock), and sets `dateModified` to the
+    /// last reading (`save()`'s).
+    pub fn apply(&self, cp: &mut Checkpoint, clock: &mut dyn FnMut() -> Stamp) {
+        for (id, q) in self.taken() {
+            let now = clock();
+            cp.items.push(build::item(q, id.to_string(), &now.iso));
+        }
+        cp.date_modified = clock().iso;
+    }
+}
+
+/// Reads one input's rows: where each is and what Karenina's extractor
+/// (or the dataset's mapping) makes of it.
+pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
+    let bytes = crate::fsutil::read_input(file)?;
+    let at = Location::file(file);
+    let format = match opts.format {
+        Some(f) => f,
+        None => InputFormat::detect(file, &bytes[..bytes.len().min(65536)], &opts.columns)
+            .ok_or_else(|| ImportError::Usage(format!(
+                "{}: cannot tell the format from the name or the content (csv, tsv, xlsx, xls, jsonl or inspect)",
+                file.display()
+            )))?,
+    };
+    if opts.sheet.is_some() && !matches!(format, InputFormat::Xlsx | InputFormat::Xls) {
+        return Err(ImportError::Usage(format!(
+            "{}: a sheet applies to workbooks (xlsx, xls), not {}",
+            file.display(),
+            format.name()
+        )));
+    }
+    let tabular = |t: table::Table| -> Result<Rows> {
+        let outcomes = extract::extract(&t, &opts.columns)?;
+        let rows = t
+            .rows
+            .iter()
+            .zip(outcomes)
+            .map(|(&r, o)| (t.at.at_row(r), o))
+            .collect();
+        Ok(Rows {
+            rows,
+            suggested_name: None,
+        })
+    };
+    match format {
+        InputFormat::Csv => tabular(need_columns(delimited::read(&at, &bytes, b',')?, opts)?),
+        InputFormat::Tsv => tabular(need_columns(delimited::read(&at, &bytes, b'\t')?, opts)?),
+        InputFormat::Xlsx | InputFormat::Xls => tabular(need_columns(
+            sheet::read(&at, bytes, opts.sheet.as_deref())?,
+            opts,
+        )?),
+        InputFormat::Jsonl => tabular(need_columns(jsonl::read(&at, &bytes)?, opts)?),
+        InputFormat::Inspect => inspect::read(&at, &bytes, &opts.columns),
+    }
+}
+
+/// Tables need the question and answer columns named.
+fn need_columns(t: table::Table, opts: &ImportOptions) -> Result<table::Table> {
+    if opts.columns.question.is_none() || opts.columns.answer.is_none() {
+        return Err(ImportError::ColumnsNotNamed {
+            at: t.at.clone(),
+            existing: t.names(),
+        });
+    }
+    Ok(t)
+}
+
+/// One input's rows.
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    /// Each row's place and outcome.
+    pub rows: Vec<(Location, RowOutcome)>,
+    /// A benchmark name the input suggests.
+    pub suggested_name: Option<String>,
+}
+
+/// The plan for importing `files` (in order) into `existing` (or a new
+/// checkpoint): every row taken, dropped or refused as a duplicate of an
+/// earlier row or of a question already in `existing`. The first error
+/// stops it.
+pub fn plan(
+    files: &[PathBuf],
+    opts: &ImportOptions,
+    existing: Option<&Checkpoint>,
+) -> Result<Plan> {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut texts: HashMap<String, String> = HashMap::new();
+    if let Some(cp) = existing {
+        for it in &cp.items {
+            let id = it
+                .id
+                .clone()
+                .unwrap_or_else(|| qid::question_id(&it.question.text));
+            seen.insert(id.clone(), format!("question {id} of the checkpoint"));
+            texts.insert(
+                it.question.text.clone(),
+                format!("question {id} of the checkpoint (same text)"),
+            );
+        }
+    }
+    let mut plan = Plan::default();
+    let mut names = Vec::new();
+    for file in files {
+        let rows = read_rows(file, opts)?;
+        names.extend(rows.suggested_name);
+        for (at, outcome) in rows.rows {
+            let status = match outcome {
+                RowOutcome::Drop(reason) => Status::Drop { reason },
+                RowOutcome::Take(q) => {
+                    let id = q.question_id();
+                    let first = seen.get(&id).or_else(|| texts.get(&q.question)).cloned();
+                    match first {
+                        Some(first) => Status::Duplicate { id, first },
+                        None => {
+                            seen.insert(id.clone(), at.to_string());
+                            texts.insert(q.question.clone(), at.to_string());
+                            Status::Take { id, question: q }
+                        }
+                    }
+                }
+            };
+            plan.rows.push(PlannedRow { at, status });
+        }
+    }
+    names.dedup();
+    if names.len() == 1 {
+        plan.suggested_name = names.pop();
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_columns() {
+        let k: KeywordColumn = "Area".parse().unwrap();
+        assert_eq!((k.column.as_str(), k.separator.as_str()), ("Area", ","));
+        let k: KeywordColumn = "Tags:;".parse().unwrap();
+        assert_eq!(k.separator, ";");
+        let k: KeywordColumn = "Tags::".parse().unwrap();
+        assert_eq!(k.separator, ":");
+        assert!("Tags:".parse::<KeywordColumn>().is_err());
+    }
+}
