@@ -10,7 +10,11 @@ Run with the Karenina venv's python (it has pandas and openpyxl):
         value: the test adds its own), `spec.json` (the tables, to rebuild a
         case row by row), an `existing.jsonld` when the case imports `--into`
         a checkpoint, and Karenina's outcome: `karenina.jsonld` (bytes as
-        Karenina's `save` writes them) or `karenina.error`. OUT/cases.jsonl has
+        Karenina's `save` writes them) or `karenina.error`. Where `save` raises
+        because a custom metadata cell is a date or time (pandas' `Timestamp`,
+        which `json.dump` cannot write), the dates are given as their
+        `isoformat()` text and saved again, as kld writes them; `karenina.note`
+        says so. OUT/cases.jsonl has
         one line per case: {"case", "args", "outcome", "duplicates",
         "features"}.
 
@@ -19,6 +23,10 @@ Run with the Karenina venv's python (it has pandas and openpyxl):
         sheets and options, that row alone in every table): where kld and
         Karenina disagree on a whole case, the first row that disagrees alone
         is a minimal reproduction.
+
+    VENV/bin/python karenina_import.py subset CASE_DIR OUT --keep 0,3,4
+        The case with only those data rows in every table (for shrinking a
+        case whose rows disagree only together).
 
     VENV/bin/python karenina_import.py karenina [KLD IMPORT ARGS…]
         Karenina run on `kld import`'s own arguments (FILE… -o OUT | --into
@@ -141,13 +149,38 @@ def run_karenina(argv: list[str], cwd: Path, extract_only: bool = False) -> dict
                 duplicates.append({"file": f, "id": q.id, "question": q.question})
         timings["add"] = time.perf_counter() - t0 - timings["extract"]
         stage = "save"
-        b.save(out)
+        dates_as_text = None
+        try:
+            b.save(out)
+        except TypeError as e:
+            # Karenina's save cannot write a date or time cell of custom
+            # metadata (`Timestamp is not JSON serializable`); kld writes its
+            # ISO 8601 text instead, which is what Karenina writes when the
+            # value is that text.
+            if "not JSON serializable" not in str(e) or not dates_to_text(b):
+                raise
+            dates_as_text = f"{type(e).__name__}: {e}"
+            b.save(out)
         timings["save"] = time.perf_counter() - t0 - timings["extract"] - timings["add"]
     except Exception as e:  # noqa: BLE001 - the outcome is what raised
         if stage == "save" and out.exists() and not a.into:
             out.unlink()  # json.dump leaves the part it wrote
         return {"ok": False, "stage": stage, "error": f"{type(e).__name__}: {e}", "duplicates": duplicates}
-    return {"ok": True, "questions": len(questions) - len(duplicates), "duplicates": duplicates, "seconds": timings}
+    outcome = {"ok": True, "questions": len(questions) - len(duplicates), "duplicates": duplicates, "seconds": timings}
+    if dates_as_text:
+        outcome["dates_as_text"] = dates_as_text
+    return outcome
+
+
+def dates_to_text(b) -> bool:
+    """Custom metadata dates and times as their `isoformat()`; whether any was."""
+    changed = False
+    for item in b._base._checkpoint.dataFeedElement:
+        for prop in item.item.additionalProperty or []:
+            if isinstance(prop.value, (dt.datetime, dt.date, dt.time)):
+                prop.value = prop.value.isoformat()
+                changed = True
+    return changed
 
 
 # ---------------------------------------------------------------------------
@@ -467,8 +500,20 @@ def materialize(case: dict, d: Path) -> dict:
         if (d / "karenina.jsonld").exists():
             (d / "karenina.jsonld").unlink()
         (d / "karenina.error").write_text(outcome["stage"] + ": " + outcome["error"] + "\n", encoding="utf-8")
+    if outcome.get("dates_as_text"):
+        (d / "karenina.note").write_text("save: " + outcome["dates_as_text"] + "; compared with the dates as ISO 8601 text\n",
+                                         encoding="utf-8")
     outcome.pop("seconds", None)
     return outcome
+
+
+def subset(spec: dict, keep: list[int]) -> dict:
+    """The case with only the data rows numbered `keep` in every table."""
+    one = json.loads(json.dumps(spec, default=str))  # deep copy; rows replaced below
+    for f, f0 in zip(one["files"], spec["files"]):
+        for s, s0 in zip(f["sheets"], f0["sheets"]):
+            s["rows"] = [s0["rows"][i] for i in keep if i < len(s0["rows"])]
+    return one
 
 
 def load_spec(d: Path) -> dict:
@@ -489,6 +534,10 @@ def main() -> None:
     rw = sub.add_parser("rows")
     rw.add_argument("case", type=Path)
     rw.add_argument("out", type=Path)
+    sb = sub.add_parser("subset")
+    sb.add_argument("case", type=Path)
+    sb.add_argument("out", type=Path)
+    sb.add_argument("--keep", required=True)
     sub.add_parser("karenina", add_help=False)
     sub.add_parser("extract", add_help=False)
     sh = sub.add_parser("sheet")
@@ -510,18 +559,18 @@ def main() -> None:
                 name = f"{i:04d}"
                 outcome = materialize(case, a.out / name)
                 log.write(json.dumps({"case": name, "args": case["args"], "into": case["into"],
-                                      "outcome": "ok" if outcome["ok"] else outcome["stage"] + "-raises",
+                                      "outcome": ("ok-dates-as-text" if outcome.get("dates_as_text") else "ok")
+                                      if outcome["ok"] else outcome["stage"] + "-raises",
                                       "duplicates": outcome["duplicates"], "features": case["features"]},
                                      ensure_ascii=False) + "\n")
     elif a.cmd == "rows":
         spec = load_spec(a.case)
         n = max(len(s["rows"]) for f in spec["files"] for s in f["sheets"])
         for i in range(n):
-            one = json.loads(json.dumps(spec, default=str))  # deep copy; rows replaced below
-            for f, f0 in zip(one["files"], spec["files"]):
-                for s, s0 in zip(f["sheets"], f0["sheets"]):
-                    s["rows"] = s0["rows"][i:i + 1]
-            materialize(one, a.out / f"r{i:03d}")
+            materialize(subset(spec, [i]), a.out / f"r{i:03d}")
+    elif a.cmd == "subset":
+        keep = [int(i) for i in a.keep.split(",") if i]
+        materialize(subset(load_spec(a.case), keep), a.out)
     elif a.cmd == "sheet":
         write_bench_sheet(a.n, a.path)
 
