@@ -63,6 +63,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
     let mut fields: Vec<Vec<Option<String>>> = Vec::new();
     let mut rows = Vec::new();
     let mut rec = csv::ByteRecord::new();
+    let mut lines = LineCounter::default();
     loop {
         let line = rdr.position().line() as usize;
         match rdr.read_byte_record(&mut rec) {
@@ -76,7 +77,18 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                 });
             }
         }
-        let row = rec.position().map_or(line, |p| p.line() as usize);
+        // The record's first line: its start offset, past the previous
+        // record's terminator (which the reader counts with the record).
+        let row = match rec.position() {
+            Some(p) => {
+                let mut start = p.byte() as usize;
+                while matches!(bytes.get(start), Some(b'\r' | b'\n')) {
+                    start += 1;
+                }
+                lines.advance(bytes, start)
+            }
+            None => line,
+        };
         let mut cells = Vec::with_capacity(rec.len());
         for (i, f) in rec.iter().enumerate() {
             match std::str::from_utf8(f) {
@@ -145,6 +157,25 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         columns,
         rows,
     })
+}
+
+/// Line numbers of increasing byte offsets, counted once.
+#[derive(Default)]
+struct LineCounter {
+    offset: usize,
+    newlines: usize,
+}
+
+impl LineCounter {
+    fn advance(&mut self, bytes: &[u8], to: usize) -> usize {
+        let to = to.min(bytes.len()).max(self.offset);
+        self.newlines += bytes[self.offset..to]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.offset = to;
+        self.newlines + 1
+    }
 }
 
 #[cfg(test)]

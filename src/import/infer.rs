@@ -218,13 +218,16 @@ pub fn sheet_column(raw: Vec<Raw>) -> Typed {
             .collect();
         return Typed::plain(cells);
     }
-    // libops.maybe_convert_bool: booleans and True/False text.
+    // libops.maybe_convert_bool: booleans and True/False text (missing
+    // cells stay missing), tried only when the first cell is not a Python
+    // int (a bool is one).
     let boolish = |c: &Cell| match c {
         Cell::Bool(b) => Some(*b),
         Cell::Str(s) => parse_bool(s),
         _ => None,
     };
-    if present().all(|c| boolish(c).is_some()) {
+    let first_is_int = matches!(vals.first(), Some(Cell::Int(_) | Cell::Bool(_)));
+    if !first_is_int && present().all(|c| boolish(c).is_some()) {
         let cells = vals
             .iter()
             .map(|c| boolish(c).map_or(Cell::Na, Cell::Bool))

@@ -27,6 +27,7 @@ mod hostile_files;
 mod hostile_serve;
 mod hostile_watch;
 mod identity;
+mod import;
 mod import_inspect;
 mod interop;
 mod interop_clients;
