@@ -384,7 +384,12 @@ pub fn plan(
                 RowOutcome::Drop(reason) => Status::Drop { reason },
                 RowOutcome::Take(q) => {
                     let id = q.question_id();
-                    let first = seen.get(&id).or_else(|| texts.get(&q.question)).cloned();
+                    // Same text counts only for a row without its own ID
+                    // (a sheet row, whose ID is its text's hash): samples
+                    // with their own IDs may share a text, as Karenina's
+                    // `-1` IDs for a repeated question do.
+                    let same_text = || q.id.is_none().then(|| texts.get(&q.question)).flatten();
+                    let first = seen.get(&id).or_else(same_text).cloned();
                     match first {
                         Some(first) => Status::Duplicate { id, first },
                         None => {
