@@ -298,13 +298,6 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
                 file.display()
             )))?,
     };
-    if opts.sheet.is_some() && !matches!(format, InputFormat::Xlsx | InputFormat::Xls) {
-        return Err(ImportError::Usage(format!(
-            "{}: a sheet applies to workbooks (xlsx, xls), not {}",
-            file.display(),
-            format.name()
-        )));
-    }
     let tabular = |t: table::Table| -> Result<Rows> {
         let outcomes = extract::extract(&t, &opts.columns)?;
         let rows = t
@@ -373,6 +366,20 @@ pub fn plan(
                 format!("question {id} of the checkpoint (same text)"),
             );
         }
+    }
+    // `--sheet` names a sheet of the workbooks among the inputs; the other
+    // inputs ignore it, as Karenina's extractor ignores `sheet_name` for a
+    // CSV. Without a workbook (or a file whose extension says nothing) it
+    // cannot apply to anything.
+    let workbook = |f: &PathBuf| {
+        opts.format
+            .or_else(|| InputFormat::from_extension(f))
+            .is_none_or(|x| matches!(x, InputFormat::Xlsx | InputFormat::Xls))
+    };
+    if opts.sheet.is_some() && !files.iter().any(workbook) {
+        return Err(ImportError::Usage(
+            "--sheet applies to workbooks (xlsx, xls), and no input is one".to_string(),
+        ));
     }
     let mut plan = Plan::default();
     let mut names = Vec::new();

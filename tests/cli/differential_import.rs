@@ -290,3 +290,29 @@ fn the_clock_mask_passes_only_clock_values() {
     assert!(first_difference(id, "\"@id\": \"urn:uuid:other-1.5\",").is_some());
     assert!(first_difference("a\nb", "a").is_some());
 }
+
+#[test]
+fn sheet_names_a_workbook_s_sheet_and_other_inputs_ignore_it() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/import");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.jsonld");
+    let run = |files: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kld"))
+            .arg("import")
+            .args(files.iter().map(|f| data.join(f)))
+            .args(["--sheet", "Biology", "--question-column", "Question"])
+            .args(["--answer-column", "Answer", "--name", "b", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    // As Karenina's extractor ignores sheet_name for a CSV.
+    let both = run(&["questions.csv", "questions.xlsx"]);
+    assert!(both.status.success(), "{both:?}");
+    // With no workbook among the inputs it applies to nothing.
+    std::fs::remove_file(&out).unwrap();
+    let csv = run(&["questions.csv"]);
+    assert_eq!(csv.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&csv.stderr).contains("--sheet"));
+    assert!(!out.exists());
+}
