@@ -32,7 +32,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
     };
     if let Some(looks_like) = not_text(bytes) {
         return Err(ImportError::NotATable {
-            at: at.clone(),
+            at: at.clone().into(),
             expected,
             looks_like,
         });
@@ -48,7 +48,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         };
         if !bytes.contains(&delimiter) || trimmed.starts_with(b"[") {
             return Err(ImportError::NotATable {
-                at: at.clone(),
+                at: at.clone().into(),
                 expected,
                 looks_like: looks_like.into(),
             });
@@ -64,6 +64,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
     let mut rows = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut lines = LineCounter::default();
+    let mut prev_end = 0usize;
     loop {
         let line = rdr.position().line() as usize;
         match rdr.read_byte_record(&mut rec) {
@@ -72,23 +73,21 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
             Err(e) => {
                 let row = e.position().map_or(line, |p| p.line() as usize);
                 return Err(ImportError::Bad {
-                    at: at.at_row(row),
+                    at: at.at_row(row).into(),
                     message: format!("not a well-formed {expected}: {e}"),
                 });
             }
         }
-        // The record's first line: its start offset, past the previous
-        // record's terminator (which the reader counts with the record).
-        let row = match rec.position() {
-            Some(p) => {
-                let mut start = p.byte() as usize;
-                while matches!(bytes.get(start), Some(b'\r' | b'\n')) {
-                    start += 1;
-                }
-                lines.advance(bytes, start)
-            }
-            None => line,
-        };
+        // The record's raw bytes run from where the previous one ended (its
+        // terminator and skipped empty lines first) to where the reader is.
+        let end = (rdr.position().byte() as usize).min(bytes.len());
+        let mut start = prev_end.min(end);
+        while matches!(bytes.get(start), Some(b'\r' | b'\n')) && start < end {
+            start += 1;
+        }
+        let raw = &bytes[start..end];
+        prev_end = end;
+        let row = lines.advance(bytes, start);
         let mut cells = Vec::with_capacity(rec.len());
         for (i, f) in rec.iter().enumerate() {
             match std::str::from_utf8(f) {
@@ -99,7 +98,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                         .and_then(|h| h.get(i).cloned())
                         .unwrap_or_else(|| format!("field {}", i + 1));
                     return Err(ImportError::Bad {
-                        at: at.at_row(row).in_column(&col),
+                        at: at.at_row(row).in_column(&col).into(),
                         message: format!(
                             "not UTF-8 (byte {} of the field): pandas reads CSV as UTF-8; convert the file",
                             e.valid_up_to() + 1
@@ -108,7 +107,14 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                 }
             }
         }
-        // pandas skips blank lines; the csv crate already skips empty ones.
+        // pandas skips blank lines, whitespace-only ones too (unquoted); the
+        // csv crate skips empty ones.
+        if cells.len() == 1
+            && cells[0].trim_matches([' ', '\t', '\r']).is_empty()
+            && !raw.contains(&b'"')
+        {
+            continue;
+        }
         match &header {
             None => {
                 let names = header_names(cells);
@@ -118,7 +124,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
             Some(h) => {
                 if cells.len() > h.len() {
                     return Err(ImportError::Bad {
-                        at: at.at_row(row),
+                        at: at.at_row(row).into(),
                         message: format!(
                             "expected {} fields (the header's), saw {} (a separator inside an unquoted value?)",
                             h.len(),
@@ -139,7 +145,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
     }
     let Some(names) = header else {
         return Err(ImportError::NotATable {
-            at: at.clone(),
+            at: at.clone().into(),
             expected,
             looks_like: "an empty file (no header row)".into(),
         });
@@ -191,12 +197,16 @@ mod tests {
     fn header_rows_and_padding() {
         let t = read(
             &at(),
-            b"\xEF\xBB\xBFQ,A,N\r\n\"x, y\",1,2\r\n\r\nz,3\n",
+            b"\xEF\xBB\xBFQ,A,N\r\n\"x, y\",1,2\r\n \t\r\nz,3\n\"  \"\n",
             b',',
         )
         .unwrap();
         assert_eq!(t.names(), ["Q", "A", "N"]);
-        assert_eq!(t.rows, [2, 4]);
+        assert_eq!(
+            t.rows,
+            [2, 4, 5],
+            "a blank line is skipped, a quoted blank is not"
+        );
         assert_eq!(t.columns[0].typed.cells[0], Cell::Str("x, y".into()));
         assert!(t.columns[2].typed.cells[1].is_na());
         assert_eq!(t.columns[2].typed.cells[0], Cell::Float(2.0));

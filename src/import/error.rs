@@ -66,7 +66,7 @@ impl fmt::Display for Location {
 pub enum ImportError {
     /// Reading the input (or the checkpoint to add to) failed.
     #[error(transparent)]
-    Io(#[from] crate::Error),
+    Io(Box<crate::Error>),
     /// A column the options name is not in the file (Karenina's
     /// `Missing columns in file`).
     #[error(
@@ -76,7 +76,7 @@ pub enum ImportError {
     )]
     MissingColumns {
         /// The file (and sheet).
-        at: Location,
+        at: Box<Location>,
         /// The columns asked for and absent.
         missing: Vec<String>,
         /// The columns the file has, in order.
@@ -89,7 +89,7 @@ pub enum ImportError {
     )]
     ColumnsNotNamed {
         /// The file (and sheet).
-        at: Location,
+        at: Box<Location>,
         /// The columns the file has, in order.
         existing: Vec<String>,
     },
@@ -97,7 +97,7 @@ pub enum ImportError {
     #[error("{at}: no sheet {sheet:?}; the workbook has: {}", quoted(sheets))]
     NoSuchSheet {
         /// The file.
-        at: Location,
+        at: Box<Location>,
         /// The sheet asked for.
         sheet: String,
         /// The sheets it has.
@@ -107,7 +107,7 @@ pub enum ImportError {
     #[error("{at}: not a {expected}: {looks_like}")]
     NotATable {
         /// The file.
-        at: Location,
+        at: Box<Location>,
         /// What was expected (`CSV table`, `JSON Lines dataset`, …).
         expected: &'static str,
         /// What the file looks like instead.
@@ -117,7 +117,7 @@ pub enum ImportError {
     #[error("{at}: {message}")]
     Bad {
         /// Where.
-        at: Location,
+        at: Box<Location>,
         /// What is wrong, and why.
         message: String,
     },
@@ -129,10 +129,17 @@ pub enum ImportError {
 impl ImportError {
     /// Whether the error is the user's input (exit 1) rather than I/O.
     pub fn is_input(&self) -> bool {
-        !matches!(
-            self,
-            ImportError::Io(crate::Error::Io { .. }) | ImportError::Usage(_)
-        )
+        match self {
+            ImportError::Io(e) => !matches!(**e, crate::Error::Io { .. }),
+            ImportError::Usage(_) => false,
+            _ => true,
+        }
+    }
+}
+
+impl From<crate::Error> for ImportError {
+    fn from(e: crate::Error) -> Self {
+        ImportError::Io(Box::new(e))
     }
 }
 

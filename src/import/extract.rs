@@ -74,7 +74,7 @@ fn pick<'t>(t: &'t Table, c: &'t Columns) -> Result<Picked<'t>> {
             custom,
         }),
         _ => Err(ImportError::MissingColumns {
-            at: t.at.clone(),
+            at: t.at.clone().into(),
             missing,
             existing: t.names(),
         }),
@@ -160,7 +160,7 @@ fn one_row(t: &Table, p: &Picked<'_>, i: usize, row: usize) -> Result<RowOutcome
             Json::String(a.clone())
         } else {
             v.to_json().map_err(|why| ImportError::Bad {
-                at: t.at.at_row(row).in_column(&col.name),
+                at: t.at.at_row(row).in_column(&col.name).into(),
                 message: format!(
                     "custom metadata {:?} is {why}: Karenina cannot save it",
                     col.name

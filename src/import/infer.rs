@@ -195,7 +195,7 @@ pub fn sheet_column(raw: Vec<Raw>) -> Typed {
         }
     };
     if present().all(|c| numeric(c).is_some()) {
-        let conv: Vec<Option<Cell>> = vals.iter().map(|c| numeric(c)).collect();
+        let conv: Vec<Option<Cell>> = vals.iter().map(numeric).collect();
         let all_bool = conv.iter().flatten().all(|c| matches!(c, Cell::Bool(_)));
         let any_float = conv.iter().flatten().any(|c| matches!(c, Cell::Float(_)));
         if all_bool && !any_na && !vals.is_empty() {

@@ -53,7 +53,7 @@ pub fn read(at: &Location, bytes: &[u8], columns: &Columns) -> Result<Rows> {
         for f in [input, target] {
             if rec.get(f).is_none() {
                 return Err(ImportError::MissingColumns {
-                    at: here,
+                    at: here.into(),
                     missing: vec![f.to_string()],
                     existing: rec.iter().map(|(k, _)| k.to_string()).collect(),
                 });
@@ -140,14 +140,14 @@ fn input_text(here: &Location, v: &Json) -> Result<Option<String>> {
                 .collect();
             if texts.is_empty() {
                 return Err(ImportError::Bad {
-                    at: here.clone(),
+                    at: here.clone().into(),
                     message: "input is a list of chat messages without user text: a Karenina question is one text".into(),
                 });
             }
             Ok(Some(texts.join("\n\n")))
         }
         other => text_of(other).map(Some).ok_or_else(|| ImportError::Bad {
-            at: here.clone(),
+            at: here.clone().into(),
             message: format!(
                 "input is a JSON {}: a Karenina question is a text",
                 other.kind()
@@ -167,7 +167,7 @@ fn sample(here: &Location, rec: &Object, input: &str, target: &str) -> Result<Ro
         Json::Array(ts) => {
             let texts: Option<Vec<String>> = ts.iter().map(text_of).collect();
             let texts = texts.ok_or_else(|| ImportError::Bad {
-                at: here.in_column(target),
+                at: here.in_column(target).into(),
                 message: "target is a list with a value that is not a text".into(),
             })?;
             if texts.len() > 1 {
@@ -176,7 +176,7 @@ fn sample(here: &Location, rec: &Object, input: &str, target: &str) -> Result<Ro
             (!texts.is_empty()).then(|| texts.join("\n"))
         }
         other => Some(text_of(other).ok_or_else(|| ImportError::Bad {
-            at: here.in_column(target),
+            at: here.in_column(target).into(),
             message: format!(
                 "target is a JSON {}: a Karenina answer is a text",
                 other.kind()
@@ -191,7 +191,7 @@ fn sample(here: &Location, rec: &Object, input: &str, target: &str) -> Result<Ro
     let id = match rec.get("id") {
         None | Some(Json::Null) => None,
         Some(v) => Some(text_of(v).ok_or_else(|| ImportError::Bad {
-            at: here.in_column("id"),
+            at: here.in_column("id").into(),
             message: format!(
                 "id is a JSON {}: a question ID is a text or a number",
                 v.kind()

@@ -19,7 +19,7 @@ pub fn records(
 ) -> Result<Vec<(usize, Object)>> {
     if let Some(looks_like) = super::delimited::not_text(bytes) {
         return Err(ImportError::NotATable {
-            at: at.clone(),
+            at: at.clone().into(),
             expected,
             looks_like,
         });
@@ -37,7 +37,7 @@ pub fn records(
             .map(|(i, v)| match v {
                 Json::Object(o) => Ok((i + 1, o)),
                 other => Err(ImportError::Bad {
-                    at: at.at_row(i + 1),
+                    at: at.at_row(i + 1).into(),
                     message: format!(
                         "element {} is a JSON {}, not an object",
                         i + 1,
@@ -56,7 +56,7 @@ pub fn records(
             "text that is not JSON".to_string()
         };
         return Err(ImportError::NotATable {
-            at: at.clone(),
+            at: at.clone().into(),
             expected,
             looks_like,
         });
@@ -71,7 +71,7 @@ pub fn records(
             Ok(Json::Object(o)) => out.push((i + 1, o)),
             Ok(other) => {
                 return Err(ImportError::Bad {
-                    at: at.at_row(i + 1),
+                    at: at.at_row(i + 1).into(),
                     message: format!("line {} is a JSON {}, not an object", i + 1, other.kind()),
                 })
             }
@@ -85,13 +85,13 @@ pub fn records(
                         "one JSON object over several lines, not one object a line".to_string()
                     };
                     return Err(ImportError::NotATable {
-                        at: at.clone(),
+                        at: at.clone().into(),
                         expected,
                         looks_like,
                     });
                 }
                 return Err(ImportError::Bad {
-                    at: at.at_row(i + 1),
+                    at: at.at_row(i + 1).into(),
                     message: format!("not JSON: {}", e.message),
                 });
             }
@@ -104,7 +104,7 @@ fn bad_json(at: &Location, bytes: &[u8], e: json::ParseFailure) -> ImportError {
     let text = String::from_utf8_lossy(bytes);
     let line = text[..e.offset.min(text.len())].matches('\n').count() + 1;
     ImportError::Bad {
-        at: at.at_row(line),
+        at: at.at_row(line).into(),
         message: format!("not JSON: {}", e.message),
     }
 }

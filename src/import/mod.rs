@@ -327,7 +327,7 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
 fn need_columns(t: table::Table, opts: &ImportOptions) -> Result<table::Table> {
     if opts.columns.question.is_none() || opts.columns.answer.is_none() {
         return Err(ImportError::ColumnsNotNamed {
-            at: t.at.clone(),
+            at: t.at.clone().into(),
             existing: t.names(),
         });
     }

@@ -35,7 +35,7 @@ fn raw(d: &Data) -> Raw {
 pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table> {
     let mut wb = calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| {
         ImportError::NotATable {
-            at: at.clone(),
+            at: at.clone().into(),
             expected: "workbook (xlsx, xls)",
             looks_like: format!("a file calamine cannot open as one ({e})"),
         }
@@ -45,7 +45,7 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
         Some(s) if names.iter().any(|n| n == s) => s.to_string(),
         Some(s) => {
             return Err(ImportError::NoSuchSheet {
-                at: at.clone(),
+                at: at.clone().into(),
                 sheet: s.to_string(),
                 sheets: names,
             })
@@ -54,7 +54,7 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
             .first()
             .cloned()
             .ok_or_else(|| ImportError::NotATable {
-                at: at.clone(),
+                at: at.clone().into(),
                 expected: "workbook (xlsx, xls)",
                 looks_like: "a workbook without sheets".into(),
             })?,
@@ -64,7 +64,7 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
         ..at.clone()
     };
     let range = wb.worksheet_range(&name).map_err(|e| ImportError::Bad {
-        at: at.clone(),
+        at: at.clone().into(),
         message: format!("cannot read the sheet: {e}"),
     })?;
     // The grid from A1, as openpyxl yields it; trailing empty cells of each
@@ -96,7 +96,7 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
         .collect();
     if numbered.is_empty() {
         return Err(ImportError::NotATable {
-            at,
+            at: at.into(),
             expected: "sheet with a header row",
             looks_like: "an empty sheet".into(),
         });
