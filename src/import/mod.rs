@@ -297,13 +297,6 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
                 file: file.to_path_buf(),
             })?,
     };
-    if opts.sheet.is_some() && !matches!(format, InputFormat::Xlsx | InputFormat::Xls) {
-        return Err(ImportError::Usage(format!(
-            "{}: a sheet applies to workbooks (xlsx, xls), not {}",
-            file.display(),
-            format.name()
-        )));
-    }
     let tabular = |t: table::Table| -> Result<Rows> {
         let outcomes = extract::extract(&t, &opts.columns)?;
         let rows = t
@@ -373,6 +366,20 @@ pub fn plan(
             );
         }
     }
+    // `--sheet` names a sheet of the workbooks among the inputs; the other
+    // inputs ignore it, as Karenina's extractor ignores `sheet_name` for a
+    // CSV. Without a workbook (or a file whose extension says nothing) it
+    // cannot apply to anything.
+    let workbook = |f: &PathBuf| {
+        opts.format
+            .or_else(|| InputFormat::from_extension(f))
+            .is_none_or(|x| matches!(x, InputFormat::Xlsx | InputFormat::Xls))
+    };
+    if opts.sheet.is_some() && !files.iter().any(workbook) {
+        return Err(ImportError::Usage(
+            "--sheet applies to workbooks (xlsx, xls), and no input is one".to_string(),
+        ));
+    }
     let mut plan = Plan::default();
     let mut names = Vec::new();
     for file in files {
@@ -383,7 +390,12 @@ pub fn plan(
                 RowOutcome::Drop(reason) => Status::Drop { reason },
                 RowOutcome::Take(q) => {
                     let id = q.question_id();
-                    let first = seen.get(&id).or_else(|| texts.get(&q.question)).cloned();
+                    // Same text counts only for a row without its own ID
+                    // (a sheet row, whose ID is its text's hash): samples
+                    // with their own IDs may share a text, as Karenina's
+                    // `-1` IDs for a repeated question do.
+                    let same_text = || q.id.is_none().then(|| texts.get(&q.question)).flatten();
+                    let first = seen.get(&id).or_else(same_text).cloned();
                     match first {
                         Some(first) => Status::Duplicate { id, first },
                         None => {
