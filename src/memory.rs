@@ -276,7 +276,8 @@ impl Account {
 /// stopped) without the allocation being made: a query that doubles a
 /// string (`CONCAT(?x, ?x)` chained) used to pass its limit by the whole
 /// doubling before the allocator could see it. The evaluator asks this
-/// before a string function allocates its result (vendor/spareval).
+/// before a string function allocates its result, and before the dataset
+/// copies a large value in or out (vendor/spareval, patches 5 and 6).
 pub fn reserve(bytes: usize) -> bool {
     CURRENT
         .try_with(|c| {

@@ -4,11 +4,12 @@
 //!
 //! Streaming matters for the endpoint: a `SELECT *` over a cartesian product
 //! used to be buffered whole (gigabytes) before its first byte was sent.
-//! Only the table (which needs every row's width), compacted JSON-LD
-//! (compacted whole) and the XML formats (RDF/XML, SPARQL XML results: XML
-//! 1.0 cannot hold some characters, so the answer is checked whole and
-//! refused before its first byte rather than cut into an invalid file) hold
-//! an answer in memory, bounded by the byte limit.
+//! Compacted JSON-LD is compacted and written a batch of about 1 MB at a
+//! time. Only the table (which needs every row's width) and the XML formats
+//! (RDF/XML, SPARQL XML results: XML 1.0 cannot hold some characters, so
+//! the answer is checked whole and refused before its first byte rather
+//! than cut into an invalid file) hold an answer in memory, bounded by the
+//! byte limit.
 
 use super::{QueryForm, ResultFormat};
 use crate::error::{Error, Result};
@@ -88,8 +89,8 @@ pub fn write_results_of(
     write_results(Ok(results), format, None, None, &|| false, out)
 }
 
-/// Writes `results` in `format`; `max_bytes` bounds what JSON-LD (the one
-/// format compacted whole) may collect before writing; `width` is the
+/// Writes `results` in `format`; `max_bytes` bounds what the XML formats
+/// (checked whole) may collect before writing; `width` is the
 /// table's (a terminal's columns); `stopped` ends a JSON-LD compaction when
 /// the query was stopped meanwhile.
 pub(super) fn write_results(
@@ -200,26 +201,9 @@ pub(super) fn write_results(
             let in_default =
                 |t: oxigraph::model::Triple| t.in_graph(oxigraph::model::GraphName::DefaultGraph);
             if format == ExportFormat::JsonLd {
-                // Compacted whole: collected first, within the byte limit.
-                let (mut quads, mut size) = (Vec::new(), 0u64);
-                for t in triples {
-                    let q = in_default(t.map_err(Error::sparql)?);
-                    size += (q.subject.to_string().len()
-                        + q.predicate.as_str().len()
-                        + q.object.to_string().len()) as u64;
-                    if max_bytes.is_some_and(|m| size > m) {
-                        return Err(Error::ResultTooLarge {
-                            limit: max_bytes.unwrap_or(0),
-                        });
-                    }
-                    quads.push(q);
-                }
-                let text = crate::rdf::compact::compacted_until(&quads, stopped)?;
-                let n = quads.len();
-                drop(quads);
-                out.write_all(text.as_bytes()).map_err(io_err)?;
-                out.write_all(b"\n").map_err(io_err)?;
-                return Ok(n);
+                // Compacted a batch at a time and written as it goes.
+                let quads = triples.map(|t| t.map(in_default).map_err(Error::sparql));
+                return crate::rdf::compact::write_compacted(quads, stopped, out);
             }
             // RDF/XML cannot hold every term: checked whole before the
             // first byte goes out (within the byte limit).

@@ -61,6 +61,7 @@ mod serve_cache;
 mod serve_limits;
 mod serving_claims;
 mod sidecars;
+mod siege_memory;
 mod siege_serve;
 mod siege_two;
 mod taskeval;

@@ -48,10 +48,79 @@ struct EvalDataset<'a, D: QueryableDataset<'a>> {
     dataset: Rc<D>,
     specification: EncodedDatasetSpec<D::InternalTerm>,
     cancellation_token: CancellationToken,
+    /// karenina-ld patch: the length of each large value the query made
+    /// (see [`LARGE_VALUE`]), by its internal term.
+    large_values: Rc<std::cell::RefCell<FxHashMap<D::InternalTerm, usize>>>,
     _lifetime: PhantomData<&'a ()>,
 }
 
+/// karenina-ld patch: a value the query computes of at least this many
+/// bytes is checked with [`crate::may_allocate`] before the dataset copies
+/// it in (`internalize_*`) and each time it is copied out again
+/// (`externalize_*`): those copies are made by the dataset, where no check
+/// can see them coming, and a chain of `BIND(CONCAT(?x, ?x))` passed its
+/// memory budget by the two copies of its last value that the next
+/// `CONCAT` read (a third of the budget) before the allocator could stop it.
+const LARGE_VALUE: usize = 64 << 10;
+
+/// karenina-ld patch: the bytes of `term`'s lexical value (or IRI).
+fn term_value_len(term: &Term) -> usize {
+    match term {
+        Term::NamedNode(n) => n.as_str().len(),
+        Term::BlankNode(b) => b.as_str().len(),
+        Term::Literal(l) => l.value().len(),
+        #[cfg(feature = "sparql-12")]
+        Term::Triple(_) => 0,
+    }
+}
+
+/// karenina-ld patch: the bytes of `term`'s lexical value, where it holds
+/// a string.
+fn expression_value_len(term: &ExpressionTerm) -> usize {
+    match term {
+        ExpressionTerm::NamedNode(n) => n.as_str().len(),
+        ExpressionTerm::StringLiteral(value)
+        | ExpressionTerm::LangStringLiteral { value, .. }
+        | ExpressionTerm::OtherTypedLiteral { value, .. } => value.len(),
+        #[cfg(feature = "sparql-12")]
+        ExpressionTerm::DirLangStringLiteral { value, .. } => value.len(),
+        _ => 0,
+    }
+}
+
 impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
+    /// karenina-ld patch: asks before the dataset copies a large value in
+    /// (refused: the query was stopped by the check, and ends cancelled).
+    fn admit_large(&self, len: usize) -> Result<(), QueryEvaluationError> {
+        if len >= LARGE_VALUE && !crate::may_allocate(len) {
+            return Err(QueryEvaluationError::Cancelled);
+        }
+        Ok(())
+    }
+
+    /// karenina-ld patch: remembers the length of a large value made.
+    fn remember_large(&self, term: &D::InternalTerm, len: usize) {
+        if len >= LARGE_VALUE {
+            self.large_values.borrow_mut().insert(term.clone(), len);
+        }
+    }
+
+    /// karenina-ld patch: asks before the dataset copies out a large value
+    /// the query made.
+    fn admit_copy_of(&self, term: &D::InternalTerm) -> Result<(), QueryEvaluationError> {
+        let len = {
+            let sizes = self.large_values.borrow();
+            if sizes.is_empty() {
+                return Ok(());
+            }
+            sizes.get(term).copied()
+        };
+        match len {
+            Some(len) => self.admit_large(len),
+            None => Ok(()),
+        }
+    }
+
     fn new(
         dataset: D,
         specification: QueryDatasetSpecification,
@@ -93,6 +162,7 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
             dataset: Rc::new(dataset),
             specification,
             cancellation_token,
+            large_values: Rc::default(),
             _lifetime: PhantomData,
         })
     }
@@ -245,14 +315,22 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
         }
     }
 
+    // karenina-ld patch: the four conversions below check large values
+    // (see `LARGE_VALUE`).
     fn internalize_term(&self, term: Term) -> Result<D::InternalTerm, QueryEvaluationError> {
         self.cancellation_token.ensure_alive()?;
-        self.dataset
+        let len = term_value_len(&term);
+        self.admit_large(len)?;
+        let internal = self
+            .dataset
             .internalize_term(term)
-            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))?;
+        self.remember_large(&internal, len);
+        Ok(internal)
     }
 
     fn externalize_term(&self, term: D::InternalTerm) -> Result<Term, QueryEvaluationError> {
+        self.admit_copy_of(&term)?;
         self.dataset
             .externalize_term(term)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
@@ -262,6 +340,7 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
         &self,
         term: D::InternalTerm,
     ) -> Result<ExpressionTerm, QueryEvaluationError> {
+        self.admit_copy_of(&term)?;
         self.dataset
             .externalize_expression_term(term)
             .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
@@ -271,9 +350,14 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
         &self,
         term: ExpressionTerm,
     ) -> Result<D::InternalTerm, QueryEvaluationError> {
-        self.dataset
+        let len = expression_value_len(&term);
+        self.admit_large(len)?;
+        let internal = self
+            .dataset
             .internalize_expression_term(term)
-            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))?;
+        self.remember_large(&internal, len);
+        Ok(internal)
     }
 
     fn internal_term_effective_boolean_value(
@@ -293,6 +377,7 @@ impl<'a, D: QueryableDataset<'a>> Clone for EvalDataset<'a, D> {
             dataset: Rc::clone(&self.dataset),
             specification: self.specification.clone(),
             cancellation_token: self.cancellation_token.clone(),
+            large_values: Rc::clone(&self.large_values),
             _lifetime: self._lifetime,
         }
     }
