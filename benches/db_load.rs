@@ -21,7 +21,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 const TOTAL: usize = 100_000;
 const BENCHMARKS: usize = 50;
@@ -89,26 +88,9 @@ c.execute("VACUUM")
     std::fs::metadata(dst).unwrap().len()
 }
 
-/// Runs a command to completion; (seconds, peak RSS in MB, stdout).
-#[allow(clippy::zombie_processes)]
-fn measure(cmd: &mut Command) -> (f64, f64, String) {
-    let out_file = tempfile::NamedTempFile::new().unwrap();
-    let t = Instant::now();
-    let child = cmd
-        .stdout(out_file.reopen().unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid);
-    let secs = t.elapsed().as_secs_f64();
-    assert!(libc::WIFEXITED(status), "{cmd:?} failed");
-    let out = std::fs::read_to_string(out_file.path()).unwrap();
-    (secs, ru.ru_maxrss as f64 / 1024.0, out)
-}
+use common::measure_quiet as measure;
+
+mod common;
 
 fn main() {
     let kld = std::env::var_os("KLD_BIN")

@@ -22,8 +22,11 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
+
+mod common;
+use common::measure;
 
 const TOTAL: usize = 100_000;
 const RUNS: [(&str, &str); 3] = [
@@ -98,31 +101,6 @@ fn scale_csv(src: &Path, dst: &Path, n: usize) -> u64 {
     }
     w.flush().unwrap();
     std::fs::metadata(dst).unwrap().len()
-}
-
-/// Runs a command to completion; (seconds, peak RSS in MB, stdout). The
-/// child is reaped by `wait4` (for its own rusage), not `Child::wait`.
-#[allow(clippy::zombie_processes)]
-fn measure(cmd: &mut Command) -> (f64, f64, String) {
-    let out_file = tempfile::NamedTempFile::new().unwrap();
-    let t = Instant::now();
-    let child = cmd
-        .stdout(out_file.reopen().unwrap())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid);
-    let secs = t.elapsed().as_secs_f64();
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{cmd:?} failed"
-    );
-    let out = std::fs::read_to_string(out_file.path()).unwrap();
-    (secs, ru.ru_maxrss as f64 / 1024.0, out)
 }
 
 fn dir_bytes(d: &Path) -> u64 {

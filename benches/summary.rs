@@ -19,8 +19,10 @@
 //! of the same work.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
+
+mod common;
+use common::measure;
 
 const KARENINA: &str = r#"
 import json, sys
@@ -60,30 +62,6 @@ fn paper_run() -> PathBuf {
         assert!(st.success(), "karenina_paper_run.py");
     }
     file
-}
-
-/// Runs a command to completion; (seconds, peak RSS in MB, stdout).
-#[allow(clippy::zombie_processes)]
-fn measure(cmd: &mut Command) -> (f64, f64, String) {
-    let out_file = tempfile::NamedTempFile::new().unwrap();
-    let t = Instant::now();
-    let child = cmd
-        .stdout(out_file.reopen().unwrap())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    assert_eq!(r, pid);
-    let secs = t.elapsed().as_secs_f64();
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{cmd:?} failed"
-    );
-    let out = std::fs::read_to_string(out_file.path()).unwrap();
-    (secs, ru.ru_maxrss as f64 / 1024.0, out)
 }
 
 /// The best of `n` runs: (seconds, its peak RSS in MB, stdout).
