@@ -12,9 +12,11 @@
 //! own process (`wait4` gives its peak RSS): `kld query FILES --named
 //! results-by-model` with the two checkpoints (read, map, bind, answer).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod timing;
+use timing::{measure_quiet as measure, pad_db, scale_json};
 
 const TOTAL: usize = 100_000;
 const RUNS: [&str; 3] = [
@@ -35,69 +37,11 @@ fn corpus() -> PathBuf {
     root().join("tests/data/corpus")
 }
 
-/// As `benches/results.rs` scales an export.
-fn scale_json(src: &Path, dst: &Path, n: usize, seed: usize) -> u64 {
-    let text = std::fs::read_to_string(src).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap();
-    let rows: Vec<&str> = lines
-        .map(|l| l.trim_end_matches(','))
-        .filter(|l| l.starts_with('{'))
-        .collect();
-    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).unwrap());
-    writeln!(out, "{header}").unwrap();
-    for i in 0..n {
-        let row = rows[i % rows.len()];
-        let at = row.find("\"result_id\": \"").unwrap() + 14;
-        let id = format!("{:016x}", (seed as u64) << 40 | i as u64);
-        let mut line = format!("{}{}{}", &row[..at], id, &row[at + 16..]);
-        if let Some(r) = line.find("\"replicate\": ") {
-            let end = r + 13 + line[r + 13..].find([',', '}']).unwrap();
-            line.replace_range(r + 13..end, &(i / rows.len() + 1).to_string());
-        }
-        out.write_all(line.as_bytes()).unwrap();
-        out.write_all(if i + 1 < n { b",\n" } else { b"\n" })
-            .unwrap();
-    }
-    out.write_all(b"]}\n").unwrap();
-    out.flush().unwrap();
-    std::fs::metadata(dst).unwrap().len()
-}
-
-/// Repeats each run's result rows to `n` rows, with fresh result IDs.
+/// The corpus database, its runs padded to `n` rows each.
 fn scale_db(dst: &Path, n: usize) -> u64 {
     std::fs::copy(root().join("tests/data/runs/karenina.db"), dst).unwrap();
-    let script = r#"
-import sqlite3, sys
-db, n = sys.argv[1], int(sys.argv[2])
-c = sqlite3.connect(db)
-cols = [r[1] for r in c.execute("PRAGMA table_info(verification_results)") if r[1] != "id"]
-names = ", ".join(cols)
-pick = ", ".join("printf('%016x', ?2 + abs(random() % 1000000000000))" if x == "metadata_result_id" else x for x in cols)
-for seed, (run,) in enumerate(c.execute("SELECT id FROM verification_runs ORDER BY created_at").fetchall()):
-    while True:
-        have = c.execute("SELECT COUNT(*) FROM verification_results WHERE run_id = ?", (run,)).fetchone()[0]
-        if have >= n:
-            break
-        c.execute(f"INSERT INTO verification_results ({names}) SELECT {pick} FROM verification_results "
-                  f"WHERE run_id = ?1 ORDER BY id LIMIT ?3", (run, seed << 40, n - have))
-c.commit()
-c.execute("VACUUM")
-"#;
-    let st = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(dst)
-        .arg(n.to_string())
-        .status()
-        .expect("python3");
-    assert!(st.success());
-    std::fs::metadata(dst).unwrap().len()
+    pad_db(dst, n)
 }
-
-use common::measure_quiet as measure;
-
-mod common;
 
 fn main() {
     let kld = std::env::var_os("KLD_BIN")

@@ -28,8 +28,8 @@ use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::measure;
+mod timing;
+use timing::measure;
 
 const ROWS: usize = 100_000;
 

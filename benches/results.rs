@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-mod common;
-use common::measure;
+mod timing;
+use timing::measure;
 
 const TOTAL: usize = 100_000;
 const RUNS: [(&str, &str); 3] = [

@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::measure;
+mod timing;
+use timing::measure;
 
 const KARENINA: &str = r#"
 import json, sys
