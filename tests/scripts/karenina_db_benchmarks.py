@@ -19,6 +19,11 @@ Into OUT/karenina.db (`sqlite:///…`) it writes, with Karenina's own functions:
   creates the placeholder benchmark ("Auto-created for verification run: …"),
   from the corpus export of `tests__fixtures__checkpoints__with_rubrics`.
 
+Every second generated benchmark then gets one `created_at` for all its
+rows (equal times, which `save_to_db` also writes by chance: its rows are a
+microsecond or less apart), so the order Karenina's loader gives them is
+tested on every run.
+
 Then it prints (JSON on stdout) what Karenina's loaders return:
 `benchmarks`: per benchmark name, `Benchmark.load_from_db(url, name).save(path)`
 written to OUT/karenina/<n>.jsonld, or the error it raised; `edited`: the
@@ -116,6 +121,24 @@ def main() -> None:
     saved.append("placeholder-bench")
 
     c = sqlite3.connect(db)
+    # Equal times: save_to_db inserts a benchmark's rows a microsecond or less
+    # apart, so some rows share a created_at by chance. Every second generated
+    # benchmark gets one created_at for all its rows, so that the order
+    # Karenina's `ORDER BY created_at` gives to equal times is tested every run.
+    keep = (docs.name, "placeholder-bench")
+    tied = [
+        n
+        for (i, n) in c.execute("SELECT id, name FROM benchmarks ORDER BY id").fetchall()
+        if i % 2 == 0 and n not in keep
+    ]
+    for n in tied:
+        c.execute(
+            "UPDATE benchmark_questions SET created_at = (SELECT MIN(q.created_at) FROM benchmark_questions q "
+            "WHERE q.benchmark_id = benchmark_questions.benchmark_id) "
+            "WHERE benchmark_id = (SELECT id FROM benchmarks WHERE name = ?)",
+            (n,),
+        )
+    c.commit()
     names = [r[0] for r in c.execute("SELECT name FROM benchmarks ORDER BY id")]
     rows = {
         n: k
@@ -152,6 +175,7 @@ def main() -> None:
                 "save_errors": save_errors,
                 "edited": {"name": docs.name, "templates": edited},
                 "runs": runs,
+                "tied": tied,
             }
         )
     )

@@ -8,7 +8,12 @@
 //! checkpoint in Karenina's save format, which `model` then reads like any
 //! file and `canonical` writes as Karenina's `save()` does.
 //!
-//! Karenina's loader, row by row (in `created_at` order): `Question(...)` from
+//! Karenina's loader, row by row (in `created_at` order, with Karenina's
+//! own statement, `ORDER BY created_at` and nothing more: `save_to_db`
+//! inserts a benchmark's rows a microsecond or less apart, so equal times are
+//! common, and SQLite then returns them in the order of the index it reads,
+//! `idx_benchmark_finished`, unfinished questions first; a tie-break of kld's
+//! own put questions in another order than Karenina's): `Question(...)` from
 //! the `questions` row (keywords from the association row if any, else the
 //! question's), `add_question(question, question_id, answer_template,
 //! finished, few_shot_examples)` (the metadata as `PropertyValue`s, author,
@@ -269,7 +274,7 @@ pub fn read(file: &Path, c: &Connection, name: &str) -> Result<DbBenchmark> {
         .prepare(
             "SELECT question_id, template_id, answer_template, finished, keywords,
                     question_rubric, created_at, updated_at, id
-             FROM benchmark_questions WHERE benchmark_id = ?1 ORDER BY created_at, id",
+             FROM benchmark_questions WHERE benchmark_id = ?1 ORDER BY created_at",
         )
         .map_err(|e| db_err(file, e))?;
     let rows: Vec<std::result::Result<Row, String>> = st
