@@ -226,20 +226,52 @@ fn eight_runaways_do_not_starve_an_ask_and_sigterm_stops_the_server() {
     assert!(status.success(), "{status:?}");
 }
 
+/// `ORDER BY` over numbers beside strings of digits: `cmp_terms` compares
+/// `10 > 9` by value but `"9" > "5" > 10` lexically, no total order, and
+/// Rust's standard sorts may panic on that ("does not correctly implement a
+/// total order"), which failed the query (vendor/spareval patch 2). With the
+/// standard sort 7 of these 16 sets of 200 values failed (a 500); each
+/// answers here. (This replaces `?c ?f { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c
+/// ?f` over the probe: 17 s of CPU in a debug build, past its time limit on
+/// a loaded machine, and the standard sort no longer failed on it.)
 #[test]
 fn an_order_by_over_mixed_literals_answers() {
     let s = serve(&probe(), &["--timeout", "120"]);
-    let r = client()
-        .post(format!("{}/sparql", s.base))
-        .form(&[(
-            "query",
-            "SELECT ?c ?f { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 3",
-        )])
-        .header("Accept", "text/csv")
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(r.text().unwrap().lines().count(), 4);
+    let mut state: u64 = 17;
+    let mut next = |m: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    for set in 0..16 {
+        let values: Vec<String> = (0..200)
+            .map(|_| {
+                let x = next(100_000);
+                match next(3) {
+                    0 => x.to_string(),
+                    1 => format!("\"{x}\""),
+                    _ => format!(
+                        "\"{}.{:03}\"^^<http://www.w3.org/2001/XMLSchema#decimal>",
+                        x / 7,
+                        x % 1000
+                    ),
+                }
+            })
+            .collect();
+        let q = format!(
+            "SELECT ?v {{ VALUES ?v {{ {} }} }} ORDER BY ?v LIMIT 3",
+            values.join(" ")
+        );
+        let r = client()
+            .post(format!("{}/sparql", s.base))
+            .form(&[("query", q.as_str())])
+            .header("Accept", "text/csv")
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 200, "set {set}");
+        assert_eq!(r.text().unwrap().lines().count(), 4, "set {set}");
+    }
 }
 
 #[test]

@@ -228,7 +228,9 @@ fn non_reading_get(port: u16, query: &str) -> std::net::TcpStream {
 /// or a 503).
 #[test]
 fn a_leader_whose_client_never_reads_does_not_stall_identical_requests() {
-    let s = serve(&examples(), &["--timeout", "30"]);
+    // A limit far past the 6 s this takes on an idle machine: on a loaded
+    // one 30 s cut the answer. A follower that stalls still waits it out.
+    let s = serve(&examples(), &["--timeout", "120"]);
     let q = "SELECT ?a ?b { ?a ?p ?o . ?b ?q ?r } LIMIT 90000";
     let leader = non_reading_get(s.port, q);
     std::thread::sleep(Duration::from_millis(300));
