@@ -5,7 +5,7 @@
 
 use super::error::{ImportError, Result};
 use super::table::{Column, Table};
-use super::value::Cell;
+use super::value::{Cell, DateStyle};
 use super::{Columns, Imported};
 use crate::json::Json;
 
@@ -87,23 +87,45 @@ fn pick<'t>(t: &'t Table, c: &'t Columns) -> Result<Picked<'t>> {
 /// others; kld names them all, so that a typo is not a silent loss).
 pub fn extract(t: &Table, c: &Columns) -> Result<Vec<RowOutcome>> {
     let p = pick(t, c)?;
+    // `astype(str)` of the question and answer columns after
+    // `dropna(subset=[question, answer])`: a column of dates prints at the
+    // precision of the rows kept, not of the whole column.
+    let kept = |i: &usize| !p.question.typed.cells[*i].is_na() && !p.answer.typed.cells[*i].is_na();
+    let style = |col: &Column| match col.typed.dates {
+        DateStyle::Python => DateStyle::Python,
+        _ => DateStyle::of_column((0..t.rows.len()).filter(kept).filter_map(|i| {
+            match &col.typed.cells[i] {
+                Cell::DateTime(d) => Some(d),
+                _ => None,
+            }
+        })),
+    };
+    let styles = (style(p.question), style(p.answer));
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, &row) in t.rows.iter().enumerate() {
-        out.push(one_row(t, &p, i, row)?);
+        out.push(one_row(t, &p, styles, i, row)?);
     }
     Ok(out)
 }
 
-fn str_of(col: &Column, i: usize) -> Option<String> {
+/// `str(value)`, dates as `style` prints them: the other columns are read
+/// value by value (`str(row[col])`), a date as `str()` of a `Timestamp`.
+fn str_of(col: &Column, style: DateStyle, i: usize) -> Option<String> {
     let v = &col.typed.cells[i];
-    (!v.is_na()).then(|| v.py_str(col.typed.dates))
+    (!v.is_na()).then(|| v.py_str(style))
 }
 
-fn one_row(t: &Table, p: &Picked<'_>, i: usize, row: usize) -> Result<RowOutcome> {
+fn one_row(
+    t: &Table,
+    p: &Picked<'_>,
+    (q_style, a_style): (DateStyle, DateStyle),
+    i: usize,
+    row: usize,
+) -> Result<RowOutcome> {
     // dropna(subset=[question, answer]), then astype(str).str.strip() and
     // the empty ones dropped.
-    let q = str_of(p.question, i);
-    let a = str_of(p.answer, i);
+    let q = str_of(p.question, q_style, i);
+    let a = str_of(p.answer, a_style, i);
     let (q, a) = match (q, a) {
         (None, _) => return Ok(RowOutcome::Drop("empty question".into())),
         (_, None) => return Ok(RowOutcome::Drop("empty answer".into())),
@@ -115,7 +137,8 @@ fn one_row(t: &Table, p: &Picked<'_>, i: usize, row: usize) -> Result<RowOutcome
     if a.is_empty() {
         return Ok(RowOutcome::Drop("blank answer (only whitespace)".into()));
     }
-    let stripped = |col: &Column| str_of(col, i).map(|s| py_strip(&s).to_string());
+    let stripped =
+        |col: &Column| str_of(col, DateStyle::Python, i).map(|s| py_strip(&s).to_string());
     let answer_notes = p.notes.and_then(stripped).filter(|s| !s.is_empty());
     let mut keywords: Vec<String> = Vec::new();
     for (col, sep) in &p.keywords {
@@ -189,6 +212,49 @@ pub fn cell_text(c: &Cell) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `astype(str)` after `dropna`: a dates column prints at the precision
+    /// of the rows kept (pandas 3 in Karenina's venv: `2020-02-29`), the
+    /// other columns as `str(Timestamp)` (`2020-02-29 00:00:00`).
+    #[test]
+    fn dates_print_at_the_precision_of_the_rows_kept() {
+        use super::super::infer::{sheet_column, Raw};
+        use super::super::error::Location;
+        let day = |d: u32, s: u32| {
+            chrono::NaiveDate::from_ymd_opt(2020, 2, d)
+                .unwrap()
+                .and_hms_opt(0, 0, s)
+                .unwrap()
+        };
+        let col = |name: &str, raw: Vec<Raw>| Column {
+            name: name.into(),
+            typed: sheet_column(raw),
+        };
+        let t = Table {
+            at: Location::file("t.xlsx"),
+            columns: vec![
+                col("q", vec![Raw::Empty, Raw::Str("a".into())]),
+                col(
+                    "d",
+                    vec![Raw::DateTime(day(1, 59)), Raw::DateTime(day(29, 0))],
+                ),
+            ],
+            rows: vec![2, 3],
+        };
+        let cols = |notes: Option<&str>| Columns {
+            question: Some("q".into()),
+            answer: Some("d".into()),
+            answer_notes: notes.map(str::to_string),
+            ..Default::default()
+        };
+        let out = extract(&t, &cols(Some("d"))).unwrap();
+        assert!(matches!(&out[0], RowOutcome::Drop(_)));
+        let RowOutcome::Take(q) = &out[1] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(q.answer, "2020-02-29");
+        assert_eq!(q.answer_notes.as_deref(), Some("2020-02-29 00:00:00"));
+    }
 
     #[test]
     fn python_strip_includes_the_separators() {

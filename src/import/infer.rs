@@ -12,6 +12,10 @@
 //!   missing cell, CSV keeps the booleans (an object column) and a sheet
 //!   makes them `1.0`/`0.0`;
 //! - a sheet's whole-number float cell is an `int` (openpyxl through pandas);
+//! - a sheet column of numbers with an integer past 2**63 beside a negative
+//!   or missing cell keeps its cells as they were; with an integer past 64
+//!   bits (and no missing or fractional cell) it is an object column of
+//!   ints, its booleans missing;
 //! - a sheet column of dates is `datetime64`, printed at one precision;
 //! - anything else is an object column: each value as it was.
 
@@ -168,6 +172,13 @@ pub enum Raw {
 /// A sheet column typed as `read_excel` types it.
 pub fn sheet_column(raw: Vec<Raw>) -> Typed {
     // openpyxl → pandas: empty → "", whole floats → int; then NA strings.
+    let raw_na = |r: &Raw| match r {
+        Raw::Empty => Some(Cell::Str(String::new())),
+        Raw::Str(s) if is_na_text(s) => Some(Cell::Str(s.clone())),
+        _ => None,
+    };
+    // The cells before NA strings are read as missing.
+    let before_na: Vec<Option<Cell>> = raw.iter().map(raw_na).collect();
     let vals: Vec<Cell> = raw
         .into_iter()
         .map(|r| match r {
@@ -200,6 +211,39 @@ pub fn sheet_column(raw: Vec<Raw>) -> Typed {
         let any_float = conv.iter().flatten().any(|c| matches!(c, Cell::Float(_)));
         if all_bool && !any_na && !vals.is_empty() {
             return Typed::plain(vals);
+        }
+        let ints = || {
+            conv.iter().flatten().filter_map(|c| match c {
+                Cell::Int(i) => Some(*i),
+                _ => None,
+            })
+        };
+        let (i64_min, i64_max, u64_max) = (i64::MIN as i128, i64::MAX as i128, u64::MAX as i128);
+        let uint = ints().any(|i| i > i64_max && i <= u64_max);
+        let sint = ints().any(|i| (i64_min..0).contains(&i));
+        // No dtype holds a number past 2**63 beside a negative or missing
+        // one: pandas keeps the cells as they were, an empty cell as "" and
+        // NA text as text (Seen.check_uint64_conflict).
+        if uint && (any_na || sint) {
+            let cells = vals
+                .into_iter()
+                .zip(before_na)
+                .map(|(c, b)| b.unwrap_or(c))
+                .collect();
+            return Typed::plain(cells);
+        }
+        // An integer past 64 bits, with no missing or fractional cell: an
+        // object column of Python ints, numeric text as its int, and each
+        // boolean None (pandas 3's maybe_convert_numeric).
+        if !any_na && !any_float && ints().any(|i| i > u64_max || i < i64_min) {
+            let cells = conv
+                .into_iter()
+                .map(|c| match c {
+                    Some(Cell::Int(i)) => Cell::Int(i),
+                    _ => Cell::Na,
+                })
+                .collect();
+            return Typed::plain(cells);
         }
         let float = any_na || any_float;
         let cells = conv
@@ -300,6 +344,77 @@ mod tests {
         assert_eq!(
             c(vec![Raw::Str("NA".into()), Raw::Str("x".into())])[0],
             Cell::Na
+        );
+    }
+
+    /// What `lib.maybe_convert_numeric` of pandas 3.1.1 returns for these
+    /// object columns (run in Karenina's venv; `big` is 1.5e20 read from a
+    /// sheet, `u` is 2**63).
+    #[test]
+    fn sheet_columns_with_integers_past_64_bits_as_pandas_types_them() {
+        let big = Raw::Float(1.5e20);
+        let u = Raw::Float(9223372036854775808.0);
+        let c = |r: Vec<Raw>| sheet_column(r).cells;
+        let s = |t: &str| Raw::Str(t.into());
+        let bi = Cell::Int(150_000_000_000_000_000_000);
+        let ui = Cell::Int(1 << 63);
+        // [big, False] -> object [big, None]
+        assert_eq!(
+            c(vec![big.clone(), Raw::Bool(false)]),
+            [bi.clone(), Cell::Na]
+        );
+        // [big, True, 3] -> object [big, None, 3]
+        assert_eq!(
+            c(vec![big.clone(), Raw::Bool(true), Raw::Float(3.0)]),
+            [bi.clone(), Cell::Na, Cell::Int(3)]
+        );
+        // [big, " 7"] -> object [big, 7]
+        assert_eq!(c(vec![big.clone(), s(" 7")]), [bi.clone(), Cell::Int(7)]);
+        // [big, "7.5"] -> float64; [big, None] -> float64
+        assert_eq!(c(vec![big.clone(), s("7.5")])[1], Cell::Float(7.5));
+        assert!(matches!(
+            c(vec![big.clone(), Raw::Empty])[0],
+            Cell::Float(_)
+        ));
+        // [big, True, None] -> float64 [1.5e20, 1.0, nan]
+        assert_eq!(
+            c(vec![big.clone(), Raw::Bool(true), Raw::Empty])[1],
+            Cell::Float(1.0)
+        );
+        // [2**63, False] -> uint64 [2**63, 0]
+        assert_eq!(
+            c(vec![u.clone(), Raw::Bool(false)]),
+            [ui.clone(), Cell::Int(0)]
+        );
+        // [2**63, -1, True, " 5"] -> the cells as they were
+        assert_eq!(
+            c(vec![u.clone(), Raw::Float(-1.0), Raw::Bool(true), s(" 5")]),
+            [
+                ui.clone(),
+                Cell::Int(-1),
+                Cell::Bool(true),
+                Cell::Str(" 5".into())
+            ]
+        );
+        // [2**63, None, False] -> the cells as they were
+        assert_eq!(
+            c(vec![u.clone(), Raw::Empty, Raw::Bool(false)]),
+            [ui.clone(), Cell::Str("".into()), Cell::Bool(false)]
+        );
+        // read_excel of [2**63, "NA", None, -1] -> [2**63, "NA", "", -1]
+        assert_eq!(
+            c(vec![u.clone(), s("NA"), Raw::Empty, Raw::Float(-1.0)]),
+            [
+                ui,
+                Cell::Str("NA".into()),
+                Cell::Str("".into()),
+                Cell::Int(-1)
+            ]
+        );
+        // [big, 2**63, -1, True] -> the cells as they were
+        assert_eq!(
+            c(vec![big, u, Raw::Float(-1.0), Raw::Bool(true)])[3],
+            Cell::Bool(true)
         );
     }
 }

@@ -263,7 +263,9 @@ def text_cell(r: random.Random, kind: str, sep: str = ","):
 def typed_cell(r: random.Random, kind: str, sep: str = ","):
     """An XLSX cell (typed) of a column kind."""
     if kind == "int":
-        return pick(r, [1, 7, -3, 42, 0, 2**53 + 1, 10**15])
+        # 2**63: only uint64 holds it (exact as a double, so every reader
+        # of the file gets the same integer).
+        return pick(r, [1, 7, -3, 42, 0, 2**53 + 1, 10**15, 2**63])
     if kind == "float":
         return pick(r, [2.5, 0.1, 1000.0, 1e-7, 3.0, 123456.789, 1.5e20, 0.30000000000000004, -0.5])
     if kind == "bool":
