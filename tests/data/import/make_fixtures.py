@@ -39,3 +39,8 @@ save("questions.karenina.jsonld", extract_questions_from_file(
 save("questions-biology.karenina.jsonld", extract_questions_from_file(
     "questions.xlsx", "Question", "Answer", sheet_name="Biology", author_name_column="Author",
     keywords_columns=[{"column": "Keywords", "separator": ";"}], custom_metadata_columns=["Level"]), "biology")
+
+# legacy.xls (make_xls.py), read through xlrd (`pip install xlrd` into the venv);
+# without its dates column, on which Karenina's save fails.
+save("legacy.karenina.jsonld", extract_questions_from_file(
+    "legacy.xls", "Question", "Answer", sheet_name="Legacy", custom_metadata_columns=["Level"]), "legacy")

@@ -1,6 +1,7 @@
 """Writes legacy.xls (a BIFF8 workbook) with xlwt: `pip install --target DIR xlwt`,
-then `PYTHONPATH=DIR python3 make_xls.py`. (Karenina reads .xls through xlrd,
-which its environment lacks: this fixture has no Karenina golden.)"""
+then `PYTHONPATH=DIR python3 make_xls.py`. Karenina reads .xls through xlrd
+(`pip install xlrd` into its venv): legacy.karenina.jsonld is what it wrote,
+by the lines at the end of make_fixtures.py."""
 import datetime
 
 import xlwt
