@@ -135,14 +135,6 @@ impl Store {
             None => CheckpointStore::in_memory(),
         }
         .map_err(to_py)?;
-        if let Some(labels) = labels.filter(|l| !l.is_empty()) {
-            let labels: Vec<(String, String)> = labels.into_iter().collect();
-            for f in karenina_ld::store::input_files(&inputs).files {
-                if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
-                    inner.set_labels(g, labels.clone());
-                }
-            }
-        }
         let store = Store {
             state: Shared::new(State {
                 inner,
@@ -150,7 +142,7 @@ impl Store {
                 skipped: Vec::new(),
             }),
         };
-        store.load_more(py, &inputs)?;
+        store.load_more(py, &inputs, labels)?;
         Ok(store)
     }
 
@@ -163,11 +155,19 @@ impl Store {
     /// threads query this store, it waits for their queries to end, and
     /// queries started meanwhile wait for it.
     ///
-    /// >>> store.add(["more-runs/"])
-    fn add(&self, py: Python<'_>, paths: Paths) -> PyResult<()> {
+    /// `labels` labels the runs among `paths`, as the constructor's does.
+    ///
+    /// >>> store.add(["more-runs/"], labels={"regime": "mcp"})
+    #[pyo3(signature = (paths, *, labels=None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        paths: Paths,
+        labels: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<()> {
         let inputs = paths.into_vec();
         missing_input(&inputs)?;
-        self.load_more(py, &inputs)
+        self.load_more(py, &inputs, labels)
     }
 
     /// The graphs loaded: one dict per graph: `graph`, `source`, `kind`
@@ -390,12 +390,27 @@ impl Store {
 
     /// Loads `inputs` and binds, warning of failures (Ctrl-C stops it
     /// between files, or while it waits for other threads' queries).
-    fn load_more(&self, py: Python<'_>, inputs: &[PathBuf]) -> PyResult<()> {
+    fn load_more(
+        &self,
+        py: Python<'_>,
+        inputs: &[PathBuf],
+        labels: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<()> {
         let stop = AtomicBool::new(false);
         let stopped = || stop.load(Ordering::SeqCst);
         let failures = interrupt::run(py, &|| stop.store(true, Ordering::SeqCst), || {
             let mut guard = self.state.write(&stopped)?;
             let state = &mut *guard;
+            // The runs among `inputs` get `labels` (`kld load --label`).
+            if let Some(labels) = labels.as_ref().filter(|l| !l.is_empty()) {
+                let labels: Vec<(String, String)> =
+                    labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                for f in karenina_ld::store::input_files(inputs).files {
+                    if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
+                        state.inner.set_labels(g, labels.clone());
+                    }
+                }
+            }
             let (loaded, mut failures) = load(&mut state.inner, inputs, &stop);
             let bound = match loaded {
                 Ok(b) => b,

@@ -334,6 +334,20 @@ def test_labels_label_the_runs_loaded() -> None:
     assert summary[0]["labels"] == "prompt=v1, regime=mcp"
 
 
+def test_add_labels_the_runs_it_adds_and_only_those() -> None:
+    runs = {f.name: f for f in results_files()}
+    first = runs["res-docs__notebooks__test_checkpoint.full.json"]
+    second = runs["res-karenina-output__probe_dj.full.json"]
+    s = karenina_ld.Store([first], labels={"regime": "mcp"})
+    s.add([second], labels={"regime": "none"})
+    labels = sorted(r["labels"] for r in s.query_named("run-summary"))
+    assert labels == ["regime=mcp", "regime=none"], labels
+    # The CLI's reading of the same labels: the same rows.
+    cli = kld_json("query", "--label", "regime=mcp", first, "--label", "regime=none", second,
+                   "--named", "run-summary", "--format", "json")
+    assert sorted(b["labels"]["value"] for b in cli["results"]["bindings"]) == ["regime=mcp", "regime=none"]
+
+
 def test_pass_rate_by_adele_answers_kld_query_s_rows() -> None:
     """ADeLe levels (a checkpoint Karenina wrote with an ADeLe classification
     per question, tests/data/taskeval) by the Python store as by `kld query`."""

@@ -218,8 +218,8 @@ mod tests {
     /// other columns as `str(Timestamp)` (`2020-02-29 00:00:00`).
     #[test]
     fn dates_print_at_the_precision_of_the_rows_kept() {
-        use super::super::infer::{sheet_column, Raw};
         use super::super::error::Location;
+        use super::super::infer::{sheet_column, Raw};
         let day = |d: u32, s: u32| {
             chrono::NaiveDate::from_ymd_opt(2020, 2, d)
                 .unwrap()
