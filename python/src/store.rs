@@ -130,7 +130,7 @@ impl Store {
     ) -> PyResult<Self> {
         let inputs = paths.map(Paths::into_vec).unwrap_or_default();
         missing_input(&inputs)?;
-        let mut inner = match &store_dir {
+        let inner = match &store_dir {
             Some(d) => CheckpointStore::open_dir(d),
             None => CheckpointStore::in_memory(),
         }
