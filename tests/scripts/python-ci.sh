@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's CI steps (called by .ci/run after `cargo test`):
+#  0. the extension crate's Rust unit tests;
 #  1. `maturin develop` into target/py-venv (dev profile: cargo test's
 #     compiled dependencies are reused) and the pytest suite in python/tests;
 #  2. a wheel (`maturin build`) installed into a fresh venv whose PATH has
@@ -9,6 +10,10 @@
 # Wheels to install elsewhere: python/build-wheel.sh (see docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+# The extension crate's own Rust tests (python/src/lock.rs: the Store's
+# read/write lock); `cargo test` at the top runs only the main crate's.
+cargo test --locked --quiet -p karenina-ld-python --lib
 
 python3 -m venv --system-site-packages target/py-venv
 # shellcheck disable=SC1091
