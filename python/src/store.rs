@@ -64,30 +64,42 @@ struct Skipped {
     file: String,
     graph: String,
     kept: String,
-    results: usize,
-    contained: bool,
+    /// The run's results (None for a database's copy of a benchmark).
+    results: Option<usize>,
+    /// `kld load --format json`'s `why`.
+    why: &'static str,
     message: String,
 }
 
 impl Skipped {
-    /// The copies of a run binding left out.
+    /// The inputs binding left out: copies of a run, and a database's
+    /// copies of a benchmark a loaded checkpoint file holds.
     fn of(bound: &[karenina_ld::store::Bound]) -> Vec<Skipped> {
+        use karenina_ld::results::link::Link;
         bound
             .iter()
-            .filter_map(|b| match &b.link {
-                karenina_ld::results::link::Link::Duplicate {
-                    of,
-                    results,
-                    contained,
-                } => Some(Skipped {
+            .filter_map(|b| {
+                let (kept, results, why) = match &b.link {
+                    Link::Duplicate {
+                        of,
+                        results,
+                        contained,
+                    } => (
+                        of,
+                        Some(*results),
+                        if *contained { "contained" } else { "same-run" },
+                    ),
+                    Link::Shadowed { by } => (by, None, "same-benchmark"),
+                    _ => return None,
+                };
+                Some(Skipped {
                     file: b.source.clone(),
                     graph: b.graph.clone(),
-                    kept: of.clone(),
-                    results: *results,
-                    contained: *contained,
+                    kept: kept.clone(),
+                    results,
+                    why,
                     message: b.message().unwrap_or_default(),
-                }),
-                _ => None,
+                })
             })
             .collect()
     }
@@ -224,7 +236,7 @@ impl Store {
                 d.set_item("graph", &s.graph)?;
                 d.set_item("kept", &s.kept)?;
                 d.set_item("results", s.results)?;
-                d.set_item("why", if s.contained { "contained" } else { "same-run" })?;
+                d.set_item("why", s.why)?;
                 d.set_item("message", &s.message)?;
                 Ok(d)
             })

@@ -120,6 +120,19 @@ def test_inputs_skipped_as_copies_of_a_run_are_listed_with_why() -> None:
     assert "skipped: the same run as" in s["message"]
 
 
+def test_a_database_s_copies_of_loaded_benchmarks_are_listed_as_kld_load_lists_them(tmp_path: Path) -> None:
+    rubrics = CORPUS / "loads" / "tests__fixtures__checkpoints__with_rubrics.jsonld"
+    db = REPO / "tests" / "data" / "runs" / "karenina.db"
+    inputs = [DOCS, rubrics, db]
+    store = karenina_ld.Store(inputs)
+    ours = sorted((s["graph"], s["kept"], s["why"]) for s in store.skipped if s["why"] == "same-benchmark")
+    assert len(ours) == 2, store.skipped
+    assert all(s["results"] is None for s in store.skipped if s["why"] == "same-benchmark")
+    cli = kld_json("load", "--store", tmp_path / "store", *inputs, "--format", "json")
+    theirs = sorted((s["graph"], s["kept"], s["why"]) for s in cli["skipped"] if s["why"] == "same-benchmark")
+    assert ours == theirs
+
+
 def test_a_missing_path_is_file_not_found_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as e:
         karenina_ld.Store([DOCS, tmp_path / "typo.json"])
