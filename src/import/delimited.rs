@@ -1,7 +1,9 @@
 //! CSV and TSV tables, read as `pd.read_csv(path)` / `pd.read_csv(path,
 //! sep="\t")` read them (Karenina's `read_file_to_dataframe`): the first
 //! record is the header, blank lines are skipped, a short record is padded
-//! with missing cells, a long one is an error, and each column is typed by
+//! with missing cells, a long one is an error (but when the first data
+//! record has one field more than the header, every record's first field is
+//! pandas' index label and is left out), and each column is typed by
 //! [`super::infer::text_column`].
 
 use super::error::{ImportError, Location, Result};
@@ -60,6 +62,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         .flexible(true)
         .from_reader(bytes);
     let mut header: Option<Vec<String>> = None;
+    // pandas' implicit index: when the first data record has one field more
+    // than the header, the first field of every record is the row's index
+    // label, not a cell (`read_csv`'s `index_col=None`).
+    let mut index: Option<bool> = None;
     let mut fields: Vec<Vec<Option<String>>> = Vec::new();
     let mut rows = Vec::new();
     let mut rec = csv::ByteRecord::new();
@@ -122,15 +128,25 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                 header = Some(names);
             }
             Some(h) => {
-                if cells.len() > h.len() {
+                let indexed = *index.get_or_insert(cells.len() == h.len() + 1);
+                let width = h.len() + usize::from(indexed);
+                if cells.len() > width {
+                    let whose = if indexed {
+                        "the header's and the first row's index label"
+                    } else {
+                        "the header's"
+                    };
                     return Err(ImportError::Bad {
                         at: at.at_row(row).into(),
                         message: format!(
-                            "expected {} fields (the header's), saw {} (a separator inside an unquoted value?)",
-                            h.len(),
+                            "expected {width} fields ({whose}), saw {} (a separator inside an unquoted value?)",
                             cells.len()
                         ),
                     });
+                }
+                let mut cells = cells;
+                if indexed && !cells.is_empty() {
+                    cells.remove(0);
                 }
                 let n = cells.len();
                 for (col, v) in fields.iter_mut().zip(cells) {
@@ -212,10 +228,43 @@ mod tests {
         assert_eq!(t.columns[2].typed.cells[0], Cell::Float(2.0));
     }
 
+    /// `pd.read_csv` (pandas 3.1.1, Karenina's venv) of a header one field
+    /// shorter than the first record: the first field is the index label.
+    #[test]
+    fn one_field_more_than_the_header_is_pandas_index() {
+        // x,What?,42 / y,Who?,Ada -> [{Question: What?, Answer: '42'},
+        // {Question: Who?, Answer: 'Ada'}], index [x, y]
+        let t = read(&at(), b"Question,Answer\nx,What?,42\ny,Who?,Ada\n", b',').unwrap();
+        assert_eq!(
+            t.columns[0].typed.cells,
+            [Cell::Str("What?".into()), Cell::Str("Who?".into())]
+        );
+        assert_eq!(
+            t.columns[1].typed.cells,
+            [Cell::Str("42".into()), Cell::Str("Ada".into())]
+        );
+        // x,What?,42 / Who?,Ada -> [{Question: What?, Answer: 42.0},
+        // {Question: Ada, Answer: nan}], index [x, Who?]
+        let t = read(&at(), b"Question,Answer\nx,What?,42\nWho?,Ada\n", b',').unwrap();
+        assert_eq!(
+            t.columns[0].typed.cells,
+            [Cell::Str("What?".into()), Cell::Str("Ada".into())]
+        );
+        assert_eq!(t.columns[1].typed.cells[0], Cell::Float(42.0));
+        assert!(t.columns[1].typed.cells[1].is_na());
+        assert_eq!(t.rows, [2, 3]);
+    }
+
     #[test]
     fn errors_are_located() {
-        let e = read(&at(), b"Q,A\na,b,c\n", b',').unwrap_err().to_string();
-        assert!(e.starts_with("t.csv: row 2: expected 2 fields"), "{e}");
+        let e = read(&at(), b"Q,A\na,b\nc,d,e\n", b',')
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.csv: row 3: expected 2 fields"), "{e}");
+        let e = read(&at(), b"Q,A\ni,a,b\nj,c,d,e\n", b',')
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.csv: row 3: expected 3 fields"), "{e}");
         let e = read(&at(), b"Q,A\na,\xff\n", b',').unwrap_err().to_string();
         assert!(e.contains("row 2, column \"A\": not UTF-8"), "{e}");
         let e = read(&at(), b"", b',').unwrap_err().to_string();
