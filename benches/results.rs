@@ -20,13 +20,12 @@
 //!   same baseline, so peak/store is the load's overhead over the store;
 //! - `kld info` of each export (reading alone, no store).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 mod timing;
-use timing::measure;
+use timing::{measure, scale_json};
 
 const TOTAL: usize = 100_000;
 const RUNS: [(&str, &str); 3] = [
@@ -46,37 +45,6 @@ const RUNS: [(&str, &str); 3] = [
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus")
-}
-
-/// Scales a v2.2 stream to `n` rows: rows repeated with a new result_id and
-/// replicate (same lengths where possible, so the bytes stay Karenina's).
-fn scale_json(src: &Path, dst: &Path, n: usize, seed: usize) -> u64 {
-    let text = std::fs::read_to_string(src).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap();
-    let rows: Vec<&str> = lines
-        .map(|l| l.trim_end_matches(','))
-        .filter(|l| l.starts_with('{'))
-        .collect();
-    let mut out = std::io::BufWriter::new(std::fs::File::create(dst).unwrap());
-    writeln!(out, "{header}").unwrap();
-    for i in 0..n {
-        let row = rows[i % rows.len()];
-        let at = row.find("\"result_id\": \"").unwrap() + 14;
-        let id = format!("{:016x}", (seed as u64) << 40 | i as u64);
-        let copy = i / rows.len() + 1;
-        let mut line = format!("{}{}{}", &row[..at], id, &row[at + 16..]);
-        if let Some(r) = line.find("\"replicate\": ") {
-            let end = r + 13 + line[r + 13..].find([',', '}']).unwrap();
-            line.replace_range(r + 13..end, &copy.to_string());
-        }
-        out.write_all(line.as_bytes()).unwrap();
-        out.write_all(if i + 1 < n { b",\n" } else { b"\n" })
-            .unwrap();
-    }
-    out.write_all(b"]}\n").unwrap();
-    out.flush().unwrap();
-    std::fs::metadata(dst).unwrap().len()
 }
 
 /// Scales a CSV export to `n` records (the csv crate writes Karenina's
