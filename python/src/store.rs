@@ -417,11 +417,7 @@ impl Store {
             if let Some(labels) = labels.as_ref().filter(|l| !l.is_empty()) {
                 let labels: Vec<(String, String)> =
                     labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                for f in karenina_ld::store::input_files(inputs).files {
-                    if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
-                        state.inner.set_labels(g, labels.clone());
-                    }
-                }
+                state.inner.label_inputs(inputs, &labels);
             }
             let (loaded, mut failures) = load(&mut state.inner, inputs, &stop);
             let bound = match loaded {

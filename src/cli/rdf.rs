@@ -76,12 +76,7 @@ pub(super) fn place_labels(
 /// Gives the store the labels of the runs found under each labelled input.
 pub(super) fn label_inputs(store: &mut CheckpointStore, results: &ResultsArgs) {
     for (input, labels) in &results.labelled {
-        let found = karenina_ld::store::input_files(std::slice::from_ref(input));
-        for f in found.files {
-            if let Ok(g) = karenina_ld::store::graph_name_for(&f) {
-                store.set_labels(g, labels.clone());
-            }
-        }
+        store.label_inputs(std::slice::from_ref(input), labels);
     }
 }
 

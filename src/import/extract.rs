@@ -241,13 +241,13 @@ mod tests {
             ],
             rows: vec![2, 3],
         };
-        let cols = |notes: Option<&str>| Columns {
+        let cols = Columns {
             question: Some("q".into()),
             answer: Some("d".into()),
-            answer_notes: notes.map(str::to_string),
+            answer_notes: Some("d".into()),
             ..Default::default()
         };
-        let out = extract(&t, &cols(Some("d"))).unwrap();
+        let out = extract(&t, &cols).unwrap();
         assert!(matches!(&out[0], RowOutcome::Drop(_)));
         let RowOutcome::Take(q) = &out[1] else {
             panic!("{out:?}")

@@ -316,6 +316,17 @@ impl CheckpointStore {
         }
     }
 
+    /// [`CheckpointStore::set_labels`] for every file found under `inputs`
+    /// (`kld load --label K=V INPUT…`, Python's `labels=`): the runs among
+    /// them are labelled when they are loaded.
+    pub fn label_inputs(&mut self, inputs: &[PathBuf], labels: &[labels::Label]) {
+        for f in input_files(inputs).files {
+            if let Ok(g) = graph_name_for(&f) {
+                self.set_labels(g, labels.to_vec());
+            }
+        }
+    }
+
     /// See [`CheckpointStore::set_results_options`].
     pub fn results_options(&self) -> ResultsOptions {
         self.results_options
