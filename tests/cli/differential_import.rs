@@ -4,7 +4,8 @@
 //! cells and pandas' NA tokens, numbers pandas reads as floats, dates,
 //! booleans, duplicate questions, quoted separators, keyword columns with
 //! their own separators, two files at once, `--into` an existing checkpoint,
-//! a missing column), each with Karenina's outcome from
+//! a missing column, pandas' implicit index: rows a label longer than the
+//! header), each with Karenina's outcome from
 //! `extract_questions_from_file` + `Benchmark.create`/`load` +
 //! `add_question` + `save` on the same arguments. kld's checkpoint must be
 //! Karenina's bytes except the values Karenina takes from the clock (a line

@@ -5,7 +5,8 @@ Run with the Karenina venv's python (it has pandas and openpyxl):
 
     VENV/bin/python karenina_import.py gen --seed S --cases N OUT
         N cases under OUT/NNNN/: the input files (CSV, TSV, XLSX with several
-        sheets, a `.txt` read as TSV), `args.json` (the `kld import`
+        sheets, a `.txt` read as TSV; now and then a CSV/TSV with pandas'
+        implicit index, each data row a label longer than the header), `args.json` (the `kld import`
         arguments, files relative to the case directory, without `-o`/`--into`'s
         value: the test adds its own), `spec.json` (the tables, to rebuild a
         case row by row), an `existing.jsonld` when the case imports `--into`
@@ -283,8 +284,10 @@ def typed_cell(r: random.Random, kind: str, sep: str = ","):
 # Cases.
 
 
-def gen_case(r: random.Random, idx: int) -> dict:
-    """One case: files (tables), options and what it exercises."""
+def gen_case(r: random.Random, idx: int, ri: random.Random | None = None) -> dict:
+    """One case: files (tables), options and what it exercises. `ri` draws
+    what was added to the generator later (an implicit index), so that the
+    cases `r` alone draws stay those of earlier runs of the same seed."""
     features = set()
     fmt = r.choices(["csv", "tsv", "xlsx", "txt"], weights=[40, 20, 35, 5])[0]
     features.add(fmt)
@@ -424,7 +427,34 @@ def gen_case(r: random.Random, idx: int) -> dict:
         i = args.index("--question-column")
         args[i + 1] = "No such column"
         features.add("missing-column")
+    if ri is not None:
+        for f in files:
+            rows = f["sheets"][0]["rows"]
+            if f["format"] != "xlsx" and rows and ri.random() < 0.08:
+                add_implicit_index(ri, f["sheets"][0])
+                features.add("implicit-index")
     return {"files": files, "args": args, "into": into, "features": sorted(features)}
+
+
+def add_implicit_index(ri: random.Random, sheet: dict) -> None:
+    """Gives a CSV/TSV table pandas' implicit index: each data row starts
+    with one field more than the header has (its index label), which
+    `read_csv` takes as the index. Now and then a later row lacks its label
+    (pandas then reads its first field as the label and the last column as
+    missing). The labels are `sheet["index"]`, one per row, None where the
+    row has none."""
+    kind = ri.choice(["int", "int", "text", "mixed"])
+    labels = []
+    for i in range(len(sheet["rows"])):
+        if i > 0 and ri.random() < 0.15:
+            labels.append(None)
+        elif kind == "int":
+            labels.append(str(i))
+        elif kind == "text":
+            labels.append(ri.choice(["row", "q", "Frage", "行"]) + f"-{i}")
+        else:
+            labels.append(ri.choice([str(i), f"r{i}", "", "1.5"]))
+    sheet["index"] = labels
 
 
 def cell_json(v):
@@ -464,8 +494,9 @@ def write_files(case: dict, d: Path) -> None:
             with open(path, "w", encoding="utf-8-sig" if f["bom"] else "utf-8", newline="") as fh:
                 w = csv.writer(fh, delimiter=delim, quoting=quoting, lineterminator=f["newline"])
                 w.writerow(s["header"])
-                for row in s["rows"]:
-                    w.writerow(["" if v is None else v for v in row])
+                labels = s.get("index") or [None] * len(s["rows"])
+                for label, row in zip(labels, s["rows"]):
+                    w.writerow(([] if label is None else [label]) + ["" if v is None else v for v in row])
 
 
 def existing_args(case: dict) -> list[str]:
@@ -515,6 +546,8 @@ def subset(spec: dict, keep: list[int]) -> dict:
     for f, f0 in zip(one["files"], spec["files"]):
         for s, s0 in zip(f["sheets"], f0["sheets"]):
             s["rows"] = [s0["rows"][i] for i in keep if i < len(s0["rows"])]
+            if "index" in s0:
+                s["index"] = [s0["index"][i] for i in keep if i < len(s0["index"])]
     return one
 
 
@@ -557,7 +590,7 @@ def main() -> None:
         a.out.mkdir(parents=True, exist_ok=True)
         with open(a.out / "cases.jsonl", "w", encoding="utf-8") as log:
             for i in range(a.cases):
-                case = gen_case(r, i)
+                case = gen_case(r, i, random.Random(a.seed * 100_003 + i))
                 name = f"{i:04d}"
                 outcome = materialize(case, a.out / name)
                 log.write(json.dumps({"case": name, "args": case["args"], "into": case["into"],
