@@ -8,7 +8,7 @@
 
 use super::error::{ImportError, Location, Result};
 use super::infer::text_column;
-use super::table::{header_names, Column, Table};
+use super::table::{header_names, Column, HeaderCell, Table};
 
 /// What the bytes look like when they are not a delimited table, if that
 /// can be told from their start.
@@ -123,7 +123,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         }
         match &header {
             None => {
-                let names = header_names(cells);
+                let names = header_names(cells.into_iter().map(HeaderCell::text).collect());
                 fields = vec![Vec::new(); names.len()];
                 header = Some(names);
             }
@@ -172,6 +172,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         .map(|(name, tokens)| Column {
             name,
             typed: text_column(tokens),
+            named_by_value: false,
         })
         .collect();
     Ok(Table {

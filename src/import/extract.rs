@@ -229,6 +229,7 @@ mod tests {
         let col = |name: &str, raw: Vec<Raw>| Column {
             name: name.into(),
             typed: sheet_column(raw),
+            named_by_value: false,
         };
         let t = Table {
             at: Location::file("t.xlsx"),

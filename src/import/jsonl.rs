@@ -149,6 +149,7 @@ pub fn read(at: &Location, bytes: &[u8]) -> Result<Table> {
                     cells,
                     dates: DateStyle::Python,
                 },
+                named_by_value: false,
             }
         })
         .collect();

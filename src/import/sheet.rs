@@ -6,8 +6,8 @@
 
 use super::error::{ImportError, Location, Result};
 use super::infer::{sheet_column, Raw};
-use super::table::{header_names, Column, Table};
-use super::value::DateStyle;
+use super::table::{header_names, Column, HeaderCell, HeaderKey, Table};
+use super::value::{Cell, DateStyle};
 use calamine::{Data, Reader};
 use std::io::Cursor;
 
@@ -102,19 +102,15 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
         });
     }
     let (_, header) = numbered.remove(0);
-    let header = header_names(
-        header
-            .iter()
-            .map(|c| match c {
-                Raw::Empty => String::new(),
-                Raw::Str(s) => s.clone(),
-                other => {
-                    let typed = sheet_column(vec![other.clone()]);
-                    typed.cells[0].py_str(DateStyle::Python)
-                }
-            })
-            .collect(),
-    );
+    let cells: Vec<HeaderCell> = header.iter().map(header_cell).collect();
+    let header: Vec<(String, bool)> = header_names(cells.clone())
+        .into_iter()
+        .zip(&cells)
+        .map(|(name, cell)| {
+            let by_value = !matches!(cell.key, HeaderKey::Text(_)) && name == cell.text;
+            (name, by_value)
+        })
+        .collect();
     let mut cols: Vec<Vec<Raw>> = vec![Vec::with_capacity(numbered.len()); width];
     let mut rows = Vec::with_capacity(numbered.len());
     for (n, r) in numbered {
@@ -126,10 +122,37 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
     let columns = header
         .into_iter()
         .zip(cols)
-        .map(|(name, raw)| Column {
+        .map(|((name, named_by_value), raw)| Column {
             name,
             typed: sheet_column(raw),
+            named_by_value,
         })
         .collect();
     Ok(Table { at, columns, rows })
+}
+
+/// A workbook's header cell as pandas keeps it: the value `read_excel`
+/// makes of it (a whole float is an int), its `str()` and what Python's
+/// `==` compares (`True`, `1` and `1.0` are one name; the text `"1"` is
+/// another).
+fn header_cell(raw: &Raw) -> HeaderCell {
+    match raw {
+        Raw::Empty => HeaderCell::text(""),
+        Raw::Str(s) => HeaderCell::text(s.clone()),
+        other => {
+            let cell = sheet_column(vec![other.clone()]).cells.remove(0);
+            let text = cell.py_str(DateStyle::Python);
+            let key = match &cell {
+                Cell::Int(i) => HeaderKey::Number(i.to_string()),
+                Cell::Bool(b) => HeaderKey::Number(u8::from(*b).to_string()),
+                // Whole floats are ints by now: a float equals only itself.
+                Cell::Float(_) => HeaderKey::Number(text.clone()),
+                Cell::Str(s) => HeaderKey::Text(s.clone()),
+                Cell::DateTime(_) => HeaderKey::Other("datetime", text.clone()),
+                Cell::Time(_) => HeaderKey::Other("time", text.clone()),
+                Cell::Na | Cell::Json(_) => HeaderKey::Other("other", text.clone()),
+            };
+            HeaderCell { text, key }
+        }
+    }
 }

@@ -12,6 +12,11 @@ pub struct Column {
     pub name: String,
     /// The cells and their date style.
     pub typed: Typed,
+    /// The header cell was a number, boolean or date, not text: pandas
+    /// names the column by that value, which Karenina's extractor, given a
+    /// column's name as text, never finds. kld finds it by its text when
+    /// no column of that text name exists.
+    pub named_by_value: bool,
 }
 
 /// A table read from one input.
@@ -26,9 +31,13 @@ pub struct Table {
 }
 
 impl Table {
-    /// The column named `name`.
+    /// The column named `name`: the column whose header is that text, as
+    /// pandas finds it, else one whose header value prints as `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|c| c.name == name)
+        let named = |c: &&Column| c.name == name;
+        (self.columns.iter().filter(named))
+            .find(|c| !c.named_by_value)
+            .or_else(|| self.columns.iter().find(named))
     }
 
     /// The column names, in order.
@@ -37,32 +46,80 @@ impl Table {
     }
 }
 
-/// pandas' header names: an empty cell is `Unnamed: <index>`, a repeated
-/// name gets `.1`, `.2`… (`mangle_dupe_cols`).
-pub fn header_names(raw: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(raw.len());
-    let mut counts: std::collections::HashMap<String, usize> = Default::default();
-    for (i, name) in raw.into_iter().enumerate() {
-        let name = if name.is_empty() {
-            format!("Unnamed: {i}")
-        } else {
-            name
-        };
-        let mut cur = name.clone();
-        if out.contains(&cur) {
-            let mut n = counts.get(&name).copied().unwrap_or(1);
-            loop {
-                cur = format!("{name}.{n}");
-                n += 1;
-                if !out.contains(&cur) {
-                    break;
-                }
-            }
-            counts.insert(name, n);
+/// What Python's `==` (and so a dict key) sees of a header cell: pandas
+/// keeps a workbook's header cells as the values they are, and `1`, `1.0`
+/// and `True` are one name to it while the text `"1"` is another.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HeaderKey {
+    /// Text (every header cell of a CSV or TSV).
+    Text(String),
+    /// A number or boolean, by its exact value (`True` is `1`).
+    Number(String),
+    /// A date, time or any other value, by its text and kind.
+    Other(&'static str, String),
+}
+
+/// One header cell: its `str()` (the name kld shows and the flags select
+/// by) and its [`HeaderKey`]. An empty text cell is unnamed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderCell {
+    /// `str()` of the value.
+    pub text: String,
+    /// What Python compares.
+    pub key: HeaderKey,
+}
+
+impl HeaderCell {
+    /// A text cell.
+    pub fn text(text: impl Into<String>) -> Self {
+        let text = text.into();
+        HeaderCell {
+            key: HeaderKey::Text(text.clone()),
+            text,
         }
-        out.push(cur);
     }
-    out
+}
+
+/// pandas' header names (`mangle_dupe_names`, which `read_csv` and
+/// `read_excel` both apply): an empty cell is `Unnamed: <index>`; a
+/// repeated name gets `.1`, `.2`… skipping any suffixed name the header
+/// already holds (`x, x, x.1` → `x, x.2, x.1`), and the unnamed columns are
+/// renamed after the named ones, so a named column keeps its name.
+pub fn header_names(raw: Vec<HeaderCell>) -> Vec<String> {
+    let mut unnamed = Vec::new();
+    let mut names: Vec<HeaderCell> = raw
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| match &c.key {
+            HeaderKey::Text(t) if t.is_empty() => {
+                unnamed.push(i);
+                HeaderCell::text(format!("Unnamed: {i}"))
+            }
+            _ => c,
+        })
+        .collect();
+    let order: Vec<usize> = (0..names.len())
+        .filter(|i| !unnamed.contains(i))
+        .chain(unnamed.iter().copied())
+        .collect();
+    let mut counts: std::collections::HashMap<HeaderKey, usize> = Default::default();
+    for i in order {
+        let old = names[i].clone();
+        let mut col = old.clone();
+        let mut cur = counts.get(&col.key).copied().unwrap_or(0);
+        while cur > 0 {
+            counts.insert(old.key.clone(), cur + 1);
+            col = HeaderCell::text(format!("{}.{cur}", old.text));
+            if names.iter().any(|n| n.key == col.key) {
+                cur += 1;
+            } else {
+                cur = counts.get(&col.key).copied().unwrap_or(0);
+            }
+        }
+        counts.insert(col.key.clone(), cur + 1);
+        names[i] = col;
+    }
+    names.into_iter().map(|c| c.text).collect()
 }
 
 #[cfg(test)]
@@ -71,8 +128,20 @@ mod tests {
 
     #[test]
     fn pandas_header_names() {
-        let h = |v: &[&str]| header_names(v.iter().map(|s| s.to_string()).collect());
+        let h = |v: &[&str]| header_names(v.iter().map(|s| HeaderCell::text(*s)).collect());
         assert_eq!(h(&["A", "", "A", "A"]), ["A", "Unnamed: 1", "A.1", "A.2"]);
         assert_eq!(h(&["Q", "Answer"]), ["Q", "Answer"]);
+        // pd.read_csv's names for these headers (pandas 3.1.1).
+        assert_eq!(h(&["x", "x", "x.1"]), ["x", "x.2", "x.1"]);
+        assert_eq!(h(&["x.1", "x", "x"]), ["x.1", "x", "x.2"]);
+        assert_eq!(
+            h(&["", "x", "Unnamed: 0", ""]),
+            ["Unnamed: 0.1", "x", "Unnamed: 0", "Unnamed: 3"]
+        );
+        assert_eq!(
+            h(&["x", "", "x", "Unnamed: 1"]),
+            ["x", "Unnamed: 1.1", "x.1", "Unnamed: 1"]
+        );
+        assert_eq!(h(&["a", "a", "a.1", "a.1"]), ["a", "a.2", "a.1", "a.1.1"]);
     }
 }

@@ -5,7 +5,9 @@
 //! booleans, duplicate questions, quoted separators, keyword columns with
 //! their own separators, two files at once, `--into` an existing checkpoint,
 //! a missing column, pandas' implicit index: rows a label longer than the
-//! header), each with Karenina's outcome from
+//! header, headers pandas renames: copies, `x.1` beside `x, x`, empty
+//! headers beside a literal `Unnamed: N`, selected by the new names), each
+//! with Karenina's outcome from
 //! `extract_questions_from_file` + `Benchmark.create`/`load` +
 //! `add_question` + `save` on the same arguments. kld's checkpoint must be
 //! Karenina's bytes except the values Karenina takes from the clock (a line

@@ -1,7 +1,7 @@
 //! `kld import`: sheets and datasets → canonical checkpoints, on the small
 //! fixtures of tests/data/import (the `*.karenina.jsonld` files there are
 //! what Karenina's extract_questions_from_file + add_question + save wrote
-//! for them: make_fixtures.py).
+//! for them: make_fixtures.py, make_headers.py).
 
 use super::{kld, stdout_of};
 use crate::common::data;
@@ -209,6 +209,70 @@ fn a_legacy_xls_workbook_reads_as_pandas_would() {
     let ours = std::fs::read_to_string(&out).unwrap();
     let theirs = std::fs::read_to_string(fixture("legacy.karenina.jsonld")).unwrap();
     assert_eq!(clockless(&ours), clockless(&theirs));
+}
+
+/// A workbook's header of numbers, booleans, dates, repeated names and an
+/// empty cell: kld names the columns as pandas names them
+/// (`headers.columns.json`, pandas 3.1.1: `True`, `1.0` and `1` are one
+/// name, the text `2024` is not the number 2024, `x, x, x.1` are `x, x.2,
+/// x.1`), and selecting the renamed ones gives Karenina's bytes. A number
+/// header no text header shares is found by its text (Karenina's extractor
+/// skips it, given text).
+#[test]
+fn workbook_headers_are_named_as_pandas_names_them() {
+    let (code, err, out, _dir) = import_err(
+        &["--question-column", "Question", "--answer-column", "Nope"],
+        &[fixture("headers.xlsx")],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(!out.exists());
+    let pandas: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string(fixture("headers.columns.json")).unwrap())
+            .unwrap();
+    let listed = err
+        .split("the file has: ")
+        .nth(1)
+        .and_then(|t| t.split(" (check").next())
+        .unwrap_or_else(|| panic!("{err}"));
+    let quoted: Vec<String> = pandas.iter().map(|n| format!("{n:?}")).collect();
+    assert_eq!(listed, quoted.join(", "));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("headers.jsonld");
+    let mut cmd = kld();
+    cmd.arg("import").arg(fixture("headers.xlsx"));
+    cmd.args(["--question-column", "Question", "--answer-column", "Answer"]);
+    for c in [
+        "2024",
+        "1.1",
+        "x.2",
+        "x.1",
+        "Unnamed: 14",
+        "Unnamed: 14.1",
+        "False.1",
+        "0.2",
+    ] {
+        cmd.args(["--custom-metadata-column", c]);
+    }
+    stdout_of(cmd.args(["--name", "headers", "-o"]).arg(&out));
+    let ours = std::fs::read_to_string(&out).unwrap();
+    let theirs = std::fs::read_to_string(fixture("headers.karenina.jsonld")).unwrap();
+    assert_eq!(clockless(&ours), clockless(&theirs));
+
+    // The boolean header True, by its text: the fifth column.
+    stdout_of(
+        kld()
+            .arg("import")
+            .arg(fixture("headers.xlsx"))
+            .args(["--question-column", "Question", "--answer-column", "Answer"])
+            .args(["--custom-metadata-column", "True", "-o"])
+            .arg(&out),
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let props = &v["dataFeedElement"][1]["item"]["additionalProperty"];
+    assert_eq!(props[1]["name"], "custom_True", "{props}");
+    assert_eq!(props[1]["value"], 23, "{props}");
 }
 
 #[test]

@@ -433,7 +433,59 @@ def gen_case(r: random.Random, idx: int, ri: random.Random | None = None) -> dic
             if f["format"] != "xlsx" and rows and ri.random() < 0.08:
                 add_implicit_index(ri, f["sheets"][0])
                 features.add("implicit-index")
+            for sh in f["sheets"]:
+                if ri.random() < 0.25:
+                    renamed = add_header_twists(ri, sh)
+                    features.add("header-twists")
+                    if len(files) == 1 and len(f["sheets"]) == 1 and renamed:
+                        # select columns by the names pandas gave them
+                        for name in ri.sample(renamed, min(2, len(renamed))):
+                            args += ["--custom-metadata-column", name]
+                        features.add("renamed-columns")
     return {"files": files, "args": args, "into": into, "features": sorted(features)}
+
+
+def add_header_twists(ri: random.Random, sheet: dict) -> list[str]:
+    """Adds one to three columns, anywhere, whose headers pandas renames: a
+    copy of a name the sheet has (before it, the original is the one
+    renamed), that name with `.1`/`.2` (which pandas' renaming skips), an
+    empty header (`Unnamed: N`) or a literal `Unnamed: 0`. Returns the
+    names pandas gives the columns it renames (`mangle_dupe_names`, what
+    `read_csv` and `read_excel` apply)."""
+    header = list(sheet["header"])
+    rows = [list(r) for r in sheet["rows"]]
+
+    def insert(at: int, name: str) -> None:
+        header.insert(at, name)
+        for r in rows:
+            r.insert(at, ri.choice([None, "filler", "7", "x, y"]))
+
+    for _ in range(ri.randint(1, 3)):
+        base = ri.choice([h for h in header if h] or ["Question"])
+        if base not in header:
+            insert(0, base)
+        pattern = ri.choice(["one", "skip", "skip", "unnamed"])
+        if pattern == "skip":
+            # base, base, base.1: pandas names the copy base.2
+            at = ri.randint(header.index(base) + 1, len(header))
+            insert(at, base)
+            insert(ri.randint(at + 1, len(header)), base + ".1")
+        elif pattern == "unnamed":
+            # an empty header at N and a literal "Unnamed: N" after it
+            at = ri.randint(0, len(header))
+            insert(at, "")
+            insert(ri.randint(at + 1, len(header)), f"Unnamed: {at}")
+        else:
+            name = ri.choice([base, base, base + ".1", base + ".2", "", "Unnamed: 0"])
+            insert(ri.randint(0, len(header)), name)
+    sheet["header"] = header
+    sheet["rows"] = rows
+    from pandas.io.common import mangle_dupe_names
+
+    unnamed = [i for i, h in enumerate(header) if h == ""]
+    named = [f"Unnamed: {i}" if h == "" else h for i, h in enumerate(header)]
+    mangled = mangle_dupe_names(named, unnamed)
+    return [m for m, h in zip(mangled, named) if m != h]
 
 
 def add_implicit_index(ri: random.Random, sheet: dict) -> None:
