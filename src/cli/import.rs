@@ -6,8 +6,7 @@ use anyhow::Context;
 use clap::ValueEnum;
 use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::import::{
-    self, BenchmarkMeta, Columns, ImportError, ImportOptions, InputFormat, KeywordColumn, Plan,
-    Stamp, Status,
+    self, Columns, ImportError, ImportOptions, InputFormat, KeywordColumn, Plan, Stamp, Status,
 };
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
 use karenina_ld::terminal::escape_controls as esc;
@@ -206,25 +205,47 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
     };
     let existing = match &a.into {
         Some(p) => match read_existing(p)? {
-            Ok(cp) => Some(cp),
+            Ok(cp) => Some(import::Existing {
+                file: p,
+                checkpoint: cp,
+            }),
             Err(code) => return Ok(code),
         },
         None => None,
     };
-    if let Some(cp) = &existing {
-        if cp.scenarios.as_ref().is_some_and(|s| !s.is_empty()) {
-            eprintln!("kld: error: {}: a scenario benchmark: Karenina does not add standalone questions to one", a.into.as_deref().unwrap_or(Path::new("")).display());
-            return Ok(INVALID);
-        }
+    if let Some(Err(e)) = existing.as_ref().map(import::Existing::accepts_questions) {
+        return Ok(fail(&e));
     }
-    let plan = match import::plan(&a.inputs, &opts, existing.as_ref()) {
-        Ok(p) => p,
-        Err(e) => return Ok(fail(&e)),
-    };
     if a.dry_run {
+        let plan = match import::plan(&a.inputs, &opts, existing.as_ref().map(|e| &e.checkpoint)) {
+            Ok(p) => p,
+            Err(e) => return Ok(fail(&e)),
+        };
         preview(&plan, a.output_format)?;
         return Ok(OK);
     }
+    let new = import::NewBenchmark {
+        name: a.name.clone(),
+        description: a.description.clone(),
+        version: a.bench_version.clone(),
+        creator: a.creator.clone(),
+    };
+    let default_name = || {
+        (output.as_deref().and_then(stem))
+            .or_else(|| a.inputs.first().and_then(|p| stem(p)))
+            .unwrap_or_else(|| "imported".into())
+    };
+    let (cp, plan) = match import::import(
+        &a.inputs,
+        &opts,
+        existing,
+        &new,
+        &default_name,
+        &mut Stamp::now,
+    ) {
+        Ok(done) => done,
+        Err(e) => return Ok(fail(&e)),
+    };
     let (taken, dropped, dups) = plan.counts();
     for r in &plan.rows {
         if let Status::Duplicate { id, first } = &r.status {
@@ -239,27 +260,6 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    let mut cp = match existing {
-        Some(cp) => cp,
-        None => {
-            let d = BenchmarkMeta::default();
-            let name = a
-                .name
-                .clone()
-                .or_else(|| plan.suggested_name.clone())
-                .or_else(|| output.as_deref().and_then(stem))
-                .or_else(|| a.inputs.first().and_then(|p| stem(p)))
-                .unwrap_or_else(|| "imported".into());
-            let meta = BenchmarkMeta {
-                name,
-                description: a.description.clone().unwrap_or(d.description),
-                version: a.bench_version.clone().unwrap_or(d.version),
-                creator: a.creator.clone().unwrap_or(d.creator),
-            };
-            import::build::new_checkpoint(&meta, &Stamp::now())
-        }
-    };
-    plan.apply(&mut cp, &mut Stamp::now);
     let text = write_checkpoint(&cp, &WriteOptions::default());
     let target = output.or(a.into.clone()).expect("checked above");
     let shown = match super::output_file(Some(target)) {

@@ -416,6 +416,83 @@ pub fn plan(
     Ok(plan)
 }
 
+/// What describes a new checkpoint: Karenina's defaults where `None`. The
+/// name falls back to the name the inputs suggest (an Inspect dataset's
+/// benchmark), then to the caller's default (`kld import`: the output's
+/// file stem).
+#[derive(Clone, Debug, Default)]
+pub struct NewBenchmark {
+    /// `name`.
+    pub name: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `version`.
+    pub version: Option<String>,
+    /// `creator`.
+    pub creator: Option<String>,
+}
+
+/// The checkpoint to add to, and the file it came from (for messages).
+pub struct Existing<'a> {
+    /// Where it was read from.
+    pub file: &'a Path,
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+}
+
+impl Existing<'_> {
+    /// Refuses a scenario benchmark: Karenina adds no standalone question
+    /// to one.
+    pub fn accepts_questions(&self) -> Result<()> {
+        if (self.checkpoint.scenarios.as_ref()).is_some_and(|s| !s.is_empty()) {
+            return Err(ImportError::Bad {
+                at: Box::new(Location::file(self.file)),
+                message: "a scenario benchmark: Karenina does not add standalone questions to one"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Imports `files` into `existing`, or into a new checkpoint described by
+/// `new` (named `default_name` when neither `new` nor the inputs name it),
+/// as Karenina's `Benchmark.create` (or `load`) + `add_question` per row +
+/// `save` would: the checkpoint, each question and `dateModified` stamped
+/// by `clock`, and the plan (every row taken, dropped or refused). A
+/// scenario benchmark is refused: Karenina adds no standalone question to
+/// one.
+pub fn import(
+    files: &[PathBuf],
+    opts: &ImportOptions,
+    existing: Option<Existing<'_>>,
+    new: &NewBenchmark,
+    default_name: &dyn Fn() -> String,
+    clock: &mut dyn FnMut() -> Stamp,
+) -> Result<(Checkpoint, Plan)> {
+    if let Some(e) = &existing {
+        e.accepts_questions()?;
+    }
+    let plan = plan(files, opts, existing.as_ref().map(|e| &e.checkpoint))?;
+    let mut cp = match existing {
+        Some(e) => e.checkpoint,
+        None => {
+            let d = BenchmarkMeta::default();
+            let meta = BenchmarkMeta {
+                name: (new.name.clone())
+                    .or_else(|| plan.suggested_name.clone())
+                    .unwrap_or_else(default_name),
+                description: new.description.clone().unwrap_or(d.description),
+                version: new.version.clone().unwrap_or(d.version),
+                creator: new.creator.clone().unwrap_or(d.creator),
+            };
+            build::new_checkpoint(&meta, &clock())
+        }
+    };
+    plan.apply(&mut cp, clock);
+    Ok((cp, plan))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

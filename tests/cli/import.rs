@@ -632,3 +632,35 @@ fn output_to_a_device_writes_through_it() {
     ]));
     assert!(text.starts_with("{\n  \"@context\""), "{text}");
 }
+
+/// `--into` a scenario benchmark is refused, with `--dry-run` too: Karenina
+/// adds no standalone question to one. The file is left as it was.
+#[test]
+fn a_scenario_benchmark_takes_no_imported_questions() {
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("scenario.jsonld");
+    std::fs::copy(
+        data("corpus/loads/karenina-output__scenario_probe.jsonld"),
+        &into,
+    )
+    .unwrap();
+    let before = std::fs::read(&into).unwrap();
+    for dry in [false, true] {
+        let mut cmd = kld();
+        cmd.arg("import")
+            .arg(fixture("questions.csv"))
+            .args(CSV_FLAGS);
+        cmd.arg("--into").arg(&into);
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("scenario.jsonld: a scenario benchmark: Karenina does not add standalone questions to one"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&into).unwrap(), before);
+    }
+}
