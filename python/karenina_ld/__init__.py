@@ -30,6 +30,7 @@ from ._native import (
     Store,
     Triples,
     __version__,
+    import_questions,
     question_id,
     queries,
     query_text,
@@ -68,4 +69,5 @@ __all__ = [
     "queries",
     "query_text",
     "validate",
+    "import_questions",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "queries",
     "query_text",
     "validate",
+    "import_questions",
 ]
 
 def main(argv: Sequence[str]) -> int: ...
@@ -34,6 +35,26 @@ def question_id(text: str) -> str: ...
 def queries() -> list[tuple[str, str]]: ...
 def query_text(name: str) -> str: ...
 def validate(paths: _Paths, *, strict: bool = False) -> list[Diagnostic]: ...
+def import_questions(
+    paths: _Paths,
+    *,
+    question_column: str | None = None,
+    answer_column: str | None = None,
+    sheet_name: str | None = None,
+    format: str | None = None,
+    author_name_column: str | None = None,
+    author_email_column: str | None = None,
+    author_affiliation_column: str | None = None,
+    url_column: str | None = None,
+    keywords_columns: list[str | dict[str, str]] | None = None,
+    answer_notes_column: str | None = None,
+    custom_metadata_columns: list[str] | None = None,
+    into: Checkpoint | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    version: str | None = None,
+    creator: str | None = None,
+) -> Checkpoint: ...
 @final
 class Diagnostic:
     @property

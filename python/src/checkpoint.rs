@@ -142,6 +142,23 @@ impl Checkpoint {
     fn bytes(&self) -> String {
         write_checkpoint(&self.cp, &WriteOptions::default())
     }
+
+    /// A checkpoint built in memory (not read from a file): no findings.
+    pub(crate) fn built(cp: model::Checkpoint) -> Self {
+        Checkpoint {
+            cp,
+            report: Report {
+                file: PathBuf::from("<built>"),
+                diagnostics: Vec::new(),
+            },
+            path: None,
+        }
+    }
+
+    /// The model, and the file it was read from.
+    pub(crate) fn model(&self) -> (&model::Checkpoint, Option<&Path>) {
+        (&self.cp, self.path.as_deref())
+    }
 }
 
 #[pymethods]

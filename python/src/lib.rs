@@ -10,6 +10,7 @@ mod checkpoint;
 mod errors;
 mod interrupt;
 mod lock;
+mod sheets;
 mod store;
 mod values;
 
@@ -44,6 +45,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(question_id, m)?)?;
     m.add_function(wrap_pyfunction!(checkpoint::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(sheets::import_questions, m)?)?;
     m.add_function(wrap_pyfunction!(store::queries, m)?)?;
     m.add_function(wrap_pyfunction!(store::query_text, m)?)?;
     m.add_class::<errors::Diagnostic>()?;
