@@ -57,9 +57,12 @@ fn format_of(name: &str) -> PyResult<InputFormat> {
         "xls" => InputFormat::Xls,
         "jsonl" => InputFormat::Jsonl,
         "inspect" => InputFormat::Inspect,
-        other => return Err(PyValueError::new_err(format!(
-            "format {other:?}: one of \"csv\", \"tsv\", \"xlsx\", \"xls\", \"jsonl\", \"inspect\""
-        ))),
+        other => {
+            let known = "\"csv\", \"tsv\", \"xlsx\", \"xls\", \"jsonl\", \"inspect\"";
+            return Err(PyValueError::new_err(format!(
+                "format {other:?}: one of {known}"
+            )));
+        }
     })
 }
 

@@ -243,9 +243,11 @@ fn database_of(p: &Path) -> Option<PathBuf> {
     crate::results::database::sniff_file(&db).then_some(db)
 }
 
-/// The `.state` sidecar whose `.results.jsonl` `p` is (outside run folders).
+/// The `.state` sidecar whose results `p` is (outside run folders): its
+/// `<out>.results.jsonl`, or a legacy (format 1.0) state's `<out>.tmp`.
 fn state_of(p: &Path) -> Option<PathBuf> {
-    let out = p.file_name()?.to_str()?.strip_suffix(".results.jsonl")?;
+    let name = p.file_name()?.to_str()?;
+    let out = (name.strip_suffix(".results.jsonl")).or_else(|| name.strip_suffix(".tmp"))?;
     let state = p.with_file_name(format!("{out}.state"));
     crate::results::progress::is_state_input(&state, false).then_some(state)
 }
