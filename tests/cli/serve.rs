@@ -518,6 +518,28 @@ pub(crate) fn select_column(c: &Client, base: &str, query: &str, var: &str) -> V
     binding_values(&v, var)
 }
 
+/// How many verification results the server at `base` holds, once it holds
+/// `want` (or 30 s have passed: the count then, for the caller's assert).
+pub(crate) fn results_once(c: &Client, base: &str, want: usize) -> usize {
+    let count = || {
+        select_column(
+            c,
+            base,
+            "SELECT ?r WHERE { GRAPH ?g { ?r a <urn:karenina:vocab:VerificationResult> } }",
+            "r",
+        )
+        .len()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let n = count();
+        if n == want || std::time::Instant::now() >= deadline {
+            return n;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// The values of `?var` in a SPARQL JSON results document, one per solution.
 pub(crate) fn binding_values(results: &Value, var: &str) -> Vec<String> {
     results["results"]["bindings"]

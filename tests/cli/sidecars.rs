@@ -92,25 +92,15 @@ fn serve_watch_follows_an_unfinished_run_as_karenina_appends_and_finishes_it() {
     let jsonl = file.with_file_name("results.json.results.jsonl");
     let server = crate::serve::serve(&[d.path().to_path_buf()], &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let results = || {
-        crate::serve::select_column(
-            &client,
-            &server.base,
-            "SELECT ?r WHERE { GRAPH ?g { ?r a <urn:karenina:vocab:VerificationResult> } }",
-            "r",
-        )
-        .len()
-    };
     let wait_for = |want: usize| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while results() != want && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert_eq!(results(), want);
+        assert_eq!(
+            crate::serve::results_once(&client, &server.base, want),
+            want
+        );
     };
     let text = std::fs::read_to_string(&jsonl).unwrap();
     let n = text.lines().filter(|l| !l.trim().is_empty()).count();
-    assert_eq!(results(), n);
+    wait_for(n);
     // Karenina appends one more result (another task: its own result ID).
     let mut row: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     row["metadata"]["result_id"] = "0123456789abcdef".into();

@@ -430,27 +430,17 @@ fn serve_watch_follows_a_legacy_state_s_tmp_export() {
     let tmp = d.path().join("results.json.tmp");
     let server = serve(&[d.path().to_path_buf()], &["--watch"]);
     let client = reqwest::blocking::Client::new();
-    let results = || {
-        crate::serve::select_column(
-            &client,
-            &server.base,
-            "SELECT ?r WHERE { GRAPH ?g { ?r a <urn:karenina:vocab:VerificationResult> } }",
-            "r",
-        )
-        .len()
-    };
     let mut export: Value = serde_json::from_str(&std::fs::read_to_string(&tmp).unwrap()).unwrap();
     let n = export["results"].as_array().unwrap().len();
-    assert_eq!(results(), n);
+    assert_eq!(crate::serve::results_once(&client, &server.base, n), n);
     // One more result, the export rewritten whole (as the old manager did).
     let mut row = export["results"][0].clone();
     row["metadata"]["result_id"] = "0123456789abcdef".into();
     row["metadata"]["question_id"] = "urn:uuid:question-one-more-00000000".into();
     export["results"].as_array_mut().unwrap().push(row);
     std::fs::write(&tmp, serde_json::to_string_pretty(&export).unwrap()).unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while results() != n + 1 && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert_eq!(results(), n + 1);
+    assert_eq!(
+        crate::serve::results_once(&client, &server.base, n + 1),
+        n + 1
+    );
 }
