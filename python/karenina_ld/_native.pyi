@@ -4,7 +4,7 @@ import datetime
 import decimal
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, final
+from typing import Any, Literal, final, overload
 
 import pandas
 
@@ -35,6 +35,7 @@ def question_id(text: str) -> str: ...
 def queries() -> list[tuple[str, str]]: ...
 def query_text(name: str) -> str: ...
 def validate(paths: _Paths, *, strict: bool = False) -> list[Diagnostic]: ...
+@overload
 def import_questions(
     paths: _Paths,
     *,
@@ -54,7 +55,30 @@ def import_questions(
     description: str | None = None,
     version: str | None = None,
     creator: str | None = None,
+    dry_run: Literal[False] = False,
 ) -> Checkpoint: ...
+@overload
+def import_questions(
+    paths: _Paths,
+    *,
+    question_column: str | None = None,
+    answer_column: str | None = None,
+    sheet_name: str | None = None,
+    format: str | None = None,
+    author_name_column: str | None = None,
+    author_email_column: str | None = None,
+    author_affiliation_column: str | None = None,
+    url_column: str | None = None,
+    keywords_columns: list[str | dict[str, str]] | None = None,
+    answer_notes_column: str | None = None,
+    custom_metadata_columns: list[str] | None = None,
+    into: Checkpoint | None = None,
+    name: str | None = None,
+    description: str | None = None,
+    version: str | None = None,
+    creator: str | None = None,
+    dry_run: Literal[True],
+) -> dict[str, Any]: ...
 @final
 class Diagnostic:
     @property

@@ -5,6 +5,7 @@
 use crate::checkpoint::{with_pipes, Checkpoint};
 use crate::errors::to_py;
 use crate::store::Paths;
+use crate::values::json;
 use karenina_ld::import::{
     self, Columns, Existing, ImportError, ImportOptions, InputFormat, KeywordColumn, NewBenchmark,
     Stamp, Status,
@@ -88,7 +89,11 @@ fn stem(p: &Path) -> Option<String> {
 /// not added and a `UserWarning` lists them; a missing column, sheet or
 /// malformed row raises `ValueError` naming the file, row and column; a
 /// missing file `FileNotFoundError`. `name` defaults to an Inspect
-/// dataset's benchmark, else the first input's file stem.
+/// dataset's benchmark, else the first input's file stem. `dry_run=True`
+/// builds nothing and returns what `kld import --dry-run --output-format
+/// json` prints: `{"taken", "dropped", "duplicates", "rows": [...]}`, each
+/// row with its `file`, `sheet`, `row` and `status` (`take`, `drop` with
+/// its `reason`, `duplicate` with the `first` place of the question).
 ///
 /// >>> cp = import_questions("questions.csv", question_column="Question", answer_column="Answer")
 /// >>> cp.save("questions.jsonld")
@@ -98,7 +103,7 @@ fn stem(p: &Path) -> Option<String> {
     author_name_column=None, author_email_column=None, author_affiliation_column=None,
     url_column=None, keywords_columns=None, answer_notes_column=None,
     custom_metadata_columns=None, into=None, name=None, description=None, version=None,
-    creator=None,
+    creator=None, dry_run=false,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_questions(
@@ -120,7 +125,8 @@ pub fn import_questions(
     description: Option<String>,
     version: Option<String>,
     creator: Option<String>,
-) -> PyResult<Checkpoint> {
+    dry_run: bool,
+) -> PyResult<Py<PyAny>> {
     let files: Vec<PathBuf> = paths.into_vec();
     if files.is_empty() {
         return Err(PyValueError::new_err("import_questions: no input given"));
@@ -173,6 +179,13 @@ pub fn import_questions(
                 .filter(|s| !s.is_empty() && s != "-")
                 .unwrap_or_else(|| "imported".into())
         };
+        if dry_run {
+            if let Some(e) = &existing {
+                e.accepts_questions()?;
+            }
+            let plan = import::plan(&files, &opts, existing.as_ref().map(|e| &e.checkpoint))?;
+            return Ok((None, plan));
+        }
         import::import(
             &files,
             &opts,
@@ -181,8 +194,12 @@ pub fn import_questions(
             &default_name,
             &mut Stamp::now,
         )
+        .map(|(cp, plan)| (Some(cp), plan))
     })?;
     let (cp, plan) = done.map_err(import_error)?;
+    let Some(cp) = cp else {
+        return Ok(json(py, &plan.to_json())?.unbind());
+    };
     let dups: Vec<String> = (plan.rows.iter())
         .filter_map(|r| match &r.status {
             Status::Duplicate { id, first } => Some(format!("{}: {id} ({first})", r.at)),
@@ -197,5 +214,5 @@ pub fn import_questions(
         );
         py.import("warnings")?.getattr("warn")?.call1((msg,))?;
     }
-    Ok(Checkpoint::built(cp))
+    Ok(Py::new(py, Checkpoint::built(cp))?.into_any())
 }

@@ -5,6 +5,7 @@ same sheets (tests/data/import), under the argument names of Karenina's
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -113,3 +114,15 @@ def test_an_inspect_dataset_names_the_benchmark(tmp_path: Path) -> None:
     original = karenina_ld.Checkpoint.load(REPO / "examples" / "notebook.jsonld")
     assert cp.name == original.name
     assert [q["id"] for q in cp.questions] == [q["id"] for q in original.questions]
+
+
+def test_a_dry_run_returns_what_the_cli_s_dry_run_prints() -> None:
+    plan = karenina_ld.import_questions(DATA / "questions.csv", dry_run=True, **CSV_ARGS)
+    cli = kld("import", DATA / "questions.csv", *CSV_FLAGS, "--dry-run", "--output-format", "json")
+    assert plan == json.loads(cli.stdout)
+    assert plan["duplicates"] == 1 and plan["taken"] == sum(r["status"] == "take" for r in plan["rows"])
+    # into: the checkpoint's own questions are duplicates now, nothing built.
+    with pytest.warns(UserWarning, match="already there"):
+        cp = karenina_ld.import_questions(DATA / "questions.csv", **CSV_ARGS)
+    again = karenina_ld.import_questions(DATA / "questions.csv", into=cp, dry_run=True, **CSV_ARGS)
+    assert again["taken"] == 0 and again["duplicates"] == plan["taken"] + plan["duplicates"]

@@ -293,40 +293,7 @@ fn preview(plan: &Plan, format: PreviewFormat) -> anyhow::Result<()> {
     let (taken, dropped, dups) = plan.counts();
     match format {
         PreviewFormat::Json => {
-            let rows: Vec<serde_json::Value> = plan
-                .rows
-                .iter()
-                .map(|r| {
-                    let mut v = serde_json::json!({
-                        "file": r.at.file.display().to_string(),
-                        "sheet": r.at.sheet,
-                        "row": r.at.row,
-                    });
-                    match &r.status {
-                        Status::Take { id, question } => {
-                            v["status"] = "take".into();
-                            v["id"] = id.as_str().into();
-                            v["question"] = question.question.as_str().into();
-                            v["answer"] = question.answer.as_str().into();
-                            v["keywords"] = serde_json::json!(question.keywords);
-                        }
-                        Status::Drop { reason } => {
-                            v["status"] = "drop".into();
-                            v["reason"] = reason.as_str().into();
-                        }
-                        Status::Duplicate { id, first } => {
-                            v["status"] = "duplicate".into();
-                            v["id"] = id.as_str().into();
-                            v["first"] = first.as_str().into();
-                        }
-                    }
-                    v
-                })
-                .collect();
-            let doc = serde_json::json!({
-                "taken": taken, "dropped": dropped, "duplicates": dups, "rows": rows,
-            });
-            outln!("{}", serde_json::to_string_pretty(&doc)?);
+            outln!("{}", serde_json::to_string_pretty(&plan.to_json())?);
         }
         PreviewFormat::Text => {
             outln!("where\tstatus\tid\tdetail");

@@ -273,6 +273,45 @@ impl Plan {
         c
     }
 
+    /// The plan as `kld import --dry-run --output-format json` prints it
+    /// (and Python's `import_plan` returns it): the counts, and each row
+    /// with its file, sheet and row number, its status (`take`, `drop`,
+    /// `duplicate`) and what goes with it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (taken, dropped, dups) = self.counts();
+        let rows: Vec<serde_json::Value> = (self.rows.iter())
+            .map(|r| {
+                let mut v = serde_json::json!({
+                    "file": r.at.file.display().to_string(),
+                    "sheet": r.at.sheet,
+                    "row": r.at.row,
+                });
+                match &r.status {
+                    Status::Take { id, question } => {
+                        v["status"] = "take".into();
+                        v["id"] = id.as_str().into();
+                        v["question"] = question.question.as_str().into();
+                        v["answer"] = question.answer.as_str().into();
+                        v["keywords"] = serde_json::json!(question.keywords);
+                    }
+                    Status::Drop { reason } => {
+                        v["status"] = "drop".into();
+                        v["reason"] = reason.as_str().into();
+                    }
+                    Status::Duplicate { id, first } => {
+                        v["status"] = "duplicate".into();
+                        v["id"] = id.as_str().into();
+                        v["first"] = first.as_str().into();
+                    }
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({
+            "taken": taken, "dropped": dropped, "duplicates": dups, "rows": rows,
+        })
+    }
+
     /// Appends the questions taken to `cp`, each stamped by `clock` (as
     /// each `add_question` reads the clock), and sets `dateModified` to the
     /// last reading (`save()`'s).
