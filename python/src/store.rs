@@ -75,29 +75,16 @@ impl Skipped {
     /// The inputs binding left out: copies of a run, and a database's
     /// copies of a benchmark a loaded checkpoint file holds.
     fn of(bound: &[karenina_ld::store::Bound]) -> Vec<Skipped> {
-        use karenina_ld::results::link::Link;
         bound
             .iter()
             .filter_map(|b| {
-                let (kept, results, why) = match &b.link {
-                    Link::Duplicate {
-                        of,
-                        results,
-                        contained,
-                    } => (
-                        of,
-                        Some(*results),
-                        if *contained { "contained" } else { "same-run" },
-                    ),
-                    Link::Shadowed { by } => (by, None, "same-benchmark"),
-                    _ => return None,
-                };
+                let s = b.skipped()?;
                 Some(Skipped {
                     file: b.source.clone(),
                     graph: b.graph.clone(),
-                    kept: kept.clone(),
-                    results,
-                    why,
+                    kept: s.kept.to_string(),
+                    results: s.results,
+                    why: s.why,
                     message: b.message().unwrap_or_default(),
                 })
             })

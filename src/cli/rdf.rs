@@ -303,19 +303,9 @@ pub fn load(
 
 /// An input `kld load --format json` left out, and why.
 fn skipped_json(b: &karenina_ld::store::Bound) -> serde_json::Value {
-    use karenina_ld::results::link::Link;
-    let (kept, results, why) = match &b.link {
-        Link::Duplicate {
-            of,
-            results,
-            contained,
-        } => (
-            Some(of),
-            Some(*results),
-            if *contained { "contained" } else { "same-run" },
-        ),
-        Link::Shadowed { by } => (Some(by), None, "same-benchmark"),
-        _ => (None, None, "same-run"),
+    let (kept, results, why) = match b.skipped() {
+        Some(s) => (Some(s.kept), s.results, s.why),
+        None => (None, None, "same-run"),
     };
     serde_json::json!({
         "file": b.source,

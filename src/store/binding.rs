@@ -59,7 +59,42 @@ pub struct Bound {
     pub requested: bool,
 }
 
+/// An input binding left out (see [`Bound::skipped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skip<'a> {
+    /// The graph kept in its place.
+    pub kept: &'a str,
+    /// The run's results (None for a database's copy of a benchmark).
+    pub results: Option<usize>,
+    /// Why, as `kld load --format json` and Python's `store.skipped` say
+    /// it: `same-run`, `contained` or `same-benchmark`.
+    pub why: &'static str,
+}
+
 impl Bound {
+    /// Left out as a copy of a run another input holds, or as a database's
+    /// copy of a benchmark a loaded checkpoint file holds: what was kept
+    /// and why. `None` for a graph binding kept.
+    pub fn skipped(&self) -> Option<Skip<'_>> {
+        Some(match &self.link {
+            Link::Duplicate {
+                of,
+                results,
+                contained,
+            } => Skip {
+                kept: of,
+                results: Some(*results),
+                why: if *contained { "contained" } else { "same-run" },
+            },
+            Link::Shadowed { by } => Skip {
+                kept: by,
+                results: None,
+                why: "same-benchmark",
+            },
+            _ => return None,
+        })
+    }
+
     /// What to tell the user about it, if anything (`FILE: results …`): a
     /// requested run that was bound needs no word.
     pub fn message(&self) -> Option<String> {

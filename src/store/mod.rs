@@ -40,7 +40,7 @@ mod lock;
 mod runs;
 mod stream;
 pub use batch::{read_inputs, Local};
-pub use binding::{Binding, Bound};
+pub use binding::{Binding, Bound, Skip};
 pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
