@@ -74,10 +74,6 @@ fn import_error(e: ImportError) -> PyErr {
     }
 }
 
-fn stem(p: &Path) -> Option<String> {
-    (p.file_stem()).map(|s| s.to_string_lossy().to_string())
-}
-
 /// Questions from sheets (CSV, TSV, XLSX, XLS) or datasets (JSON Lines,
 /// Inspect AI) as a checkpoint: what Karenina's
 /// `extract_questions_from_file` + `Benchmark.create` (or the checkpoint
@@ -156,10 +152,16 @@ pub fn import_questions(
             custom_metadata: custom_metadata_columns.unwrap_or_default(),
         },
     };
-    let existing = into.as_ref().map(|c| {
-        let (cp, path) = c.model();
-        (cp.clone(), path.map(Path::to_path_buf))
-    });
+    // The checkpoint to add to, owned (a PyRef stays on this thread), and
+    // its file for messages.
+    let (into_cp, into_file) = match &into {
+        Some(c) => {
+            let (cp, path) = c.model();
+            let file = path.map_or_else(|| PathBuf::from("into"), Path::to_path_buf);
+            (Some(cp.clone()), file)
+        }
+        None => (None, PathBuf::new()),
+    };
     let new = NewBenchmark {
         name,
         description,
@@ -167,34 +169,15 @@ pub fn import_questions(
         creator,
     };
     let done = with_pipes(py, &files, || {
-        let into_file = existing
-            .as_ref()
-            .map(|(_, p)| p.clone().unwrap_or_else(|| PathBuf::from("into")));
-        let existing = existing.map(|(checkpoint, _)| Existing {
-            file: into_file.as_deref().unwrap_or(Path::new("into")),
+        let existing = into_cp.map(|checkpoint| Existing {
+            file: &into_file,
             checkpoint,
         });
-        let default_name = || {
-            stem(&files[0])
-                .filter(|s| !s.is_empty() && s != "-")
-                .unwrap_or_else(|| "imported".into())
-        };
         if dry_run {
-            if let Some(e) = &existing {
-                e.accepts_questions()?;
-            }
-            let plan = import::plan(&files, &opts, existing.as_ref().map(|e| &e.checkpoint))?;
-            return Ok((None, plan));
+            return import::plan_into(&files, &opts, existing.as_ref()).map(|plan| (None, plan));
         }
-        import::import(
-            &files,
-            &opts,
-            existing,
-            &new,
-            &default_name,
-            &mut Stamp::now,
-        )
-        .map(|(cp, plan)| (Some(cp), plan))
+        import::import(&files, &opts, existing, &new, None, &mut Stamp::now)
+            .map(|(cp, plan)| (Some(cp), plan))
     })?;
     let (cp, plan) = done.map_err(import_error)?;
     let Some(cp) = cp else {

@@ -167,12 +167,6 @@ fn fail(e: &ImportError) -> u8 {
     }
 }
 
-fn stem(p: &Path) -> Option<String> {
-    p.file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .filter(|s| !s.is_empty() && s != "-")
-}
-
 fn read_existing(path: &Path) -> anyhow::Result<Result<Checkpoint, u8>> {
     let bytes = karenina_ld::fsutil::read_input(path)?;
     match model::read_checkpoint(path, &bytes, ReadOptions::default()) {
@@ -213,11 +207,8 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
         },
         None => None,
     };
-    if let Some(Err(e)) = existing.as_ref().map(import::Existing::accepts_questions) {
-        return Ok(fail(&e));
-    }
     if a.dry_run {
-        let plan = match import::plan(&a.inputs, &opts, existing.as_ref().map(|e| &e.checkpoint)) {
+        let plan = match import::plan_into(&a.inputs, &opts, existing.as_ref()) {
             Ok(p) => p,
             Err(e) => return Ok(fail(&e)),
         };
@@ -230,17 +221,13 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
         version: a.bench_version.clone(),
         creator: a.creator.clone(),
     };
-    let default_name = || {
-        (output.as_deref().and_then(stem))
-            .or_else(|| a.inputs.first().and_then(|p| stem(p)))
-            .unwrap_or_else(|| "imported".into())
-    };
+    let default_name = output.as_deref().and_then(import::file_stem);
     let (cp, plan) = match import::import(
         &a.inputs,
         &opts,
         existing,
         &new,
-        &default_name,
+        default_name,
         &mut Stamp::now,
     ) {
         Ok(done) => done,

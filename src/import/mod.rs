@@ -274,7 +274,7 @@ impl Plan {
     }
 
     /// The plan as `kld import --dry-run --output-format json` prints it
-    /// (and Python's `import_plan` returns it): the counts, and each row
+    /// (and Python's `import_questions(…, dry_run=True)` returns it): the counts, and each row
     /// with its file, sheet and row number, its status (`take`, `drop`,
     /// `duplicate`) and what goes with it.
     pub fn to_json(&self) -> serde_json::Value {
@@ -458,7 +458,7 @@ pub fn plan(
 /// What describes a new checkpoint: Karenina's defaults where `None`. The
 /// name falls back to the name the inputs suggest (an Inspect dataset's
 /// benchmark), then to the caller's default (`kld import`: the output's
-/// file stem).
+/// file stem), then to the first input's file stem.
 #[derive(Clone, Debug, Default)]
 pub struct NewBenchmark {
     /// `name`.
@@ -494,25 +494,44 @@ impl Existing<'_> {
     }
 }
 
+/// A file's stem as a benchmark name: none for `-` (standard input) or a
+/// name without one.
+pub fn file_stem(p: &Path) -> Option<String> {
+    (p.file_stem())
+        .map(|s| s.to_string_lossy().to_string())
+        .filter(|s| !s.is_empty() && s != "-")
+}
+
+/// The [`plan`] for importing `files` into `existing` (or a new
+/// checkpoint), what a dry run shows; a scenario benchmark is refused, as
+/// [`import`] refuses it.
+pub fn plan_into(
+    files: &[PathBuf],
+    opts: &ImportOptions,
+    existing: Option<&Existing<'_>>,
+) -> Result<Plan> {
+    if let Some(e) = existing {
+        e.accepts_questions()?;
+    }
+    plan(files, opts, existing.map(|e| &e.checkpoint))
+}
+
 /// Imports `files` into `existing`, or into a new checkpoint described by
-/// `new` (named `default_name` when neither `new` nor the inputs name it),
-/// as Karenina's `Benchmark.create` (or `load`) + `add_question` per row +
-/// `save` would: the checkpoint, each question and `dateModified` stamped
-/// by `clock`, and the plan (every row taken, dropped or refused). A
-/// scenario benchmark is refused: Karenina adds no standalone question to
-/// one.
+/// `new` (named by `default_name` when neither `new` nor the inputs name
+/// it, else by the first input's file stem), as Karenina's
+/// `Benchmark.create` (or `load`) + `add_question` per row + `save` would:
+/// the checkpoint, each question and `dateModified` stamped by `clock`, and
+/// the plan (every row taken, dropped or refused). A scenario benchmark is
+/// refused: Karenina adds no standalone question to one.
 pub fn import(
     files: &[PathBuf],
     opts: &ImportOptions,
     existing: Option<Existing<'_>>,
     new: &NewBenchmark,
-    default_name: &dyn Fn() -> String,
+    default_name: Option<String>,
     clock: &mut dyn FnMut() -> Stamp,
 ) -> Result<(Checkpoint, Plan)> {
-    if let Some(e) = &existing {
-        e.accepts_questions()?;
-    }
-    let plan = plan(files, opts, existing.as_ref().map(|e| &e.checkpoint))?;
+    let plan = plan_into(files, opts, existing.as_ref())?;
     let mut cp = match existing {
         Some(e) => e.checkpoint,
         None => {
@@ -520,7 +539,9 @@ pub fn import(
             let meta = BenchmarkMeta {
                 name: (new.name.clone())
                     .or_else(|| plan.suggested_name.clone())
-                    .unwrap_or_else(default_name),
+                    .or(default_name)
+                    .or_else(|| files.first().and_then(|f| file_stem(f)))
+                    .unwrap_or_else(|| "imported".into()),
                 description: new.description.clone().unwrap_or(d.description),
                 version: new.version.clone().unwrap_or(d.version),
                 creator: new.creator.clone().unwrap_or(d.creator),
