@@ -123,7 +123,11 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         }
         match &header {
             None => {
-                let names = header_names(cells.into_iter().map(HeaderCell::text).collect());
+                let names: Vec<String> =
+                    header_names(cells.into_iter().map(HeaderCell::text).collect())
+                        .into_iter()
+                        .map(|c| c.text)
+                        .collect();
                 fields = vec![Vec::new(); names.len()];
                 header = Some(names);
             }

@@ -102,13 +102,12 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>) -> Result<Table>
         });
     }
     let (_, header) = numbered.remove(0);
-    let cells: Vec<HeaderCell> = header.iter().map(header_cell).collect();
-    let header: Vec<(String, bool)> = header_names(cells.clone())
+    // (name, named by a value rather than text): a renamed column is text.
+    let header: Vec<(String, bool)> = header_names(header.iter().map(header_cell).collect())
         .into_iter()
-        .zip(&cells)
-        .map(|(name, cell)| {
-            let by_value = !matches!(cell.key, HeaderKey::Text(_)) && name == cell.text;
-            (name, by_value)
+        .map(|c| {
+            let by_value = !matches!(c.key, HeaderKey::Text(_));
+            (c.text, by_value)
         })
         .collect();
     let mut cols: Vec<Vec<Raw>> = vec![Vec::with_capacity(numbered.len()); width];

@@ -84,8 +84,9 @@ impl HeaderCell {
 /// `read_excel` both apply): an empty cell is `Unnamed: <index>`; a
 /// repeated name gets `.1`, `.2`… skipping any suffixed name the header
 /// already holds (`x, x, x.1` → `x, x.2, x.1`), and the unnamed columns are
-/// renamed after the named ones, so a named column keeps its name.
-pub fn header_names(raw: Vec<HeaderCell>) -> Vec<String> {
+/// renamed after the named ones, so a named column keeps its name. Each
+/// cell comes back as its column's name: a renamed one is text.
+pub fn header_names(raw: Vec<HeaderCell>) -> Vec<HeaderCell> {
     let mut unnamed = Vec::new();
     let mut names: Vec<HeaderCell> = raw
         .into_iter()
@@ -119,7 +120,7 @@ pub fn header_names(raw: Vec<HeaderCell>) -> Vec<String> {
         counts.insert(col.key.clone(), cur + 1);
         names[i] = col;
     }
-    names.into_iter().map(|c| c.text).collect()
+    names
 }
 
 #[cfg(test)]
@@ -128,7 +129,10 @@ mod tests {
 
     #[test]
     fn pandas_header_names() {
-        let h = |v: &[&str]| header_names(v.iter().map(|s| HeaderCell::text(*s)).collect());
+        let h = |v: &[&str]| -> Vec<String> {
+            let cells = v.iter().map(|s| HeaderCell::text(*s)).collect();
+            header_names(cells).into_iter().map(|c| c.text).collect()
+        };
         assert_eq!(h(&["A", "", "A", "A"]), ["A", "Unnamed: 1", "A.1", "A.2"]);
         assert_eq!(h(&["Q", "Answer"]), ["Q", "Answer"]);
         // pd.read_csv's names for these headers (pandas 3.1.1).
