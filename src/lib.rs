@@ -32,7 +32,7 @@
 //! Read a checkpoint and write the bytes Karenina writes:
 //!
 //! ```
-//! use karenina_ld::canonical::{write_checkpoint, WriteOptions};
+//! use karenina_ld::save::{write_checkpoint, WriteOptions};
 //! use karenina_ld::model::{read_checkpoint, ReadOptions};
 //! use std::path::Path;
 //!
@@ -133,15 +133,18 @@
 //! ```
 
 #![warn(missing_docs)]
+// One module-file style: a module with children is `foo/mod.rs`, never
+// `foo.rs` beside `foo/` (ARCHITECTURE.md, "Cross-cutting concerns").
+#![deny(clippy::self_named_module_files)]
 
-pub mod canonical;
+pub mod board;
+pub mod codes;
+pub mod contents;
 pub mod context;
-pub mod diagnostics;
 pub mod diff;
 pub mod duration;
 pub mod error;
 pub mod export;
-pub mod find;
 pub mod fsutil;
 pub mod import;
 pub mod interop;
@@ -150,14 +153,17 @@ pub mod kind;
 pub mod memory;
 pub mod merge;
 pub mod model;
+pub mod numbers;
 pub mod preset;
 pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
 pub mod results;
+pub mod save;
+pub mod search;
 pub mod sparql;
+pub mod sqlite;
 pub mod store;
-pub mod summary;
 pub mod terminal;
 pub mod vocab;
 
@@ -165,12 +171,6 @@ pub use error::{Diagnostic, Error, Report, Result, Severity};
 
 /// This library's version (what `kld --version` prints).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Python's `json.dump` bytes, [`json::py`] (its old path).
-pub use json::py as pyjson;
-/// The former name of [`sparql`].
-#[doc(hidden)]
-pub use sparql as query;
 
 /// The Oxigraph crate this library builds on (its store, terms and formats
 /// appear in this API), re-exported so embedders need not pin it themselves.

@@ -7,10 +7,10 @@
 
 use super::push::{numbers_of, server_provenance};
 use super::RemoteClient;
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::error::{Error, Result};
 use karenina_ld::model::Checkpoint;
 use karenina_ld::rdf;
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use oxigraph::io::{RdfFormat, RdfParser};
 use oxigraph::model::{Quad, Term};
 use sha2::{Digest, Sha256};

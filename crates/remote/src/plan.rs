@@ -12,7 +12,7 @@
 use super::push::{server_provenance, Pushed};
 use super::RemoteClient;
 use karenina_ld::error::Result;
-use karenina_ld::results::link::Link;
+use karenina_ld::store::binding::link::Link;
 pub use karenina_ld::store::{read_inputs, Local};
 use karenina_ld::store::{GraphKind, RunIdentity, RunRank};
 use std::collections::{BTreeMap, BTreeSet};

@@ -10,11 +10,11 @@
 //! server for that graph first (one query) and sends only files that changed.
 
 use super::{RemoteClient, PROVENANCE_GRAPH};
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::error::{Error, Result};
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
-use karenina_ld::results::link::{self, Link, Runner};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
+use karenina_ld::store::binding::link::{self, Link, Runner};
 use karenina_ld::store::GraphKind;
 use karenina_ld::vocab::{self, XSD_DATETIME, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::io::{RdfFormat, RdfSerializer};
@@ -130,7 +130,7 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
     // A benchmark of Karenina's database: its rebuilt checkpoint graph,
     // whose digest is that of the bytes `load_from_db(...).save()` writes.
-    if karenina_ld::store::database::split_benchmark(file).is_some() {
+    if karenina_ld::kind::database_benchmark(file).is_some() {
         let prepared = karenina_ld::store::prepare_with(
             file,
             Processor::Direct,
@@ -151,7 +151,7 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
             ..p
         });
     }
-    if karenina_ld::store::database::split(file).is_some()
+    if karenina_ld::kind::database_run(file).is_some()
         || karenina_ld::results::progress::is_state_input(file, true)
         || (file.is_dir() && karenina_ld::results::run_folder::is_run_folder(file))
     {

@@ -9,7 +9,7 @@
 //!
 //! Also the two routes the leaderboard and the matrix read,
 //! `GET /leaderboard` and `GET /matrix` (`docs/serving.md`): the numbers are
-//! [`karenina_ld::results::board`]'s, as JSON; this layer only reads the filters
+//! [`karenina_ld::board`]'s, as JSON; this layer only reads the filters
 //! from the URL and runs the work in a query slot.
 
 /// The results table: paging, sorting, IRIs, downloads.
@@ -21,7 +21,7 @@ use super::app::{pairs, App};
 use super::{error_answer, Answer, State};
 use axum::extract::{RawQuery, State as AxState};
 use axum::response::Response;
-use karenina_ld::results::board::{self, Filter};
+use karenina_ld::board::{self, Filter};
 use std::sync::Arc;
 
 /// The filters of a board URL: `judge`, `run`, `benchmark` (a checkpoint
@@ -47,8 +47,8 @@ fn filter(raw: Option<&str>) -> Filter {
 /// limits.
 fn read(
     state: &State,
-) -> karenina_ld::error::Result<(board::BoardData, karenina_ld::query::QueryOptions)> {
-    let opts = karenina_ld::query::QueryOptions {
+) -> karenina_ld::error::Result<(board::BoardData, karenina_ld::sparql::QueryOptions)> {
+    let opts = karenina_ld::sparql::QueryOptions {
         timeout: state.settings.timeout,
         memory: state.settings.memory,
         ..Default::default()
@@ -96,7 +96,7 @@ fn json(v: &impl serde::Serialize) -> Answer {
 mod tests {
     use super::TABLE_JS;
     use crate::negotiate::{negotiate, supported};
-    use karenina_ld::query::QueryForm;
+    use karenina_ld::sparql::QueryForm;
     use std::collections::BTreeSet;
 
     /// The JSON array assigned to `const NAME = [...]` in `script`.
@@ -125,7 +125,7 @@ mod tests {
             .iter()
             .map(|r| (r[0].as_str().unwrap().into(), r[1].as_str().unwrap().into()))
             .collect();
-        let kld: Vec<(String, String)> = karenina_ld::query::PREDEFINED
+        let kld: Vec<(String, String)> = karenina_ld::sparql::PREDEFINED
             .iter()
             .map(|(p, iri)| (p.to_string(), iri.to_string()))
             .collect();

@@ -12,7 +12,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use karenina_ld::query::PREDEFINED;
+use karenina_ld::sparql::PREDEFINED;
 use std::io::Write;
 use std::sync::OnceLock;
 

@@ -18,7 +18,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
-use karenina_ld::query;
+use karenina_ld::sparql;
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
@@ -147,12 +147,12 @@ async fn named_query(
     headers: HeaderMap,
     ext: Option<Extension<Arrived>>,
 ) -> Response {
-    let Some(nq) = query::find(&name) else {
+    let Some(nq) = sparql::find(&name) else {
         return respond(Answer::text(
             404,
             format!(
                 "no query named {name:?}{}; GET /queries lists them",
-                query::suggest(&name)
+                sparql::suggest(&name)
                     .first()
                     .map(|s| format!(" (did you mean {s:?}?)"))
                     .unwrap_or_default()

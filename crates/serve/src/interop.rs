@@ -7,10 +7,10 @@ use super::app::{pairs, respond, App};
 use super::{error_answer, Answer, State};
 use axum::extract::{RawQuery, State as AxState};
 use axum::response::Response;
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::interop::eee::EeeFile;
 use karenina_ld::interop::{croissant, eee, inspect};
 use karenina_ld::model::{read_checkpoint, ReadOptions};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use karenina_ld::store::GraphKind;
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! `format=` parameter (browsers cannot set `Accept` on a link) picks one.
 
 use karenina_ld::export::ExportFormat;
-use karenina_ld::query::{QueryForm, ResultFormat};
+use karenina_ld::sparql::{QueryForm, ResultFormat};
 
 /// A chosen format and the media type to send it as.
 #[derive(Clone, Copy, Debug, PartialEq)]
