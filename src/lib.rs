@@ -172,6 +172,7 @@ pub mod serve;
 pub mod sparql;
 pub mod store;
 pub mod summary;
+pub mod table;
 pub mod terminal;
 pub mod vocab;
 

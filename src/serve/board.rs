@@ -43,15 +43,18 @@ fn filter(raw: Option<&str>) -> Filter {
     f
 }
 
-/// The board's data from the store, under the server's time and memory
-/// limits.
-fn read(state: &State) -> crate::error::Result<(board::BoardData, crate::query::QueryOptions)> {
+/// The board's data from the current generation's results table
+/// ([`crate::table::views`]), and the server's limits for what is left to
+/// query.
+fn read(
+    state: &State,
+) -> crate::error::Result<(Arc<board::BoardData>, crate::query::QueryOptions)> {
     let opts = crate::query::QueryOptions {
         timeout: state.settings.timeout,
         memory: state.settings.memory,
         ..Default::default()
     };
-    Ok((board::read(&state.oxigraph(), &opts)?, opts))
+    Ok((state.views().board.clone(), opts))
 }
 
 /// `GET /leaderboard`: [`board::leaderboard`] under the URL's filters.

@@ -21,3 +21,5 @@ mod rdf;
 mod router;
 mod source_rules;
 mod sparql_fuzz;
+mod table;
+mod table_sparql;

@@ -16,8 +16,8 @@
 
 mod file;
 mod pass_rate;
-mod row;
-mod stats;
+pub(crate) mod row;
+pub(crate) mod stats;
 pub mod text;
 
 pub use file::{of_database_run, FileNumbers};
@@ -67,7 +67,7 @@ impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
 }
 
 /// Rubric score dictionaries, in the order Karenina reads them.
-const FAMILIES: [(&str, &str); 5] = [
+pub(crate) const FAMILIES: [(&str, &str); 5] = [
     ("llm_trait_scores", "llm"),
     ("regex_trait_scores", "regex"),
     ("callable_trait_scores", "callable"),
