@@ -37,9 +37,15 @@ pub fn read_source(table: &mut Table, graph: &str, source: &str) -> Result<()> {
     }
     let file = if path.is_dir() && crate::results::is_run_folder(path) {
         let cwd = std::env::current_dir().map_err(|e| Error::io(path, e))?;
-        crate::results::run_folder::read(path, &cwd)?
-            .results
-            .ok_or_else(|| Error::Usage(format!("{source}: a run folder without results")))?
+        match crate::results::run_folder::read(path, &cwd)?.results {
+            Some(f) => f,
+            // A run that wrote no results yet (failed early): a run of no
+            // rows, as its graph holds none.
+            None => {
+                Builder::new(table, graph);
+                return Ok(());
+            }
+        }
     } else {
         path.to_path_buf()
     };

@@ -519,7 +519,9 @@ impl Table {
             }
             e.push(i);
         }
-        let all = self.numbers(rows);
+        let mut all = self.numbers(rows);
+        // (A CSV without rows still cannot tell what a CSV cannot.)
+        all.csv |= self.runs[r].csv;
         let mut m = Map::new();
         m.insert("summary".into(), all.summary());
         let covers: Vec<Value> = names.iter().map(|k| json!(self.opt_text(*k))).collect();
