@@ -18,7 +18,7 @@
 //! - `kld serve`: start to the first full `/leaderboard`, then warm
 //!   `/leaderboard` requests.
 
-use karenina_ld::results::board::{self, Filter};
+use karenina_ld::board::{self, Filter};
 use karenina_ld::table;
 use std::path::{Path, PathBuf};
 use std::process::Command;

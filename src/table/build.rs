@@ -1,11 +1,11 @@
 //! Building the table from a reader's rows: the visitor `kld info`'s reader
 //! hands rows to, reading each row by Karenina's row rules
-//! (`crate::results::karenina::row`) and kld's outcome classes.
+//! (`crate::numbers::row`) and kld's outcome classes.
 
 use super::{RunPart, Table};
 use crate::error::Result;
-use crate::results::karenina::row::{get_or_zero, int, number, obj, Row};
-use crate::results::karenina::FAMILIES;
+use crate::numbers::row::{get_or_zero, int, number, obj, Row};
+use crate::numbers::FAMILIES;
 use crate::results::{RowError, Visit};
 use serde_json::Value;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! each equal to its SPARQL query.
 
 use super::{Sym, Table};
-use crate::results::karenina::stats;
+use crate::numbers::arith as stats;
 use std::collections::BTreeMap;
 
 /// The outcome classes in the catalogue's column order.

@@ -11,7 +11,7 @@
 //!
 //! The rows are read by the same readers and the same rules as `kld info`
 //! (`crate::results::read_path_unhashed` hands on the rows, Karenina's row
-//! rules in `crate::results::karenina` read them, `crate::results::outcome`
+//! rules in `crate::numbers` read them, `crate::results::outcome`
 //! classifies them), so [`Table::karenina_json`] gives what `kld info
 //! --format json` gives for Karenina's numbers ([`summary`]). A table holds
 //! any number of runs ([`RunPart`]: one per results graph, with its binding

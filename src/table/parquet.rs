@@ -90,7 +90,6 @@ pub fn to_batch(t: &Table) -> Result<RecordBatch> {
     text("parsing_model", syms(&t.parsing), &mut fields);
     text("mcp_servers", opt(&t.mcp), &mut fields);
     text("combo", syms(&t.combo), &mut fields);
-    drop(text);
     let flag = |v: &[bool]| Arc::new(BooleanArray::from(v.to_vec())) as ArrayRef;
     let mut push = |f: Field, a: ArrayRef| {
         fields.push(f);
@@ -468,7 +467,7 @@ fn parse_layout(text: &str) -> std::result::Result<Layout, String> {
         serde_json::from_str(text).map_err(|e| format!("`{TRAITS_KEY}`: {e}"))?;
     v.into_iter()
         .map(|(fam, name, fields)| {
-            let fam = crate::results::karenina::FAMILIES
+            let fam = crate::numbers::FAMILIES
                 .iter()
                 .map(|(_, f)| *f)
                 .find(|f| *f == fam)

@@ -24,12 +24,12 @@ pub fn file_of(dir: &Path) -> PathBuf {
 /// folder's export, or a run of Karenina's results database (`DB#run=ID`).
 pub fn read_source(table: &mut Table, graph: &str, source: &str) -> Result<()> {
     let path = Path::new(source);
-    if let Some((db, run_id)) = crate::store::database::split(path) {
-        let c = crate::results::database::open(&db)?;
-        let run = crate::results::database::run(&db, &c, &run_id)?
+    if let Some((db, run_id)) = crate::kind::database_run(path) {
+        let c = crate::sqlite::open(&db)?;
+        let run = crate::sqlite::run(&db, &c, &run_id)?
             .ok_or_else(|| Error::Usage(format!("{}: no run {run_id}", db.display())))?;
         let mut b = Builder::new(table, graph);
-        crate::results::database::read_run(&db, &c, &run, &mut |row| {
+        crate::sqlite::read_run(&db, &c, &run, &mut |row| {
             b.add(&row);
             Ok(())
         })?;

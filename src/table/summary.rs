@@ -1,11 +1,11 @@
 //! Karenina's numbers of a set of the table's rows: `get_summary()` and
 //! `aggregate_pass_rate(by=…)`, computed from the columns by the rules of
-//! `crate::results::karenina` (`docs/numbers.md`), so that a run's numbers
+//! `crate::numbers` (`docs/numbers.md`), so that a run's numbers
 //! from the table equal `kld info`'s of its export.
 
 use super::{Sym, Table};
-use crate::results::karenina::stats;
-use crate::results::karenina::{PassRates, ReplicateStats, Tally, CSV_CANNOT_TELL, FAMILIES};
+use crate::numbers::arith as stats;
+use crate::numbers::{PassRates, ReplicateStats, Tally, CSV_CANNOT_TELL, FAMILIES};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -170,7 +170,7 @@ impl<'t> Numbers<'t> {
             if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(t.text(counts)) {
                 self.traces_with_tools += 1;
                 for (tool, v) in m {
-                    let calls = crate::results::karenina::row::int(&v).unwrap_or(0);
+                    let calls = crate::numbers::row::int(&v).unwrap_or(0);
                     *self.tool_calls.entry(tool.clone()).or_default() += calls;
                     *self.tool_traces.entry(tool).or_default() += 1;
                 }
@@ -211,8 +211,8 @@ impl<'t> Numbers<'t> {
             self.tokens[1][0].push(si);
             self.tokens[1][1].push(so);
         }
-        for d in 0..2 {
-            if let Some(v) = tok[3][d][i].filter(|v| *v > 0) {
+        for (d, stage) in tok[3].iter().enumerate() {
+            if let Some(v) = stage[i].filter(|v| *v > 0) {
                 self.tokens[2][d].push(v);
             }
         }

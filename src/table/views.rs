@@ -5,7 +5,7 @@
 //! bound or not at all, never half.
 
 use super::Table;
-use crate::results::board::{BoardData, ResultRow, RunInfo};
+use crate::board::{BoardData, ResultRow, RunInfo};
 use crate::store::CheckpointStore;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -40,7 +40,7 @@ impl Views {
 
 /// The board's data from the table: the bound runs and their results whose
 /// question (a scenario turn: its scenario and node) is in the benchmark,
-/// as [`crate::results::board::read`] reads them from the quads.
+/// as [`crate::board::read`] reads them from the quads.
 pub fn board_data(t: &Table) -> BoardData {
     let mut runs: BTreeMap<&str, RunInfo> = BTreeMap::new();
     let mut rows = Vec::new();

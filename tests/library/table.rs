@@ -2,7 +2,7 @@
 //! equal `kld info`'s (`results::summary::summarize`) on every results file
 //! under tests/data, and survive a round trip through Parquet.
 
-use karenina_ld::results::summary::summarize;
+use karenina_ld::numbers::tally::summarize;
 use karenina_ld::table;
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! server now takes from the table (`table::views::board_data`).
 
 use karenina_ld::oxigraph::model::Term;
-use karenina_ld::query::{self, Answer, QueryOptions};
+use karenina_ld::sparql::{self as query, Answer, QueryOptions};
 use karenina_ld::store::{read_inputs, CheckpointStore};
 use karenina_ld::table::{self, catalogue, Table};
 use std::collections::HashMap;
@@ -228,8 +228,7 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
         }
 
         // The board: from the quads, and from the table.
-        let quads =
-            karenina_ld::results::board::read(store.store(), &QueryOptions::default()).unwrap();
+        let quads = karenina_ld::board::read(store.store(), &QueryOptions::default()).unwrap();
         let from_table = table::views::board_data(&t);
         assert_eq!(from_table, quads, "{name}: the board's rows");
         compared += quads.rows.len();
