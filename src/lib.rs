@@ -164,6 +164,7 @@ pub mod search;
 pub mod sparql;
 pub mod sqlite;
 pub mod store;
+pub mod table;
 pub mod terminal;
 pub mod vocab;
 

@@ -14,11 +14,11 @@
 //! `docs/numbers.md`. Where the float arithmetic's order matters it is
 //! Karenina's ([`stats`]).
 
-mod arith;
+pub(crate) mod arith;
 mod file;
 mod pass_rate;
 pub mod printed;
-mod row;
+pub(crate) mod row;
 pub mod tally;
 
 pub use file::{of_database_run, FileNumbers};
@@ -68,7 +68,7 @@ impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
 }
 
 /// Rubric score dictionaries, in the order Karenina reads them.
-const FAMILIES: [(&str, &str); 5] = [
+pub(crate) const FAMILIES: [(&str, &str); 5] = [
     ("llm_trait_scores", "llm"),
     ("regex_trait_scores", "regex"),
     ("callable_trait_scores", "callable"),

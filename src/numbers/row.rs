@@ -5,20 +5,20 @@
 use serde_json::Value;
 
 /// A row as the summary reads it.
-pub(super) struct Row<'a> {
+pub(crate) struct Row<'a> {
     row: &'a Value,
     /// A CSV record: raw cells hold what the JSON row's fields would.
     csv: bool,
 }
 
 /// A non-empty object (`if d:` in Python).
-pub(super) fn obj(v: &Value) -> Option<&serde_json::Map<String, Value>> {
+pub(crate) fn obj(v: &Value) -> Option<&serde_json::Map<String, Value>> {
     v.as_object().filter(|m| !m.is_empty())
 }
 
 /// A number as Karenina's `is_valid_number` accepts it (an int, a float
 /// that is not NaN; Python's bool is an int), as a float.
-pub(super) fn number(v: &Value) -> Option<f64> {
+pub(crate) fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64().filter(|f| !f.is_nan()),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
@@ -27,7 +27,7 @@ pub(super) fn number(v: &Value) -> Option<f64> {
 }
 
 /// `int(x)` of a valid number.
-pub(super) fn int(v: &Value) -> Option<i64> {
+pub(crate) fn int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f.trunc() as i64)),
         Value::Bool(b) => Some(i64::from(*b)),
@@ -36,15 +36,15 @@ pub(super) fn int(v: &Value) -> Option<i64> {
 }
 
 /// `usage.get(key, 0)`: a missing key is 0, a present one as written.
-pub(super) fn get_or_zero(usage: &Value, key: &str) -> Value {
+pub(crate) fn get_or_zero(usage: &Value, key: &str) -> Value {
     usage.get(key).cloned().unwrap_or_else(|| Value::from(0))
 }
 
 /// `ModelIdentity.display_string` of a metadata identity object.
-pub(super) use crate::results::outcome::identity_display as display_string;
+pub(crate) use crate::results::outcome::identity_display as display_string;
 
 impl<'a> Row<'a> {
-    pub(super) fn new(row: &'a Value, csv: bool) -> Self {
+    pub(crate) fn new(row: &'a Value, csv: bool) -> Self {
         Row { row, csv }
     }
 
@@ -62,13 +62,13 @@ impl<'a> Row<'a> {
         serde_json::from_str(&crate::json::nan::replace_tokens(s)).ok()
     }
 
-    pub(super) fn question_id(&self) -> &'a str {
+    pub(crate) fn question_id(&self) -> &'a str {
         self.meta()["question_id"].as_str().unwrap_or("")
     }
 
     /// `metadata.answering_model` / `parsing_model` (`side` is
     /// `answering` or `parsing`): the identity's display string.
-    pub(super) fn model(&self, side: &str) -> String {
+    pub(crate) fn model(&self, side: &str) -> String {
         // Format 2.0 rows: a flat string, in `metadata` as Karenina's
         // `load_legacy_result_set` migrates it (`provider/model` →
         // `provider:model`).
@@ -76,37 +76,37 @@ impl<'a> Row<'a> {
             .unwrap_or_else(|| crate::results::outcome::display_string(self.row, side))
     }
 
-    pub(super) fn replicate(&self) -> Option<i64> {
+    pub(crate) fn replicate(&self) -> Option<i64> {
         self.meta()["replicate"].as_i64()
     }
 
-    pub(super) fn completed(&self) -> bool {
+    pub(crate) fn completed(&self) -> bool {
         self.meta()["failure"].is_null()
     }
 
-    pub(super) fn execution_time(&self) -> Option<f64> {
+    pub(crate) fn execution_time(&self) -> Option<f64> {
         self.meta()["execution_time"].as_f64()
     }
 
-    pub(super) fn template_performed(&self) -> bool {
+    pub(crate) fn template_performed(&self) -> bool {
         self.template()["template_verification_performed"] == Value::Bool(true)
     }
 
     /// `template.verify_result` (a CSV keeps only `true`).
-    pub(super) fn verify_result(&self) -> Option<bool> {
+    pub(crate) fn verify_result(&self) -> Option<bool> {
         self.template()["verify_result"].as_bool()
     }
 
-    pub(super) fn rubric_performed(&self) -> bool {
+    pub(crate) fn rubric_performed(&self) -> bool {
         self.row["rubric"]["rubric_evaluation_performed"] == Value::Bool(true)
     }
 
     /// A rubric score dict (`llm_trait_scores` …), if not empty.
-    pub(super) fn scores(&self, dict: &str) -> Option<&'a serde_json::Map<String, Value>> {
+    pub(crate) fn scores(&self, dict: &str) -> Option<&'a serde_json::Map<String, Value>> {
         obj(&self.row["rubric"][dict])
     }
 
-    pub(super) fn judgment_performed(&self) -> bool {
+    pub(crate) fn judgment_performed(&self) -> bool {
         if self.csv {
             return self.row[crate::results::csv_export::RAW_CELLS]["deep_judgment_performed"]
                 == "True";
@@ -115,12 +115,12 @@ impl<'a> Row<'a> {
     }
 
     /// `template.usage_metadata`, if not empty.
-    pub(super) fn usage(&self) -> Option<&'a serde_json::Map<String, Value>> {
+    pub(crate) fn usage(&self) -> Option<&'a serde_json::Map<String, Value>> {
         obj(&self.template()["usage_metadata"])
     }
 
     /// `template.agent_metrics`, if not empty.
-    pub(super) fn agent_metrics(&self) -> Option<Value> {
+    pub(crate) fn agent_metrics(&self) -> Option<Value> {
         let v = if self.csv {
             self.csv_json("agent_metrics")?
         } else {
@@ -132,7 +132,7 @@ impl<'a> Row<'a> {
     /// The combo key string (Karenina `_combo_key_to_string`): answering
     /// model, parsing model, and the sorted `answering_mcp_servers` when
     /// there are any.
-    pub(super) fn combo(&self) -> String {
+    pub(crate) fn combo(&self) -> String {
         let servers = if self.csv {
             self.csv_json("answering_mcp_servers")
         } else {

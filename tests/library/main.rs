@@ -18,4 +18,6 @@ mod properties;
 mod rdf;
 mod source_rules;
 mod sparql_fuzz;
+mod table;
+mod table_sparql;
 mod tiers;

@@ -298,6 +298,20 @@ pub fn load(
             status
         }
     };
+    // The results table beside the quads (docs/results.md).
+    let status = match karenina_ld::table::store::refresh(store_dir, &store) {
+        Ok(notes) => {
+            notes.iter().for_each(|n| eprintln!("kld: {n}"));
+            status
+        }
+        Err(e) => {
+            eprintln!(
+                "kld: {}: the results table not written: {e}",
+                store_dir.display()
+            );
+            status.max(INVALID)
+        }
+    };
     Ok(if io_failed { status.max(USAGE) } else { status })
 }
 

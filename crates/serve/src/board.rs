@@ -43,17 +43,18 @@ fn filter(raw: Option<&str>) -> Filter {
     f
 }
 
-/// The board's data from the store, under the server's time and memory
-/// limits.
+/// The board's data from the current generation's results table
+/// ([`karenina_ld::table::views`]), and the server's limits for what is left to
+/// query.
 fn read(
     state: &State,
-) -> karenina_ld::error::Result<(board::BoardData, karenina_ld::sparql::QueryOptions)> {
+) -> karenina_ld::error::Result<(Arc<board::BoardData>, karenina_ld::sparql::QueryOptions)> {
     let opts = karenina_ld::sparql::QueryOptions {
         timeout: state.settings.timeout,
         memory: state.settings.memory,
         ..Default::default()
     };
-    Ok((board::read(&state.oxigraph(), &opts)?, opts))
+    Ok((state.views().board.clone(), opts))
 }
 
 /// `GET /leaderboard`: [`board::leaderboard`] under the URL's filters.

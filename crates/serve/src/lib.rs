@@ -227,11 +227,16 @@ pub struct State {
     /// The queries running now, so a stopping server can cancel them.
     running: Mutex<BTreeMap<u64, sparql::Control>>,
     next_id: std::sync::atomic::AtomicU64,
+    /// The number views of the current generation ([`karenina_ld::table::views`]),
+    /// replaced whole under the store's write lock.
+    views: Mutex<Option<Arc<karenina_ld::table::views::Views>>>,
 }
 
 impl State {
     /// Wraps a loaded store.
     pub fn new(store: CheckpointStore, settings: Settings) -> Arc<Self> {
+        // Every number view warm before the first request.
+        let views = Arc::new(karenina_ld::table::views::Views::build(&store, 0, None));
         let boot = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -249,7 +254,29 @@ impl State {
             summaries: Mutex::new(BTreeMap::new()),
             running: Mutex::new(BTreeMap::new()),
             next_id: std::sync::atomic::AtomicU64::new(0),
+            views: Mutex::new(Some(views)),
         })
+    }
+
+    /// The number views of the store's current generation: built from the
+    /// results table once per generation, and shared.
+    pub fn views(&self) -> Arc<karenina_ld::table::views::Views> {
+        // The store's read lock first, then the views' (as a change takes
+        // them): the views match the generation read here.
+        let store = self.store.read().unwrap_or_else(|e| e.into_inner());
+        let generation = self.generation.load(Ordering::SeqCst);
+        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = views.as_ref().filter(|v| v.generation == generation) {
+            return v.clone();
+        }
+        let previous = views.as_ref().map(|v| v.table.clone());
+        let v = Arc::new(karenina_ld::table::views::Views::build(
+            &store,
+            generation,
+            previous.as_deref(),
+        ));
+        *views = Some(v.clone());
+        v
     }
 
     /// The Oxigraph store (a cheap handle): queries run on it without holding
@@ -280,6 +307,16 @@ impl State {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         self.cache.invalidate(generation);
         self.cancel_warming();
+        // The views of the new generation, swapped in before the store is
+        // let go: a request sees the old views or the new, whole.
+        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        let previous = views.as_ref().map(|v| v.table.clone());
+        *views = Some(Arc::new(karenina_ld::table::views::Views::build(
+            &store,
+            generation,
+            previous.as_deref(),
+        )));
+        drop(views);
         drop(store);
         r
     }

@@ -2,6 +2,7 @@
 //! shares (Inspect, Croissant, Every Eval Ever).
 
 mod interop;
+mod table;
 
 use super::{INVALID, OK, USAGE};
 use anyhow::{bail, Context};
@@ -43,6 +44,10 @@ pub struct ExportArgs {
     /// RDFC-1.0 canonical N-Quads (sorted; equal files mean isomorphic datasets).
     #[arg(long)]
     pub canonical: bool,
+    /// Write the results table instead (one row per verification result,
+    /// docs/results.md): Parquet for a .parquet file, CSV for a .csv.
+    #[arg(long, value_name = "OUT")]
+    pub table: Option<PathBuf>,
     /// Options of -f croissant and -f eee.
     #[command(flatten)]
     pub interop: interop::InteropArgs,
@@ -50,6 +55,10 @@ pub struct ExportArgs {
 
 pub fn export(mut a: ExportArgs) -> anyhow::Result<u8> {
     a.output = super::output_file(a.output);
+    if let Some(out) = &a.table {
+        let files = files_of_strict(&a.inputs, a.store.is_some())?;
+        return table::export(out, a.store.as_ref(), &files);
+    }
     if let Some(kind) = a.format.as_deref().and_then(interop::Interop::parse) {
         return interop::export(kind, a);
     }

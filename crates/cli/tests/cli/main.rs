@@ -59,6 +59,8 @@ mod sidecars;
 mod siege_memory;
 mod siege_serve;
 mod siege_two;
+mod table_interop;
+mod table_watch;
 mod taskeval;
 mod terminal_names;
 mod trust;

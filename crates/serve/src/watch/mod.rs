@@ -180,10 +180,15 @@ fn remove_under(state: &State, path: &Path) -> usize {
             .filter(|g| under(&g.source))
             .map(|g| g.graph.clone())
             .collect();
-        graphs
+        let removed = graphs
             .iter()
             .filter(|g| s.remove(g).unwrap_or(false))
-            .count()
+            .count();
+        // Unbound in the same step (the caller's rebind then logs).
+        if removed > 0 {
+            let _ = s.bind(&[]);
+        }
+        removed
     })
 }
 
@@ -365,11 +370,16 @@ pub fn handle(state: &State, path: &Path, processor: Processor, log: &Log) {
     }
     let options = state.with_store(|s| s.results_options());
     match store::prepare_with(path, processor, options) {
-        Ok(prepared) => match state.with_store_mut(|s| s.insert(prepared, true)) {
-            Ok(info) => {
+        // Replaced and bound in one step: no request sees the run unbound.
+        Ok(prepared) => match state.with_store_mut(|s| {
+            let info = s.insert(prepared, true)?;
+            Ok::<_, Error>((info, s.bind(&[])))
+        }) {
+            Ok((info, bound)) => {
                 state.set_error(&shown, None);
                 log(format!("watch: {shown} reloaded into {}", info.graph));
-                rebind(state, log);
+                log_bound(bound, log);
+                state.compact();
             }
             Err(e) => {
                 state.set_error(&shown, Some(e.to_string()));
@@ -471,17 +481,17 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
         .iter()
         .flat_map(|p| p.info.errors.iter().cloned())
         .collect();
-    let done = state.with_store_mut(|s| -> karenina_ld::error::Result<()> {
+    let done = state.with_store_mut(|s| {
         for p in prepared {
             s.insert(p, true)?;
         }
         for (g, _, _) in loaded.iter().filter(|(g, _, _)| !graphs.contains(g)) {
             s.remove(g)?;
         }
-        Ok(())
+        Ok::<_, Error>(s.bind(&[]))
     });
     match done {
-        Ok(()) => {
+        Ok(bound) => {
             if bad.is_empty() {
                 state.set_error(&shown, None);
             } else {
@@ -497,7 +507,8 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
                 "watch: {shown} reloaded: {} runs ({gone} removed)",
                 graphs.len()
             ));
-            rebind(state, log);
+            log_bound(bound, log);
+            state.compact();
         }
         Err(e) => {
             state.set_error(&shown, Some(e.to_string()));
@@ -510,14 +521,19 @@ fn handle_database(state: &State, db: &Path, processor: Processor, log: &Log) {
 /// run read again) and logs what changed; then rebuilds the store if the
 /// change left it holding many removed quads ([`State::compact`]).
 fn rebind(state: &State, log: &Log) {
-    match state.with_store_mut(|s| s.bind(&[])) {
+    log_bound(state.with_store_mut(|s| s.bind(&[])), log);
+    state.compact();
+}
+
+/// Logs what a binding changed.
+fn log_bound(bound: karenina_ld::error::Result<Vec<store::Bound>>, log: &Log) {
+    match bound {
         Ok(bound) => bound
             .iter()
             .filter_map(|b| b.message())
             .for_each(|m| log(format!("watch: {m}"))),
         Err(e) => log(format!("watch: binding results: {e}")),
     }
-    state.compact();
 }
 
 /// The SHA-256 of a file's bytes, read streaming (`None` if unreadable).
