@@ -16,7 +16,7 @@
 //! model requires a value: kld reads rows other writers left incomplete
 //! (docs/results.md, "What a file lacks").
 
-use super::{NAN, NEG_INF, POS_INF};
+use crate::json::nan::{NAN, NEG_INF, POS_INF};
 use serde_json::{Number, Value};
 
 /// A scalar type of Karenina's models.

@@ -106,15 +106,15 @@ impl FileNumbers {
 }
 
 /// Karenina's numbers of one run of Karenina's results database (its rows
-/// as [`crate::results::database::read_run`] hands them on, the read loading
+/// as [`crate::sqlite::read_run`] hands them on, the read loading
 /// makes), with the values Karenina refuses, left out of them.
 pub fn of_database_run(
     file: &std::path::Path,
     c: &rusqlite::Connection,
-    run: &crate::results::database::Run,
-) -> crate::error::Result<(FileNumbers, Vec<crate::results::database::BadValue>)> {
+    run: &crate::sqlite::Run,
+) -> crate::error::Result<(FileNumbers, Vec<crate::sqlite::BadValue>)> {
     let mut n = FileNumbers::new(false);
-    let bad = crate::results::database::read_run(file, c, run, &mut |row| {
+    let bad = crate::sqlite::read_run(file, c, run, &mut |row| {
         n.add(&row);
         Ok(())
     })?;

@@ -19,8 +19,8 @@
 //! so the result IRIs and every query answer as for the export. A value
 //! Karenina would refuse is a [`BadValue`], left out and returned.
 
-use super::{ResultsOptions, RowMapper};
 use crate::error::{Error, Result};
+use crate::results::{ResultsOptions, RowMapper};
 use crate::vocab;
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
@@ -432,7 +432,7 @@ pub fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
-    each: &mut dyn FnMut(Value) -> std::result::Result<(), super::RowError>,
+    each: &mut dyn FnMut(Value) -> std::result::Result<(), crate::results::RowError>,
 ) -> Result<Vec<BadValue>> {
     // (Named columns, never `*`: a column the file computes is never read.)
     let cols = guard::plain_columns(file, c, "verification_results")?;
@@ -468,7 +468,7 @@ pub fn read_run(
         // Values of the right column type Karenina's models still refuse
         // (`verify_result` text "maybe"), left out; those they coerce, coerced.
         let mut row = cells::row_of(&cols, &values);
-        super::coerce::row_leaving_out(&mut row, &mut |r| {
+        crate::results::coerce::row_leaving_out(&mut row, &mut |r| {
             bad.push(BadValue {
                 table: "verification_results",
                 row: id_col.and_then(&r_id).unwrap_or_else(|| format!("#{n}")),
