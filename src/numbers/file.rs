@@ -106,18 +106,19 @@ impl FileNumbers {
 }
 
 /// Karenina's numbers of one run of Karenina's results database (its rows
-/// as [`crate::sqlite::read_run`] hands them on).
+/// as [`crate::sqlite::read_run`] hands them on, the read loading
+/// makes), with the values Karenina refuses, left out of them.
 pub fn of_database_run(
     file: &std::path::Path,
     c: &rusqlite::Connection,
     run: &crate::sqlite::Run,
-) -> crate::error::Result<FileNumbers> {
+) -> crate::error::Result<(FileNumbers, Vec<crate::sqlite::BadValue>)> {
     let mut n = FileNumbers::new(false);
-    crate::sqlite::read_run(file, c, run, &mut |row| {
+    let bad = crate::sqlite::read_run(file, c, run, &mut |row| {
         n.add(&row);
         Ok(())
     })?;
-    Ok(n)
+    Ok((n, bad))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! Karenina's ([`stats`]).
 
 pub(crate) mod arith;
+mod exact;
 mod file;
 mod pass_rate;
 pub mod printed;
@@ -24,6 +25,7 @@ pub mod tally;
 pub use file::{of_database_run, FileNumbers};
 pub use pass_rate::PassRates;
 
+use exact::{tokens, Count, ExactSum};
 use row::{get_or_zero, int, number, Row};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -124,8 +126,12 @@ pub struct Numbers {
     execution_time: Option<f64>,
     /// total, template, rubric, deep judgment × (input, output); deep
     /// judgment's stay empty, as in Karenina (see `add_tokens`).
+    /// (Clamped to 64 bits, as numpy's arrays hold them: the medians and
+    /// deviations.)
     tokens: [[Vec<i64>; 2]; 4],
-    tokens_by_combo: Ordered<String, (i64, i64)>,
+    /// The same, summed exactly (Python's integers).
+    token_sums: [[ExactSum; 2]; 4],
+    tokens_by_combo: Ordered<String, (ExactSum, ExactSum)>,
     completion_by_combo: Ordered<String, Tally>,
     trait_questions: HashMap<String, HashSet<String>>,
     /// Per family: trait → evaluations.
@@ -241,9 +247,17 @@ impl Numbers {
         }
     }
 
+    /// Appends one count of kind `k` (total, template, rubric, deep
+    /// judgment), direction `d` (input, output).
+    fn push_tokens(&mut self, k: usize, d: usize, c: &Count) {
+        self.tokens[k][d].push(c.clamped());
+        self.token_sums[k][d].add(c);
+    }
+
     fn add_tokens(&mut self, r: &Row, combo: &str) {
-        let mut combo_in: Option<i64> = None;
-        let mut combo_out: Option<i64> = None;
+        let zero = Count::Small(0);
+        let mut combo_in: Option<Count> = None;
+        let mut combo_out: Option<Count> = None;
         if let Some(usage) = r.usage() {
             if let Some(total) = usage.get("total") {
                 let (i, o) = (
@@ -251,17 +265,17 @@ impl Numbers {
                     get_or_zero(total, "output_tokens"),
                 );
                 if number(&i).is_some() {
-                    let v = int(&i).unwrap_or(0);
-                    self.tokens[0][0].push(v);
+                    let v = tokens(&i).unwrap_or(zero.clone());
+                    self.push_tokens(0, 0, &v);
                     combo_in = Some(v);
                 }
                 if number(&o).is_some() {
-                    let v = int(&o).unwrap_or(0);
-                    self.tokens[0][1].push(v);
+                    let v = tokens(&o).unwrap_or(zero.clone());
+                    self.push_tokens(0, 1, &v);
                     combo_out = Some(v);
                 }
             }
-            let (mut ti, mut to) = (0i64, 0i64);
+            let (mut ti, mut to) = (ExactSum::default(), ExactSum::default());
             for stage in ["answer_generation", "parsing"] {
                 if let Some(u) = usage.get(stage) {
                     let (i, o) = (
@@ -269,16 +283,17 @@ impl Numbers {
                         get_or_zero(u, "output_tokens"),
                     );
                     if number(&i).is_some() {
-                        ti += int(&i).unwrap_or(0);
+                        ti.add(&tokens(&i).unwrap_or(zero.clone()));
                     }
                     if number(&o).is_some() {
-                        to += int(&o).unwrap_or(0);
+                        to.add(&tokens(&o).unwrap_or(zero.clone()));
                     }
                 }
             }
-            if ti > 0 || to > 0 {
-                self.tokens[1][0].push(ti);
-                self.tokens[1][1].push(to);
+            let (ti, to) = (ti.count(), to.count());
+            if ti.positive() || to.positive() {
+                self.push_tokens(1, 0, &ti);
+                self.push_tokens(1, 1, &to);
             }
             if let Some(u) = usage.get("rubric_evaluation") {
                 self.positive(
@@ -293,18 +308,18 @@ impl Numbers {
         // load), so they are never counted; `tokens[3]` stays empty.
         if combo_in.is_some() || combo_out.is_some() {
             let e = self.tokens_by_combo.entry(&combo.to_string());
-            e.0 += combo_in.unwrap_or(0);
-            e.1 += combo_out.unwrap_or(0);
+            e.0.add(combo_in.as_ref().unwrap_or(&zero));
+            e.1.add(combo_out.as_ref().unwrap_or(&zero));
         }
     }
 
     /// Appends valid, positive input and output tokens to kind `k`.
     fn positive(&mut self, k: usize, i: &Value, o: &Value) {
         if number(i).is_some_and(|x| x > 0.0) {
-            self.tokens[k][0].push(int(i).unwrap_or(0));
+            self.push_tokens(k, 0, &tokens(i).unwrap_or(Count::Small(0)));
         }
         if number(o).is_some_and(|x| x > 0.0) {
-            self.tokens[k][1].push(int(o).unwrap_or(0));
+            self.push_tokens(k, 1, &tokens(o).unwrap_or(Count::Small(0)));
         }
     }
 
@@ -328,12 +343,11 @@ impl Numbers {
         for (k, name) in names.iter().enumerate() {
             for (d, dir) in ["input", "output"].iter().enumerate() {
                 let v = &self.tokens[k][d];
-                let sum: i64 = v.iter().sum();
                 let (_, std) = arith::median_std(v);
                 let (sum, std) = if k == 3 && !judged {
                     (Value::Null, Value::Null)
                 } else {
-                    (json!(sum), json!(std))
+                    (self.token_sums[k][d].to_json(), json!(std))
                 };
                 t.insert(format!("{name}_{dir}"), sum);
                 t.insert(format!("{name}_{dir}_std"), std);
@@ -439,14 +453,27 @@ impl Numbers {
         }
         s.insert(
             "total_execution_time".into(),
-            self.execution_time.map_or(json!(0), |t| json!(t)),
+            // (A sum that is not finite as Python's json writes it, as text:
+            // JSON has no number for it.)
+            self.execution_time.map_or(json!(0), |t| match t {
+                t if t.is_nan() => json!("NaN"),
+                t if t.is_infinite() => json!(if t > 0.0 { "Infinity" } else { "-Infinity" }),
+                t => json!(t),
+            }),
         );
         s.insert("tokens".into(), self.tokens_json());
         let cannot = self.cannot_tell();
         let by: Map<String, Value> = self
             .tokens_by_combo
             .iter()
-            .map(|(c, (i, o))| (c.clone(), json!({"input": i, "output": o, "total": i + o})))
+            .map(|(c, (i, o))| {
+                let mut total = i.clone();
+                total.add_sum(o);
+                (
+                    c.clone(),
+                    json!({"input": i.to_json(), "output": o.to_json(), "total": total.to_json()}),
+                )
+            })
             .collect();
         s.insert("tokens_by_combo".into(), Value::Object(by));
         let by: Map<String, Value> = self

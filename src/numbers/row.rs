@@ -84,8 +84,15 @@ impl<'a> Row<'a> {
         self.meta()["failure"].is_null()
     }
 
+    /// `metadata.execution_time` (NaN and the infinities too: Karenina sums
+    /// them).
     pub(crate) fn execution_time(&self) -> Option<f64> {
-        self.meta()["execution_time"].as_f64()
+        match &self.meta()["execution_time"] {
+            Value::String(s) if s == crate::json::nan::NAN => Some(f64::NAN),
+            Value::String(s) if s == crate::json::nan::POS_INF => Some(f64::INFINITY),
+            Value::String(s) if s == crate::json::nan::NEG_INF => Some(f64::NEG_INFINITY),
+            v => v.as_f64(),
+        }
     }
 
     pub(crate) fn template_performed(&self) -> bool {

@@ -25,6 +25,7 @@
 //! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
 //! they are most of a file's size and rarely queried.
 
+pub mod coerce;
 pub(crate) mod csv_export;
 pub mod gui_csv;
 pub mod lacks;
@@ -176,6 +177,26 @@ fn located(file: &Path, line: usize, col: usize, path: &str, m: impl std::fmt::D
     }
 }
 
+/// A row as Karenina's models read it ([`coerce::row`]), or the value they
+/// refuse, located (`file:line:col: error[KLD-E201] at /results/3/metadata/replicate`).
+pub(crate) fn coerced(
+    file: &Path,
+    line: usize,
+    path: &str,
+    mut row: serde_json::Value,
+) -> Result<serde_json::Value> {
+    match coerce::row(&mut row) {
+        Ok(()) => Ok(row),
+        Err(r) => Err(located(
+            file,
+            line,
+            1,
+            &format!("{path}{}", r.path),
+            r.reason,
+        )),
+    }
+}
+
 fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serde_json::Value> {
     serde_json::from_str(&nan_tokens(text)).map_err(|e| {
         located(
@@ -318,7 +339,7 @@ fn read_json(file: &Path, r: &mut dyn BufRead, visit: &mut dyn Visit) -> Result<
                 break;
             }
             let path = format!("/results/{index}");
-            let v = parse_value(file, row, n, &path)?;
+            let v = coerced(file, n, &path, parse_value(file, row, n, &path)?)?;
             visit
                 .row_at(&path, v)
                 .map_err(|m| located(file, n, 1, &path, m))?;
@@ -395,8 +416,9 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
         }
     };
     for (path, r) in rows {
+        let r = coerced(file, 1, &path, r.clone())?;
         visit
-            .row_at(&path, r.clone())
+            .row_at(&path, r)
             .map_err(|m| located(file, 1, 1, &path, m))?;
     }
     Ok(())

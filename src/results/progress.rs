@@ -211,7 +211,12 @@ pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<
             continue;
         }
         let path = format!("/{i}");
-        let v = super::parse_value(file, &line, i + 1, &path)?;
+        let v = super::coerced(
+            file,
+            i + 1,
+            &path,
+            super::parse_value(file, &line, i + 1, &path)?,
+        )?;
         visit
             .row(v)
             .map_err(|m| located(file, i + 1, 1, &path, m))?;

@@ -134,8 +134,9 @@ pub(super) fn read(file: &Path, r: &mut dyn BufRead, visit: &mut dyn Visit) -> R
             };
             for (i, row) in rows.iter().enumerate() {
                 let path = format!("{qat}/{i}");
+                let row = super::coerced(file, 1, &path, row.clone())?;
                 visit
-                    .row_at(&path, row.clone())
+                    .row_at(&path, row)
                     .map_err(|m| located(file, 1, 1, &path, m))?;
             }
         }

@@ -71,6 +71,24 @@ const SECTIONS: &[(&str, &str)] = &[
     ("dj_", "deep_judgment"),
 ];
 
+/// The column a row value's JSON pointer (`/metadata/answering/interface`)
+/// was read from (`metadata_answering_interface`).
+pub(super) fn column_of(pointer: &str) -> String {
+    let mut parts = pointer.trim_start_matches('/').splitn(2, '/');
+    let section = parts.next().unwrap_or_default();
+    let rest = parts.next().map(|r| r.replace('/', "_"));
+    let prefix = SECTIONS
+        .iter()
+        .find(|(_, s)| *s == section)
+        .map(|(p, _)| p.trim_end_matches('_'));
+    match (prefix, rest) {
+        (Some(p), Some(r)) => format!("{p}_{r}"),
+        (Some(p), None) => p.to_string(),
+        (None, Some(r)) => format!("{section}_{r}"),
+        (None, None) => section.to_string(),
+    }
+}
+
 /// Nested metadata objects flattened as `metadata_<object>_<field>`.
 const NESTED: &[&str] = &["answering", "parsing", "failure"];
 

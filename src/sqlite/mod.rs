@@ -29,6 +29,7 @@ use std::path::Path;
 
 pub mod benchmark;
 mod cells;
+mod guard;
 mod run_meta;
 pub use cells::BadValue;
 pub use run_meta::{recorded_differs, Counts, Import};
@@ -121,6 +122,10 @@ fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
             }
         }
         // SQLITE_READONLY_ROLLBACK: a hot journal.
+        // The authorizer refused a column the file computes ([`guard`]).
+        Some((rusqlite::ErrorCode::AuthorizationForStatementDenied, _)) => {
+            reason = format!("{reason} (a column the database computes itself: kld runs no SQL a database defines; Karenina's tables have none)");
+        }
         Some((_, 776)) => {
             reason = "a write was interrupted (its rollback journal is left beside the file, \
                       hot): SQLite must roll it back before anyone reads, which a read-only \
@@ -203,16 +208,33 @@ pub fn open(file: &Path) -> Result<Connection> {
     // (Deferred: the snapshot is taken, and the shared lock or WAL read
     // mark held, from the first read below to the connection's end.)
     c.execute_batch("BEGIN").map_err(|e| db_err(file, e))?;
+    // (In the read transaction: the schema it looks at is the one read.)
+    guard::harden(&c).map_err(|e| db_err(file, e))?;
     for t in TABLES {
-        let kind: Option<String> = c
+        let kind: Option<(String, String)> = c
             .query_row(
-                "SELECT type FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
+                "SELECT type, COALESCE(sql, '') FROM sqlite_master
+                 WHERE name = ?1 AND type IN ('table', 'view')",
                 [t],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .map_err(|e| db_err(file, e))?;
-        match kind.as_deref() {
+        let virtual_table = kind.as_ref().is_some_and(|(_, sql)| {
+            sql.split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.eq_ignore_ascii_case("VIRTUAL"))
+        });
+        match kind.as_ref().map(|(k, _)| k.as_str()) {
+            Some("table") if virtual_table => {
+                return Err(db_err(
+                    file,
+                    format!(
+                        "`{t}` is a virtual table, not a table (kld runs no SQL a database \
+                         defines, nor a module's code)"
+                    ),
+                ))
+            }
             Some("table") => {}
             Some(_) => {
                 return Err(db_err(
@@ -412,24 +434,21 @@ pub fn read_run(
     run: &Run,
     each: &mut dyn FnMut(Value) -> std::result::Result<(), crate::results::RowError>,
 ) -> Result<Vec<BadValue>> {
+    // (Named columns, never `*`: a column the file computes is never read.)
+    let cols = guard::plain_columns(file, c, "verification_results")?;
+    let names: Vec<String> = cols.iter().map(|(n, _)| guard::quoted(n)).collect();
     let mut st = c
-        .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")
+        .prepare(&format!(
+            "SELECT {} FROM verification_results WHERE run_id = ?1 ORDER BY id",
+            names.join(", ")
+        ))
         .map_err(|e| db_err(file, e))?;
-    let cols: Vec<(String, String)> = st
-        .columns()
-        .iter()
-        .map(|col| {
-            (
-                col.name().to_string(),
-                col.decl_type().unwrap_or("").to_ascii_uppercase(),
-            )
-        })
-        .collect();
     let mut rows = st.query([&run.id]).map_err(|e| db_err(file, e))?;
     let id_col = cols.iter().position(|(name, _)| name == "id");
     let mut bad = Vec::new();
     let mut n = 0usize;
     while let Some(r) = rows.next().map_err(|e| db_err(file, e))? {
+        let r_id = |c: usize| r.get_ref(c).ok().and_then(text);
         let mut values = Vec::with_capacity(cols.len());
         for (i, (name, decl)) in cols.iter().enumerate() {
             let v = r.get_ref(i).map_err(|e| db_err(file, e))?;
@@ -446,7 +465,18 @@ pub fn read_run(
                 Value::Null
             }));
         }
-        each(cells::row_of(&cols, &values)).map_err(|m| {
+        // Values of the right column type Karenina's models still refuse
+        // (`verify_result` text "maybe"), left out; those they coerce, coerced.
+        let mut row = cells::row_of(&cols, &values);
+        crate::results::coerce::row_leaving_out(&mut row, &mut |r| {
+            bad.push(BadValue {
+                table: "verification_results",
+                row: id_col.and_then(&r_id).unwrap_or_else(|| format!("#{n}")),
+                column: cells::column_of(&r.path),
+                reason: r.reason,
+            })
+        });
+        each(row).map_err(|m| {
             db_err(
                 file,
                 format!("run {} result {n} (verification_results): {m}", run.id),

@@ -364,6 +364,24 @@ fn key_quads(g: &NamedNode, run: &sqlite::Run, keys: &[sqlite::RunKey]) -> Vec<Q
     quads
 }
 
+/// The values of run `run` of `db` that Karenina refuses, each a located
+/// `KLD-E203` message: those of its `verification_runs` row, then `bad`, those
+/// of its result rows ([`sqlite::read_run`]). Loading (`kld load`, `query`,
+/// `serve`) and `kld info DB` report these same messages.
+pub fn value_errors(db: &Path, run: &sqlite::Run, bad: &[sqlite::BadValue]) -> Vec<String> {
+    run.bad_values
+        .iter()
+        .chain(bad)
+        .map(|value| {
+            Error::DatabaseValue {
+                path: db.to_path_buf(),
+                value: value.clone(),
+            }
+            .to_string()
+        })
+        .collect()
+}
+
 /// Reads one run of a database.
 pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<Prepared> {
     // (Hashed before the read: a write landing in between makes the next
@@ -414,18 +432,7 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
     let bad = sqlite::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
-    info.errors = run
-        .bad_values
-        .iter()
-        .chain(&bad)
-        .map(|value| {
-            Error::DatabaseValue {
-                path: db.to_path_buf(),
-                value: value.clone(),
-            }
-            .to_string()
-        })
-        .collect();
+    info.errors = value_errors(db, run, &bad);
     info.quads = quads.len();
     info.sha256 = run_digest(&file_digest, run_id);
     Ok(Prepared {

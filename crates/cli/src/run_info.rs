@@ -149,15 +149,27 @@ pub(super) fn database_info(
 ) -> anyhow::Result<u8> {
     use karenina_ld::store::binding::link::Link;
     let (with, io_failed) = super::inputs::files_of(with);
-    let (benchmarks, runs, failed) = match karenina_ld::store::database::bindings(file, &with) {
-        Ok(b) => (b.benchmarks, b.runs, b.failed),
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(INVALID);
-        }
-    };
+    let (benchmarks, runs, failed, unbuilt) =
+        match karenina_ld::store::database::bindings(file, &with) {
+            Ok(b) => (b.benchmarks, b.runs, b.failed, b.unbuilt),
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(INVALID);
+            }
+        };
     for (f, e) in &failed {
         eprintln!("kld: {}: {e}", f.display());
+    }
+    // What loading reports of the database, reported alike: benchmarks
+    // Karenina's loader cannot rebuild (KLD-E205), values it refuses (KLD-E203).
+    let mut status = OK;
+    for (name, e) in &unbuilt {
+        let input = format!(
+            "{}{}{name}",
+            file.display(),
+            karenina_ld::kind::DB_BENCHMARK
+        );
+        status = status.max(super::report_failure(Path::new(&input), e, "not loaded"));
     }
     // Karenina's numbers, run by run (`docs/numbers.md`).
     let numbers = match karenina_ld::sqlite::open(file).and_then(|c| {
@@ -171,6 +183,25 @@ pub(super) fn database_info(
             return Ok(INVALID);
         }
     };
+    let numbers: Vec<_> = runs
+        .iter()
+        .zip(numbers)
+        .map(|(b, (n, bad))| {
+            let input = format!(
+                "{}{}{}",
+                file.display(),
+                karenina_ld::kind::DB_RUN,
+                b.run.id
+            );
+            let errors = karenina_ld::store::database::value_errors(file, &b.run, &bad);
+            status = status.max(super::inputs::report_partial(
+                Path::new(&input),
+                &errors,
+                "counted",
+            ));
+            n
+        })
+        .collect();
     let note = |l: &Link| l.reason().unwrap_or_default();
     match format {
         ReportFormat::Json => {
@@ -270,7 +301,7 @@ pub(super) fn database_info(
     Ok(if !failed.is_empty() || io_failed {
         INVALID
     } else {
-        OK
+        status
     })
 }
 

@@ -7,6 +7,7 @@ mod batch_inputs;
 mod checkpoint;
 mod database;
 mod database_live;
+mod database_siege;
 mod default_graph;
 mod devices;
 mod differential;

@@ -12,8 +12,11 @@
 //! - [`db_benchmarks`]: benchmarks that live only in Karenina's database;
 //! - [`prov`]: workspace captures and repairs (run folders Karenina writes);
 //! - [`import`]: Karenina's `extract_questions_from_file` for `kld import`;
-//! - [`re`]: Python's `re` for the regex lint (the library's `pyre`).
+//! - [`re`]: Python's `re` for the regex lint (the library's `pyre`);
+//! - [`coercion`]: Karenina's loader and `get_summary()` on exports with
+//!   hand-typed values (pydantic's lax coercions and refusals).
 
+mod coercion;
 mod db_benchmarks;
 mod import;
 mod karenina;

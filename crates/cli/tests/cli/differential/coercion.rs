@@ -1,0 +1,140 @@
+//! Values typed by hand, read as Karenina reads them (issue 48): exports
+//! Karenina wrote (the corpus), with values replaced by ones pydantic's lax
+//! mode coerces (`"1"`, `true`, `"yes"`, `" 2 "`, `"1_0"`, `3.0`) or refuses
+//! (`"maybe"`, `2` for a bool, `1.5` or `{}` for an int, `"fast"`), and token
+//! counts past 64 bits and negative (`tests/scripts/karenina_coercion.py`).
+//! Where Karenina's loader refuses a file, `kld info` exits 1 with a located
+//! `KLD-E201` at the row Karenina names; where it reads it, `kld info
+//! --format json`'s `summary` is Karenina's `get_summary()`, key for key,
+//! integers (token sums) digit for digit, floats within 1e-9.
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// Where the two differ: keys in order, integers exactly, floats within 1e-9.
+fn diff(theirs: &Value, ours: &Value, path: &str, out: &mut Vec<String>) {
+    match (theirs, ours) {
+        (Value::Object(a), Value::Object(b)) => {
+            let (ka, kb): (Vec<&String>, Vec<&String>) = (a.keys().collect(), b.keys().collect());
+            if ka != kb {
+                out.push(format!("{path}: keys {ka:?} / kld {kb:?}"));
+            }
+            for (k, v) in a {
+                if let Some(w) = b.get(k) {
+                    diff(v, w, &format!("{path}.{k}"), out);
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                diff(v, w, &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::Number(a), Value::Number(b)) => {
+            let int = |n: &serde_json::Number| !n.to_string().contains(['.', 'e', 'E']);
+            if int(a) && int(b) {
+                if a.to_string() != b.to_string() {
+                    out.push(format!("{path}: Karenina {a} / kld {b}"));
+                }
+                return;
+            }
+            let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            if (x - y).abs() > 1e-9 * x.abs().max(y.abs()).max(1.0) {
+                out.push(format!("{path}: Karenina {a} / kld {b}"));
+            }
+        }
+        _ => {
+            if theirs != ours {
+                out.push(format!("{path}: Karenina {theirs} / kld {ours}"));
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV)"]
+fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/karenina_coercion.py");
+    let bases: Vec<_> = corpus_files("results")
+        .into_iter()
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            n.ends_with(".json") && !n.ends_with(".expect.json") && n != "INDEX.json"
+        })
+        .collect();
+    let mut cases = 0;
+    let (mut refused, mut read, mut raised) = (0, 0, 0);
+    let mut bad = Vec::new();
+    for seed in ["1", "2"] {
+        let out = tmp.path().join(format!("s{seed}"));
+        let o = Command::new(karenina_python())
+            .arg(&script)
+            .arg(&out)
+            .args([seed, "300"])
+            .args(&bases)
+            .output()
+            .expect("the Karenina venv's python");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for line in String::from_utf8(o.stdout).unwrap().lines() {
+            let c: Value = serde_json::from_str(line).unwrap();
+            let file = c["file"].as_str().unwrap();
+            let what = format!("{file} {}", c["changes"]);
+            let k = Command::new(env!("CARGO_BIN_EXE_kld"))
+                .args(["info", "--format", "json", file])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&k.stderr);
+            assert!(!err.contains("panicked"), "{what}: {err}");
+            cases += 1;
+            if c.get("summary_error").is_some() {
+                raised += 1;
+                continue;
+            }
+            if let Some(e) = c.get("error") {
+                refused += 1;
+                let at = format!("at /results/{}/", c["index"]);
+                if k.status.code() != Some(1)
+                    || !err.contains("error[KLD-E201]")
+                    || !err.contains(&at)
+                    || !err.contains(file)
+                {
+                    bad.push(format!(
+                        "{what}: Karenina refuses ({}), kld exit {:?}: {}",
+                        e.as_str().unwrap().chars().take(200).collect::<String>(),
+                        k.status.code(),
+                        err.trim()
+                    ));
+                }
+                continue;
+            }
+            read += 1;
+            if !k.status.success() {
+                bad.push(format!("{what}: Karenina reads it, kld: {}", err.trim()));
+                continue;
+            }
+            let ours: Value = serde_json::from_slice(&k.stdout).unwrap();
+            let mut out = Vec::new();
+            diff(&c["summary"], &ours["summary"], "", &mut out);
+            bad.extend(out.into_iter().take(3).map(|d| format!("{what}: {d}")));
+        }
+    }
+    for d in bad.iter().take(40) {
+        eprintln!("  {d}");
+    }
+    report_differential(
+        "coercion-vs-karenina",
+        cases,
+        bad.len(),
+        &format!(
+            " (exports with hand-typed values: {refused} refused by Karenina's loader, {read} read and summarised, {raised} whose get_summary() raises, not compared)"
+        ),
+    );
+    assert!(
+        refused > 100 && read > 100,
+        "{refused} refused, {read} read"
+    );
+    assert!(bad.is_empty(), "{} disagreements", bad.len());
+}
