@@ -16,6 +16,7 @@ mod merge_siege;
 mod params;
 mod preset;
 mod properties;
+mod release_profile;
 mod rdf;
 #[cfg(feature = "serve")]
 mod router;
