@@ -157,15 +157,8 @@ pub fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
 pub fn is_python_space(c: char) -> bool {
     matches!(
         c,
-        '\u{85}'
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
+        '\u{85}' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
     )
 }
 
@@ -176,18 +169,43 @@ pub fn is_python_space(c: char) -> bool {
 /// space: a line holding U+2028 was split, an IRI holding U+00A0 or U+3000
 /// refused. Nowhere else in those syntaxes can the characters stand (terms
 /// are separated by ASCII spaces), so the bytes are rewritten as they pass.
+///
+/// Turtle and TriG pass through it too, for the line breaks (U+2028,
+/// U+2029, U+0085); there U+1680, which a prefixed name may hold raw (where
+/// no `\u` escape may stand), is left as it is ([`LineSafe::turtle`]).
 pub struct LineSafe<W: Write> {
     inner: W,
     /// The first bytes of a character the last write ended within.
     held: Vec<u8>,
+    /// Leave U+1680 raw (Turtle's prefixed names may hold it).
+    turtle: bool,
 }
 
 impl<W: Write> LineSafe<W> {
-    /// Wraps `inner`.
+    /// Wraps `inner` (N-Triples, N-Quads).
     pub fn new(inner: W) -> Self {
         LineSafe {
             inner,
             held: Vec::new(),
+            turtle: false,
+        }
+    }
+
+    /// Wraps `inner` for Turtle or TriG: every [`is_python_space`] escaped
+    /// but U+1680, which can be part of a prefixed name.
+    pub fn turtle(inner: W) -> Self {
+        LineSafe {
+            turtle: true,
+            ..LineSafe::new(inner)
+        }
+    }
+
+    /// [`LineSafe::new`] for N-Triples and N-Quads, [`LineSafe::turtle`]
+    /// for the other formats.
+    pub fn for_format(format: ExportFormat, inner: W) -> Self {
+        match format {
+            ExportFormat::NTriples | ExportFormat::NQuads => LineSafe::new(inner),
+            _ => LineSafe::turtle(inner),
         }
     }
 
@@ -213,7 +231,10 @@ fn python_space_at(bytes: &[u8]) -> Option<usize> {
         0xE1..=0xE3 => 3,
         _ => return None,
     };
-    let c = std::str::from_utf8(bytes.get(..len)?).ok()?.chars().next()?;
+    let c = std::str::from_utf8(bytes.get(..len)?)
+        .ok()?
+        .chars()
+        .next()?;
     is_python_space(c).then_some(len)
 }
 
@@ -242,7 +263,7 @@ impl<W: Write> Write for LineSafe<W> {
         let mut at = 0;
         let mut i = 0;
         while i < end {
-            match python_space_at(&data[i..end]) {
+            match python_space_at(&data[i..end]).filter(|_| !(self.turtle && data[i] == 0xE1)) {
                 Some(len) => {
                     self.inner.write_all(&data[at..i])?;
                     let c = std::str::from_utf8(&data[i..i + len])
@@ -307,7 +328,7 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
         let xml = escape_cr(w.finish().map_err(io)?);
         return out.write_all(&xml).map_err(io);
     }
-    let mut w = rdf_serializer(format)?.for_writer(LineSafe::new(&mut *out));
+    let mut w = rdf_serializer(format)?.for_writer(LineSafe::for_format(format, &mut *out));
     for q in quads {
         if format.has_graphs() {
             w.serialize_quad(q).map_err(io)?;
@@ -341,8 +362,8 @@ mod tests {
     /// (`[c for c in range(0x110000) if re.match(r"\s", chr(c))]`, CPython
     /// 3.11), outside ASCII.
     const PYTHON_SPACES: &[u32] = &[
-        0x85, 0xA0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
-        0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+        0x85, 0xA0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008,
+        0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
     ];
 
     #[test]

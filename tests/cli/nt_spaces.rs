@@ -15,12 +15,13 @@ use std::path::Path;
 /// outside ASCII (CPython: `[c for c in range(0x110000) if re.match(r"\s", chr(c))]`).
 const SPACES: &[char] = &[
     '\u{85}', '\u{A0}', '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}',
-    '\u{2005}', '\u{2006}', '\u{2007}', '\u{2008}', '\u{2009}', '\u{200A}', '\u{2028}',
-    '\u{2029}', '\u{202F}', '\u{205F}', '\u{3000}',
+    '\u{2005}', '\u{2006}', '\u{2007}', '\u{2008}', '\u{2009}', '\u{200A}', '\u{2028}', '\u{2029}',
+    '\u{202F}', '\u{205F}', '\u{3000}',
 ];
 
 /// The probe checkpoint with every space in question IDs (one each, then
-/// all in one) and in a question's and an answer's text.
+/// all in one; U+0085, a C1 control, cannot be in an IRI) and in a
+/// question's and an answer's text.
 fn spaced(dir: &Path) -> std::path::PathBuf {
     let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(probe).unwrap()).unwrap();
@@ -28,11 +29,13 @@ fn spaced(dir: &Path) -> std::path::PathBuf {
     let n = items.len();
     assert!(n >= 2);
     let all: String = SPACES.iter().collect();
+    let in_iri: Vec<char> = SPACES.iter().copied().filter(|c| *c != '\u{85}').collect();
     for (i, item) in items.iter_mut().enumerate() {
         let id = if i + 1 == n {
+            let all: String = in_iri.iter().collect();
             format!("urn:uuid:question-all{all}end")
         } else {
-            let chars: String = SPACES.iter().skip(i).step_by(n - 1).collect();
+            let chars: String = in_iri.iter().skip(i).step_by(n - 1).collect();
             format!("urn:uuid:question-{i}{chars}x")
         };
         item["@id"] = id.into();
@@ -102,8 +105,14 @@ fn n_triples_and_n_quads_escape_every_python_space_and_read_back() {
         .for_slice(trig.as_bytes())
         .collect::<Result<_, _>>()
         .unwrap();
-    for c in SPACES {
-        assert!(trig.contains(*c), "TriG keeps {c:?} raw");
+    let held = |c: char| {
+        want.iter().any(|q| match &q.subject {
+            NamedOrBlankNode::NamedNode(n) => n.as_str().contains(c),
+            _ => false,
+        })
+    };
+    for c in SPACES.iter().filter(|c| **c != '\u{85}') {
+        assert!(held(*c), "{c:?} is in an IRI kld holds");
     }
     for (f, format) in [("nt", RdfFormat::NTriples), ("nq", RdfFormat::NQuads)] {
         let text = export(&file, f, &d.path().join(format!("x.{f}")));
@@ -125,11 +134,10 @@ fn n_triples_and_n_quads_escape_every_python_space_and_read_back() {
             }
             q
         };
-        let mut a: Vec<Quad> = back.iter().map(strip).collect();
-        let mut b: Vec<Quad> = want.iter().map(strip).collect();
-        a.sort_by_key(|q| q.to_string());
-        b.sort_by_key(|q| q.to_string());
-        assert_eq!(a, b, "{f}");
+        let a: Vec<Quad> = back.iter().map(strip).collect();
+        let b: Vec<Quad> = want.iter().map(strip).collect();
+        assert_eq!(a.len(), b.len(), "{f}");
+        assert!(karenina_ld::rdf::isomorphic(&a, &b), "{f}");
     }
 }
 
@@ -151,7 +159,10 @@ fn rdflib_reads_exports_holding_every_python_space_as_the_same_graph() {
             .for_slice(text.as_bytes())
             .collect::<Result<_, _>>()
             .unwrap();
-        assert!(quads.iter().any(|q| q.subject.to_string().contains('\u{3000}')));
+        assert!(quads.iter().any(|q| match &q.subject {
+            NamedOrBlankNode::NamedNode(n) => n.as_str().contains('\u{3000}'),
+            _ => false,
+        }));
         let reference = d.path().join(format!("{f}.json"));
         std::fs::write(&reference, quads_json(&quads).to_string()).unwrap();
         let got: serde_json::Value = serde_json::from_str(&python(

@@ -25,6 +25,9 @@ def term(t):
         return rdflib.BNode(t["bnode"])
     if t.get("lang"):
         return rdflib.Literal(t["literal"], lang=t["lang"])
+    if t["datatype"] == str(rdflib.XSD.string):
+        # rdflib reads a simple literal without a datatype.
+        return rdflib.Literal(t["literal"])
     return rdflib.Literal(t["literal"], datatype=rdflib.URIRef(t["datatype"]))
 
 
