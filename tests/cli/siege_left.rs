@@ -34,7 +34,10 @@ fn the_runs_query_marks_an_imported_run_as_kld_info_does() {
         let row = rows.iter().find(|r| r["run"] == run.name.as_str()).unwrap();
         let got = |k: &str| row.get(k).cloned().unwrap_or(Value::Null);
         if i["imported"].is_null() {
-            assert!(got("imported").is_null() && got("imported_from").is_null(), "{row:?}");
+            assert!(
+                got("imported").is_null() && got("imported_from").is_null(),
+                "{row:?}"
+            );
             continue;
         }
         imported += 1;
@@ -46,7 +49,9 @@ fn the_runs_query_marks_an_imported_run_as_kld_info_does() {
             "{row:?} vs {at}"
         );
         // Never dated as completed by its import.
-        assert!(!got("completed").as_str().is_some_and(|t| t.starts_with(&at)));
+        assert!(!got("completed")
+            .as_str()
+            .is_some_and(|t| t.starts_with(&at)));
     }
     assert!(imported >= 1, "the fixture holds an imported run");
 }
@@ -187,7 +192,73 @@ fn a_scenario_csv_export_binds_to_its_checkpoint_as_its_json_twin_does() {
     assert!(!from_csv.is_empty());
     assert_eq!(from_csv, from_json);
     // The CSV's turns are all the twin's: every row counted.
-    let total: usize = from_csv.iter().map(|(_, _, n)| n.parse::<usize>().unwrap()).sum();
+    let total: usize = from_csv
+        .iter()
+        .map(|(_, _, n)| n.parse::<usize>().unwrap())
+        .sum();
     let rows = csv::Reader::from_path(&csv).unwrap().records().count();
     assert_eq!(total, rows);
+}
+
+/// `kld query` stderr for `sparql` over the probe checkpoint, and the rows.
+fn query_notes(sparql: &str) -> (String, String) {
+    let probe = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/probe.jsonld");
+    let out = kld()
+        .args(["query", "--format", "tsv", "-e", sparql])
+        .arg(probe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// A query naming `http://schema.org/` terms over kld's `https://schema.org/`
+/// data finds nothing, and says why; the same query with kld's prefix finds
+/// the questions and says nothing.
+#[test]
+fn an_http_schema_query_that_finds_nothing_says_kld_uses_https() {
+    let q = "SELECT ?q WHERE { ?q a schema:Question }";
+    let (rows, err) = query_notes(&format!("PREFIX schema: <http://schema.org/> {q}"));
+    assert_eq!(rows.lines().count(), 1, "header only: {rows}");
+    assert!(
+        err.contains("kld: note:") && err.contains("<http://schema.org/Question>"),
+        "{err}"
+    );
+    assert!(err.contains("https://schema.org/"), "{err}");
+    let (rows, err) = query_notes(q);
+    assert!(rows.lines().count() > 1, "{rows}");
+    assert!(!err.contains("note"), "{err}");
+}
+
+/// A variance over decimals (the square of a difference from an average
+/// needs more than the 18 fractional digits SPARQL's decimals hold) comes
+/// back unbound, and kld says so and what to write; cast to xsd:double it
+/// has a value and no note.
+#[test]
+fn a_variance_over_decimals_left_unbound_is_told_with_the_cast() {
+    let variance = |cast: bool| {
+        let x = if cast { "xsd:double(?x)" } else { "?x" };
+        let m = if cast { "xsd:double(?m)" } else { "?m" };
+        format!(
+            "SELECT (AVG(({x} - {m}) * ({x} - {m})) AS ?var) WHERE {{
+               VALUES ?x {{ 1.5 2.25 3.125 }}
+               {{ SELECT (AVG(?y) AS ?m) WHERE {{ VALUES ?y {{ 1.5 2.25 3.125 }} }} }} }}"
+        )
+    };
+    let (rows, err) = query_notes(&variance(false));
+    let value = rows.lines().nth(1).unwrap_or("");
+    assert_eq!(value, "", "unbound: {rows}");
+    assert!(
+        err.contains("kld: note:")
+            && err.contains("?var in 1 of 1 rows")
+            && err.contains("xsd:double"),
+        "{err}"
+    );
+    let (rows, err) = query_notes(&variance(true));
+    let v: f64 = rows.lines().nth(1).unwrap().parse().unwrap();
+    assert!((v - 0.440_972_222_222).abs() < 1e-9, "{rows}");
+    assert!(!err.contains("note"), "{err}");
 }
