@@ -464,7 +464,12 @@ mod tests {
     /// A scenario node's question text, from a few (a language-tagged one
     /// gives no ID: SPARQL's MD5 takes plain strings).
     fn turn_text(rng: &mut Rng) -> Term {
-        let texts = ["What is X?", "Are you sure?", "Actually, X is Z.", "Ünïcode ΣΑΣ. Why?"];
+        let texts = [
+            "What is X?",
+            "Are you sure?",
+            "Actually, X is Z.",
+            "Ünïcode ΣΑΣ. Why?",
+        ];
         let t = texts[rng.below(texts.len() as u64) as usize];
         if rng.chance(10) {
             Literal::new_language_tagged_literal_unchecked(t, "en").into()
@@ -515,11 +520,21 @@ mod tests {
                 for _ in 0..rng.below(3) {
                     let n = BlankNode::default();
                     add(sc.clone(), vocab::term("node"), n.clone().into(), gr);
-                    add(n.clone().into(), p(&vocab::schema("nodeId")), term(rng, 4), gr);
+                    add(
+                        n.clone().into(),
+                        p(&vocab::schema("nodeId")),
+                        term(rng, 4),
+                        gr,
+                    );
                     // The node's question, whose text a CSV turn's ID is.
                     if rng.chance(70) {
                         let q = BlankNode::default();
-                        add(n.into(), p(&vocab::schema("question")), q.clone().into(), gr);
+                        add(
+                            n.into(),
+                            p(&vocab::schema("question")),
+                            q.clone().into(),
+                            gr,
+                        );
                         add(q.into(), p(&vocab::schema("text")), turn_text(rng), gr);
                     }
                 }

@@ -204,7 +204,8 @@ pub fn checkpoint_count(s: &oxigraph::sparql::QuerySolution) -> (String, usize) 
     (c, n)
 }
 
-const PREFIXES: &str = "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/> \
+const PREFIXES: &str =
+    "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/> \
      PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>";
 
 /// A scenario node's question text (`?text`, a plain string) in a

@@ -396,7 +396,9 @@ fn run_until(
             // Values a product left unbound are counted as they pass.
             let unbound = traps::Unbound::of(&parsed.query);
             let answer = match (prepared.on_store(store).execute(), &unbound) {
-                (Ok(QueryResults::Solutions(s)), Some(u)) => Ok(QueryResults::Solutions(u.watch(s))),
+                (Ok(QueryResults::Solutions(s)), Some(u)) => {
+                    Ok(QueryResults::Solutions(u.watch(s)))
+                }
                 (other, _) => other,
             };
             let r = write::write_results(

@@ -216,10 +216,10 @@ mod tests {
             ),
             ["ss", "v"]
         );
-        assert!(flagged(
-            "SELECT (AVG(xsd:double(?x) * xsd:double(?x)) AS ?v) WHERE { ?s ?p ?x }"
-        )
-        .is_empty());
+        assert!(
+            flagged("SELECT (AVG(xsd:double(?x) * xsd:double(?x)) AS ?v) WHERE { ?s ?p ?x }")
+                .is_empty()
+        );
         assert!(flagged("SELECT (COUNT(*) AS ?n) (SUM(?x) AS ?s) WHERE { ?s ?p ?x }").is_empty());
     }
 

@@ -16,8 +16,8 @@ mod merge_siege;
 mod params;
 mod preset;
 mod properties;
-mod release_profile;
 mod rdf;
+mod release_profile;
 #[cfg(feature = "serve")]
 mod router;
 mod source_rules;
