@@ -7,7 +7,6 @@ mod common;
 mod architecture;
 mod corpus;
 mod diagnostics;
-mod differential_re;
 mod docs;
 mod fresh_clone;
 mod load;
@@ -18,7 +17,6 @@ mod preset;
 mod properties;
 mod rdf;
 mod release_profile;
-#[cfg(feature = "serve")]
-mod router;
 mod source_rules;
 mod sparql_fuzz;
+mod tiers;
