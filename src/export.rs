@@ -148,25 +148,64 @@ pub fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
     out
 }
 
-/// A writer for N-Triples and N-Quads that writes the characters some
-/// line-based readers take for line breaks (U+2028, U+2029, U+0085) as
-/// `\u` escapes, which the grammar allows in IRIs and strings alike.
-/// Oxigraph writes them raw, and rdflib 7.6 splits its input on them: a
-/// whole-store export holding one in an IRI did not read there. Nowhere
-/// else in those syntaxes can the characters stand, so the bytes are
-/// rewritten as they pass.
+/// True for a character Python's `re` takes for whitespace (`\s` in a
+/// `str` pattern: `str.isspace()`) that N-Triples and N-Quads let stand raw
+/// in an IRI or a string: every such character outside ASCII (U+0085,
+/// U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F,
+/// U+3000). The ASCII ones never stand raw in Oxigraph's output but as the
+/// space between terms or inside a string, where rdflib reads them.
+pub fn is_python_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{85}' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+    )
+}
+
+/// A writer for N-Triples and N-Quads that writes every character
+/// [`is_python_space`] holds as a `\u` escape, which the grammar allows in
+/// IRIs and strings alike. Oxigraph writes them raw, and rdflib (7.6) reads
+/// N-Triples with patterns whose `\s` is Python's, matching every Unicode
+/// space: a line holding U+2028 was split, an IRI holding U+00A0 or U+3000
+/// refused. Nowhere else in those syntaxes can the characters stand (terms
+/// are separated by ASCII spaces), so the bytes are rewritten as they pass.
+///
+/// Turtle and TriG pass through it too, for the line breaks (U+2028,
+/// U+2029, U+0085); there U+1680, which a prefixed name may hold raw (where
+/// no `\u` escape may stand), is left as it is ([`LineSafe::turtle`]).
 pub struct LineSafe<W: Write> {
     inner: W,
     /// The first bytes of a character the last write ended within.
     held: Vec<u8>,
+    /// Leave U+1680 raw (Turtle's prefixed names may hold it).
+    turtle: bool,
 }
 
 impl<W: Write> LineSafe<W> {
-    /// Wraps `inner`.
+    /// Wraps `inner` (N-Triples, N-Quads).
     pub fn new(inner: W) -> Self {
         LineSafe {
             inner,
             held: Vec::new(),
+            turtle: false,
+        }
+    }
+
+    /// Wraps `inner` for Turtle or TriG: every [`is_python_space`] escaped
+    /// but U+1680, which can be part of a prefixed name.
+    pub fn turtle(inner: W) -> Self {
+        LineSafe {
+            turtle: true,
+            ..LineSafe::new(inner)
+        }
+    }
+
+    /// [`LineSafe::new`] for N-Triples and N-Quads, [`LineSafe::turtle`]
+    /// for the other formats.
+    pub fn for_format(format: ExportFormat, inner: W) -> Self {
+        match format {
+            ExportFormat::NTriples | ExportFormat::NQuads => LineSafe::new(inner),
+            _ => LineSafe::turtle(inner),
         }
     }
 
@@ -181,6 +220,22 @@ impl<W: Write> LineSafe<W> {
         self.inner.write_all(&held)?;
         Ok(self.inner)
     }
+}
+
+/// The character whose UTF-8 encoding starts `bytes`, when it is one
+/// [`is_python_space`] holds: its length.
+fn python_space_at(bytes: &[u8]) -> Option<usize> {
+    // Each such character starts with 0xC2, 0xE1, 0xE2 or 0xE3.
+    let len = match bytes.first()? {
+        0xC2 => 2,
+        0xE1..=0xE3 => 3,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(bytes.get(..len)?)
+        .ok()?
+        .chars()
+        .next()?;
+    is_python_space(c).then_some(len)
 }
 
 impl<W: Write> Write for LineSafe<W> {
@@ -208,17 +263,15 @@ impl<W: Write> Write for LineSafe<W> {
         let mut at = 0;
         let mut i = 0;
         while i < end {
-            let esc: Option<&[u8]> = match &data[i..end] {
-                [0xE2, 0x80, 0xA8, ..] => Some(b"\\u2028"),
-                [0xE2, 0x80, 0xA9, ..] => Some(b"\\u2029"),
-                [0xC2, 0x85, ..] => Some(b"\\u0085"),
-                _ => None,
-            };
-            match esc {
-                Some(e) => {
+            match python_space_at(&data[i..end]).filter(|_| !(self.turtle && data[i] == 0xE1)) {
+                Some(len) => {
                     self.inner.write_all(&data[at..i])?;
-                    self.inner.write_all(e)?;
-                    i += if data[i] == 0xC2 { 2 } else { 3 };
+                    let c = std::str::from_utf8(&data[i..i + len])
+                        .ok()
+                        .and_then(|s| s.chars().next())
+                        .map_or(0, u32::from);
+                    write!(self.inner, "\\u{c:04X}")?;
+                    i += len;
                     at = i;
                 }
                 None => i += 1,
@@ -275,7 +328,7 @@ pub fn write(quads: &[Quad], format: ExportFormat, union: bool, out: &mut dyn Wr
         let xml = escape_cr(w.finish().map_err(io)?);
         return out.write_all(&xml).map_err(io);
     }
-    let mut w = rdf_serializer(format)?.for_writer(LineSafe::new(&mut *out));
+    let mut w = rdf_serializer(format)?.for_writer(LineSafe::for_format(format, &mut *out));
     for q in quads {
         if format.has_graphs() {
             w.serialize_quad(q).map_err(io)?;
@@ -302,6 +355,65 @@ mod tests {
             }
             let got = String::from_utf8(w.into_inner().unwrap()).unwrap();
             assert_eq!(got, want, "writes of {step} bytes");
+        }
+    }
+
+    /// The characters Python's `re` matches with `\s` in a `str` pattern
+    /// (`[c for c in range(0x110000) if re.match(r"\s", chr(c))]`, CPython
+    /// 3.11), outside ASCII.
+    const PYTHON_SPACES: &[u32] = &[
+        0x85, 0xA0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008,
+        0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+    ];
+
+    #[test]
+    fn python_spaces_are_exactly_pythons_outside_ascii() {
+        let ours: Vec<u32> = (0x80..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| is_python_space(*c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(ours, PYTHON_SPACES);
+        // Unicode's White_Space outside ASCII is the same set.
+        let white: Vec<u32> = (0x80..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .map(u32::from)
+            .collect();
+        assert_eq!(white, PYTHON_SPACES);
+    }
+
+    #[test]
+    fn every_python_space_is_escaped_in_iris_and_strings_and_reads_back() {
+        use oxigraph::model::{GraphName, Literal, NamedNode};
+        let all: String = PYTHON_SPACES
+            .iter()
+            .map(|&c| char::from_u32(c).unwrap())
+            .collect();
+        // An IRI cannot hold U+0085 (a C1 control): the others.
+        let iri: String = all.chars().filter(|c| *c != '\u{85}').collect();
+        let q = Quad::new(
+            NamedNode::new(format!("urn:uuid:question-{iri}")).unwrap(),
+            NamedNode::new("https://schema.org/text").unwrap(),
+            Literal::new_simple_literal(format!("a{all}b é \u{1F600}")),
+            NamedNode::new(format!("urn:g:{iri}")).unwrap(),
+        );
+        for f in [ExportFormat::NTriples, ExportFormat::NQuads] {
+            let mut out = Vec::new();
+            write(std::slice::from_ref(&q), f, false, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.chars().any(is_python_space), "{text}");
+            assert!(text.contains("\\u00A0\\u1680\\u2000") && text.contains("\\u3000"));
+            assert!(text.contains("é \u{1F600}"), "other characters stay raw");
+            let back: Vec<Quad> = oxigraph::io::RdfParser::from_format(f.rdf_format())
+                .for_slice(text.as_bytes())
+                .collect::<std::result::Result<_, _>>()
+                .unwrap();
+            let mut want = q.clone();
+            if f == ExportFormat::NTriples {
+                want.graph_name = GraphName::DefaultGraph;
+            }
+            assert_eq!(back, vec![want]);
         }
     }
 

@@ -40,6 +40,26 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A name or value shown within one line of kld's own text (a run name, a
+/// label, a path): [`escape_controls`], and a line break (`\n`, U+0085,
+/// U+2028, U+2029) written `\n` or `\u{…}`, so that the value cannot start a
+/// line that looks like one of kld's.
+pub fn escape_field(s: &str) -> Cow<'_, str> {
+    let breaks = |c: char| matches!(c, '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    if !s.chars().any(breaks) {
+        return escape_controls(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            c if breaks(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(escape_controls(&out).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +75,17 @@ mod tests {
         );
         assert!(!shown.chars().any(is_unsafe));
         assert!(matches!(escape_controls("plain\ttext\n"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_field_never_breaks_its_line() {
+        let name = "run\nkld: error: all results lost\u{2028}x\u{85}y\r\x1b[2J";
+        let shown = escape_field(name);
+        assert_eq!(
+            shown,
+            "run\\nkld: error: all results lost\\u{2028}x\\u{85}y\\r\\x1b[2J"
+        );
+        assert!(!shown.contains('\n') && !shown.chars().any(is_unsafe));
+        assert!(matches!(escape_field("plain name"), Cow::Borrowed(_)));
     }
 }

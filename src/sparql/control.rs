@@ -29,6 +29,8 @@ const MEMORY: u8 = 4;
 pub struct Control {
     token: CancellationToken,
     reason: Arc<AtomicU8>,
+    /// What the query's answer should be read with ([`Control::notes`]).
+    notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl std::fmt::Debug for Control {
@@ -53,6 +55,18 @@ impl Control {
     /// True once the query was stopped for any reason.
     pub fn is_stopped(&self) -> bool {
         self.token.is_cancelled()
+    }
+
+    /// Notes on the answer of a query that ran (a known trap its author
+    /// fell into: [`super::traps`]), for the caller to show.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+
+    pub(super) fn note(&self, note: String) {
+        if let Ok(mut n) = self.notes.lock() {
+            n.push(note);
+        }
     }
 
     pub(super) fn token(&self) -> CancellationToken {

@@ -15,6 +15,7 @@ mod hints;
 pub mod limits;
 mod params;
 mod syntax;
+mod traps;
 mod write;
 
 pub use answer::{answer, Answer};
@@ -25,7 +26,7 @@ pub use syntax::{with_prefixes, PREDEFINED};
 pub use write::write_results_of;
 
 use crate::error::{Error, Result};
-use oxigraph::sparql::SparqlEvaluator;
+use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -392,8 +393,16 @@ fn run_until(
                 written: 0,
                 max: opts.max_result_bytes,
             };
+            // Values a product left unbound are counted as they pass.
+            let unbound = traps::Unbound::of(&parsed.query);
+            let answer = match (prepared.on_store(store).execute(), &unbound) {
+                (Ok(QueryResults::Solutions(s)), Some(u)) => {
+                    Ok(QueryResults::Solutions(u.watch(s)))
+                }
+                (other, _) => other,
+            };
             let r = write::write_results(
-                prepared.on_store(store).execute(),
+                answer,
                 format,
                 opts.max_result_bytes,
                 opts.table_width,
@@ -401,7 +410,18 @@ fn run_until(
                 &mut guarded,
             );
             // Flushed inside the limits too (a buffered writer's last bytes).
-            r.and_then(|n| guarded.flush().map(|()| n).map_err(Error::Output))
+            let r = r.and_then(|n| guarded.flush().map(|()| n).map_err(Error::Output));
+            if let Ok(n) = &r {
+                if let Some(note) = unbound.as_ref().and_then(traps::Unbound::note) {
+                    control.note(note);
+                }
+                if *n == 0 {
+                    if let Some(note) = parsed.algebra().as_deref().and_then(traps::http_schema) {
+                        control.note(note);
+                    }
+                }
+            }
+            r
         })
     })();
     if account.peak() > RELEASE_AFTER {

@@ -211,7 +211,7 @@ pub(super) fn write_results(
             let mut held = Vec::new();
             // N-Triples and N-Quads: line separators as `\u` escapes.
             let line_based = matches!(format, ExportFormat::NTriples | ExportFormat::NQuads);
-            let mut safe = crate::export::LineSafe::new(&mut *out);
+            let mut safe = crate::export::LineSafe::for_format(format, &mut *out);
             let target: &mut dyn Write = if xml {
                 &mut held
             } else if line_based {

@@ -16,6 +16,7 @@ mod params;
 mod preset;
 mod properties;
 mod rdf;
+mod release_profile;
 mod source_rules;
 mod sparql_fuzz;
 mod table;

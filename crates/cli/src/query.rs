@@ -154,6 +154,11 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         Some(path) => write_answer_to(status, path, run),
         None => write_answer(status, run),
     };
+    // A known trap the answer shows (kld's https://schema.org/, a product
+    // of decimals left unbound): said once the answer is out.
+    for note in opts.control.notes() {
+        eprintln!("kld: note: {note}");
+    }
     // No row, and a parameter given as a string that reads as a number or
     // a boolean: say why (a string equals no typed value) and what would.
     if rows.get() == Some(0) && !graph_answer {

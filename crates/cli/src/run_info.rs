@@ -6,14 +6,16 @@ use std::path::{Path, PathBuf};
 
 /// `println!` for this module's text: every line shows names from the data
 /// (labels, run, model and benchmark names, paths), escaped for a terminal
-/// ([`karenina_ld::terminal::escape_controls`]); a reader that went away
+/// and kept on its one line ([`karenina_ld::terminal::escape_field`]: a run
+/// name holding a newline printed a line that looked like kld's own); a
+/// reader that went away
 /// (`kld info RUN | head`) ends the output quietly. JSON is printed with
 /// `std::println!`: serde_json escapes what JSON must.
 macro_rules! println {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let line = format!($($arg)*);
-        let _ = writeln!(std::io::stdout(), "{}", karenina_ld::terminal::escape_controls(&line));
+        let _ = writeln!(std::io::stdout(), "{}", karenina_ld::terminal::escape_field(&line));
     }};
 }
 

@@ -156,6 +156,7 @@ impl Holdings {
         let (item, id) = (p(&vocab::schema("DataFeedItem")), vocab::term("id"));
         let (scenario, name) = (vocab::term("Scenario"), p(&vocab::schema("name")));
         let (node, node_id) = (vocab::term("node"), p(&vocab::schema("nodeId")));
+        let (question, text) = (p(&vocab::schema("question")), p(&vocab::schema("text")));
         let mut h = Holdings {
             runs: RunKeys::read_all(store)?,
             ..Holdings::default()
@@ -180,16 +181,30 @@ impl Holdings {
             let g = GraphNameRef::NamedNode(g.as_ref());
             let names = by_subject(store, name.as_ref(), g)?;
             let node_ids = by_subject(store, node_id.as_ref(), g)?;
+            let questions = by_subject(store, question.as_ref(), g)?;
+            let texts = by_subject(store, text.as_ref(), g)?;
             for (s, nodes) in by_subject(store, node.as_ref(), g)? {
-                let Some(sids) = names.get(&s).filter(|_| scenarios.contains(&s)) else {
+                if !scenarios.contains(&s) {
+                    continue;
+                }
+                for n in nodes.iter().filter_map(subject) {
+                    // The question ID a CSV export gives a turn at this node.
+                    for q in questions.get(&n).into_iter().flatten().filter_map(subject) {
+                        for t in texts.get(&q).into_iter().flatten() {
+                            if let TermRef::Literal(l) = t.as_ref() {
+                                if l.datatype() == xsd::STRING {
+                                    let qid = crate::model::qid::question_id(l.value());
+                                    let qid = Literal::new_simple_literal(qid).into();
+                                    push_once(h.items.entry(qid).or_default(), c);
+                                }
+                            }
+                        }
+                    }
+                }
+                let Some(sids) = names.get(&s) else {
                     continue;
                 };
-                for n in nodes {
-                    let n = match n {
-                        Term::NamedNode(n) => NamedOrBlankNode::NamedNode(n),
-                        Term::BlankNode(b) => NamedOrBlankNode::BlankNode(b),
-                        Term::Literal(_) => continue,
-                    };
+                for n in nodes.into_iter().filter_map(|n| subject(&n)) {
                     for nid in node_ids.get(&n).into_iter().flatten() {
                         for sid in sids {
                             push_once(h.nodes.entry((sid.clone(), nid.clone())).or_default(), c);
@@ -275,6 +290,15 @@ impl Holdings {
                 .map(|(_, v, _)| v.clone())
                 .collect(),
         })
+    }
+}
+
+/// A term as a subject (none for a literal).
+fn subject(t: &Term) -> Option<NamedOrBlankNode> {
+    match t {
+        Term::NamedNode(n) => Some(n.clone().into()),
+        Term::BlankNode(b) => Some(b.clone().into()),
+        Term::Literal(_) => None,
     }
 }
 
@@ -437,6 +461,23 @@ mod tests {
         }
     }
 
+    /// A scenario node's question text, from a few (a language-tagged one
+    /// gives no ID: SPARQL's MD5 takes plain strings).
+    fn turn_text(rng: &mut Rng) -> Term {
+        let texts = [
+            "What is X?",
+            "Are you sure?",
+            "Actually, X is Z.",
+            "Ünïcode ΣΑΣ. Why?",
+        ];
+        let t = texts[rng.below(texts.len() as u64) as usize];
+        if rng.chance(10) {
+            Literal::new_language_tagged_literal_unchecked(t, "en").into()
+        } else {
+            Literal::new_simple_literal(t).into()
+        }
+    }
+
     fn store(rng: &mut Rng) -> (Store, Vec<String>, Vec<String>) {
         let s = Store::new().unwrap();
         let add = |sub: NamedOrBlankNode, pred: NamedNode, obj: Term, g: GraphNameRef<'_>| {
@@ -479,7 +520,23 @@ mod tests {
                 for _ in 0..rng.below(3) {
                     let n = BlankNode::default();
                     add(sc.clone(), vocab::term("node"), n.clone().into(), gr);
-                    add(n.into(), p(&vocab::schema("nodeId")), term(rng, 4), gr);
+                    add(
+                        n.clone().into(),
+                        p(&vocab::schema("nodeId")),
+                        term(rng, 4),
+                        gr,
+                    );
+                    // The node's question, whose text a CSV turn's ID is.
+                    if rng.chance(70) {
+                        let q = BlankNode::default();
+                        add(
+                            n.into(),
+                            p(&vocab::schema("question")),
+                            q.clone().into(),
+                            gr,
+                        );
+                        add(q.into(), p(&vocab::schema("text")), turn_text(rng), gr);
+                    }
                 }
             }
             graphs.push(iri);
@@ -491,7 +548,19 @@ mod tests {
             let gr = GraphNameRef::NamedNode(g.as_ref());
             for _ in 0..rng.below(7) {
                 let row: NamedOrBlankNode = BlankNode::default().into();
-                if rng.chance(90) {
+                if rng.chance(20) {
+                    // A CSV scenario turn: the ID of a node's question text.
+                    let qid = match turn_text(rng) {
+                        Term::Literal(l) => crate::model::qid::question_id(l.value()),
+                        _ => unreachable!(),
+                    };
+                    add(
+                        row.clone(),
+                        vocab::term("questionId"),
+                        Literal::new_simple_literal(qid).into(),
+                        gr,
+                    );
+                } else if rng.chance(90) {
                     add(row.clone(), vocab::term("questionId"), term(rng, pool), gr);
                 }
                 if rng.chance(25) {

@@ -3,7 +3,9 @@
 //! graph is bound to the checkpoint the user names (`--for`), else to the one
 //! loaded checkpoint that holds every question ID of the run (for scenario
 //! turn rows, whose question ID is a hash of the node text: every scenario
-//! name and node id); no match (an orphan run) and several matches are
+//! name and node id; a CSV export keeps only that question ID, which a
+//! checkpoint holds when one of its scenario nodes' question text gives it,
+//! as Karenina's `generate_question_id` does); no match (an orphan run) and several matches are
 //! reported. A checkpoint named with `--for` is checked the same way: it must
 //! hold every key of the run ([`coverage`]), else the run is not bound. The store keeps the binding as `<results graph>
 //! karenina:forBenchmark <checkpoint graph>` in the default graph.
@@ -134,7 +136,8 @@ pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Covera
         "{PREFIXES} SELECT DISTINCT ?key WHERE {{
            {{ GRAPH <{results}> {{ ?r karenina:questionId ?key
                 OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
-              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?item a schema:DataFeedItem ; karenina:id ?key }} }} }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?item a schema:DataFeedItem ; karenina:id ?key }} }}
+              FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ {TURN_TEXT} }} FILTER({TURN_ID} = ?key) }} }}
            UNION
            {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}
               FILTER NOT EXISTS {{ GRAPH <{checkpoint}> {{ ?s a karenina:Scenario ; schema:name ?sid ;
@@ -202,7 +205,20 @@ pub fn checkpoint_count(s: &oxigraph::sparql::QuerySolution) -> (String, usize) 
 }
 
 const PREFIXES: &str =
-    "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/>";
+    "PREFIX karenina: <urn:karenina:vocab:> PREFIX schema: <https://schema.org/> \
+     PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>";
+
+/// A scenario node's question text (`?text`, a plain string) in a
+/// checkpoint graph: what a scenario turn's question ID is computed from.
+const TURN_TEXT: &str = "?ts a karenina:Scenario ; karenina:node ?tn . \
+     ?tn schema:question ?tq . ?tq schema:text ?text FILTER(DATATYPE(?text) = xsd:string)";
+
+/// Karenina's `generate_question_id(?text)` ([`crate::model::qid::question_id`]):
+/// the question ID a CSV export gives a scenario turn, which drops the
+/// scenario's name and node.
+const TURN_ID: &str = "CONCAT(\"urn:uuid:question-\", \
+     SUBSTR(REPLACE(REPLACE(LCASE(?text), \" \", \"-\"), \"[?.,]\", \"\"), 1, 50), \
+     \"-\", SUBSTR(MD5(?text), 1, 8))";
 
 /// What a run must find in a checkpoint, one `?key` each: the question ID of
 /// a plain row, `scenario@@name@@node` for a scenario turn row.
@@ -246,8 +262,11 @@ pub fn find_with(results: &str, candidates: Option<&[String]>, run: &mut Runner)
         "{PREFIXES} SELECT ?c (COUNT(DISTINCT ?key) AS ?n) WHERE {{
            {{ GRAPH <{results}> {{ ?r karenina:questionId ?qid
                 OPTIONAL {{ ?r karenina:scenarioId ?sid }} FILTER(!BOUND(?sid)) }}
-              {checkpoints}
-              GRAPH ?c {{ ?item a schema:DataFeedItem ; karenina:id ?qid }}
+              {{ {checkpoints}
+                 GRAPH ?c {{ ?item a schema:DataFeedItem ; karenina:id ?qid }} }}
+              UNION
+              {{ SELECT DISTINCT ?c ?qid WHERE {{ {checkpoints}
+                   GRAPH ?c {{ {TURN_TEXT} }} BIND({TURN_ID} AS ?qid) }} }}
               BIND(?qid AS ?key) }}
            UNION
            {{ GRAPH <{results}> {{ ?r karenina:scenarioId ?sid ; karenina:scenarioNode ?nid }}

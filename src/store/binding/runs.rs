@@ -17,6 +17,14 @@
 //! IDs), then a JSON over a CSV (it tells verdicts and trait families
 //! apart), then the first by file name. An export whose results are all in
 //! another is skipped too; a partial overlap is reported and both stay.
+//!
+//! Two copies that each carry a run record of the same kind (two run
+//! folders' manifests, two database runs) naming another run (its run name)
+//! or another benchmark (its `benchmark_path`) are two runs even when
+//! neither binds: a copy of a run folder renamed for another benchmark was
+//! folded into the first when no checkpoint was loaded, and `kld query
+//! runs/ --named runs` lost it. A true copy (the same record, or a bare
+//! export beside its run folder) is still one run.
 
 use crate::error::{Error, Result};
 use crate::store::binding::holdings::Holdings;
@@ -103,7 +111,19 @@ struct Run {
     target: Option<String>,
     /// [`RunRank::carries`].
     carries: u8,
+    /// Its run record, when it carries one: kind (`runSource`), run name
+    /// and benchmark path.
+    record: Option<RunRecord>,
     keys: BTreeSet<String>,
+}
+
+/// What a run record (a run folder's manifest, a database run) says the run
+/// is: its kind, run name and benchmark path, where given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct RunRecord {
+    kind: String,
+    name: Option<String>,
+    benchmark: Option<String>,
 }
 
 impl Run {
@@ -119,12 +139,19 @@ impl Run {
     }
 
     /// Whether `self` and `other`, holding the same results, can be one run:
-    /// not when each binds to a checkpoint and the two differ.
+    /// not when each binds to a checkpoint and the two differ, nor when each
+    /// carries a record of the same kind and the records name another run or
+    /// another benchmark.
     fn same_benchmark(&self, other: &Run) -> bool {
-        match (&self.target, &other.target) {
+        let targets = match (&self.target, &other.target) {
             (Some(a), Some(b)) => a == b,
             _ => true,
-        }
+        };
+        let records = match (&self.record, &other.record) {
+            (Some(a), Some(b)) if a.kind == b.kind => a == b,
+            _ => true,
+        };
+        targets && records
     }
 }
 
@@ -191,21 +218,37 @@ impl CheckpointStore {
             .collect())
     }
 
-    /// The results graphs that are not a bare export: those whose run
-    /// records a `karenina:runSource` (a run folder, a database run,
-    /// progressive-save sidecars).
-    fn run_sources(&self) -> Result<BTreeSet<String>> {
-        let p = vocab::term("runSource");
-        let mut out = BTreeSet::new();
-        for q in self
-            .store
-            .quads_for_pattern(None, Some(p.as_ref()), None, None)
-        {
-            if let GraphName::NamedNode(g) = q.map_err(Error::store)?.graph_name {
-                out.insert(g.into_string());
+    /// The results graphs that are not a bare export, by graph IRI: those
+    /// whose run records a `karenina:runSource` (a run folder, a database
+    /// run, progressive-save sidecars), with what the record says.
+    fn run_sources(&self) -> Result<HashMap<String, RunRecord>> {
+        let values = |local: &str| -> Result<HashMap<String, String>> {
+            let p = vocab::term(local);
+            let mut out = HashMap::new();
+            for q in self
+                .store
+                .quads_for_pattern(None, Some(p.as_ref()), None, None)
+            {
+                let q = q.map_err(Error::store)?;
+                if let (GraphName::NamedNode(g), Term::Literal(l)) = (q.graph_name, q.object) {
+                    out.entry(g.into_string())
+                        .or_insert_with(|| l.value().to_string());
+                }
             }
-        }
-        Ok(out)
+            Ok(out)
+        };
+        let (mut names, mut paths) = (values("manifestRunName")?, values("benchmarkPath")?);
+        Ok(values("runSource")?
+            .into_iter()
+            .map(|(g, kind)| {
+                let record = RunRecord {
+                    kind,
+                    name: names.remove(&g),
+                    benchmark: paths.remove(&g),
+                };
+                (g, record)
+            })
+            .collect())
     }
 
     /// Finds the results graphs that hold the same results as another (see
@@ -229,7 +272,8 @@ impl CheckpointStore {
                 explicit: i.binding.as_ref().is_some_and(|b| b.explicit),
                 binds: false,
                 target: None,
-                carries: u8::from(sources.contains(&i.graph)),
+                carries: u8::from(sources.contains_key(&i.graph)),
+                record: sources.get(&i.graph).cloned(),
                 keys,
             });
         }
