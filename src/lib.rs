@@ -170,6 +170,7 @@ pub mod results;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod sparql;
+pub mod stats;
 pub mod store;
 pub mod summary;
 pub mod terminal;
