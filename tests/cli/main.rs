@@ -5,6 +5,7 @@ mod common;
 
 mod batch_inputs;
 mod checkpoint;
+mod compare;
 mod database;
 mod database_live;
 mod default_graph;
@@ -14,6 +15,7 @@ mod differential_import;
 mod differential_karenina;
 mod differential_numbers;
 mod differential_prov;
+mod differential_stats;
 mod differential_summary;
 mod doc_claims;
 mod eee_paths;
