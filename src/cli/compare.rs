@@ -3,7 +3,7 @@
 
 use super::{INVALID, OK};
 use clap::{Args, ValueEnum};
-use karenina_ld::stats::{self, render::Table, Options};
+use karenina_ld::stats::{self, formats::Table, Options};
 use std::path::PathBuf;
 
 /// Output format of `kld compare`.

@@ -3,7 +3,7 @@
 //! difficulty and replicate noise, each equal to the field's reference
 //! implementation (statsmodels, scipy, krippendorff, scikit-learn).
 //!
-//! Karenina's own numbers ([`crate::results::karenina`]) say what a run's
+//! Karenina's own numbers (the `numbers` room) say what a run's
 //! rates are; this module says how sure a reader can be of them. It exists
 //! apart so that every face (`kld compare`, `kld info`, Python) computes
 //! the same statistic from the same rows in one place.
@@ -19,15 +19,15 @@
 //! Formulas, units of analysis and reference functions: `docs/numbers.md`.
 
 pub mod agreement;
+pub mod formats;
 pub mod interval;
+mod observe;
 pub mod paired;
+mod prose;
 pub mod questions;
-mod read;
-pub mod render;
 pub mod report;
-mod text;
 
-pub use read::{observations, observations_from_rows};
+pub use observe::{observations, observations_from_rows};
 pub use report::{compare, Comparison, Options};
 
 /// Why a statistic has no value (n < 2, one cluster, one category, …).

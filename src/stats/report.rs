@@ -1,6 +1,6 @@
-//! Every statistic of a run at once: what `kld compare` prints and
-//! Python's DataFrames hold. Computation only; [`super::render`] writes it
-//! as text, JSON or CSV.
+//! Every statistic of a run at once: what `kld compare` prints.
+//! Computation only; [`super::formats`] writes it as JSON or CSV and
+//! `prose` as text.
 
 use super::agreement::{self, Bias, Cohen, Percent, Unit};
 use super::interval::{self, Clustered, Interval};

@@ -1,11 +1,12 @@
 """The field's reference implementations of every statistic `kld compare`
 prints: the oracle of tests/cli/differential_stats.rs.
 
-    python3 tests/scripts/stats_reference.py EXPORT.json [--reference-judge J]
+    python3 tests/scripts/stats_reference.py EXPORT.json ...
 
-Reads a results export's rows (plain JSON; the rows Karenina's template pass
+Reads each results export's rows (plain JSON; the rows Karenina's template pass
 rate counts: `template.template_verification_performed` true; a row scores 1
-when `verify_result` is true) and prints one JSON object mapping a flat key
+when `verify_result` is true) and prints one JSON object: file → an object
+mapping a flat key
 (`rates|MODEL|JUDGE|wilson_low`, `pairs|A|B|*|p_holm`, …) to the reference
 value, or null where the reference gives no number (NaN, inf, an exception,
 or a case the statistic leaves undefined: see docs/numbers.md). Keys name the
@@ -317,7 +318,12 @@ def main() -> None:
     if sys.argv[1] == "--vectors":
         print(json.dumps({k: float(v) for k, v in vectors().items()}))
         return
-    rows = rows_of(sys.argv[1])
+    # One process for every file (the references take seconds to import).
+    print(json.dumps({f: reference(f) for f in sys.argv[1:]}))
+
+
+def reference(path: str) -> dict:
+    rows = rows_of(path)
     out: dict = {}
     models = order_models(rows)
     judges = []
@@ -329,7 +335,7 @@ def main() -> None:
     agreement(out, rows, models, judges)
     questions(out, rows, models)
     replicates(out, rows)
-    print(json.dumps({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}, default=float))
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else (float(v) if hasattr(v, "item") else v)) for k, v in out.items()}
 
 
 if __name__ == "__main__":

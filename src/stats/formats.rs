@@ -1,6 +1,6 @@
-//! A [`Comparison`] as JSON, CSV tables and text. A statistic that is not
+//! A [`Comparison`] as JSON and CSV tables. A statistic that is not
 //! defined is `null` (JSON) or an empty cell (CSV) with its reason under
-//! `not_defined`, and "not defined: …" in text: never NaN.
+//! `not_defined`: never NaN.
 
 use super::report::{Comparison, PairRow, RateRow};
 use super::{Count, Stat};

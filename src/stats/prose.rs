@@ -2,7 +2,7 @@
 //! pairwise table (judges averaged) with adjusted p-values, the ranking,
 //! judge agreement and the hardest questions.
 
-use super::render::{RATE_DEFINITION, RATE_NAME};
+use super::formats::{RATE_DEFINITION, RATE_NAME};
 use super::report::Comparison;
 use super::{Count, Stat};
 use std::fmt::Write as _;
