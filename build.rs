@@ -8,8 +8,16 @@
 //! spareval, whose queries ignore their time limit. The patched copy
 //! announces itself (`links = "kld_spareval_patched"`); without it, this
 //! script stops the build and says what to add.
+//!
+//! It also tells the tests where the repository is (`KLD_SOURCE_ROOT`, this
+//! folder): tests/common/mod.rs is shared with the crates under crates/,
+//! whose own build scripts point two folders up.
 
 fn main() {
+    println!(
+        "cargo:rustc-env=KLD_SOURCE_ROOT={}",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap()
+    );
     if std::env::var_os("DEP_KLD_SPAREVAL_PATCHED_PATCHED").is_none() {
         eprintln!(
             "karenina-ld needs its patched SPARQL evaluator (query time limits, ORDER BY \

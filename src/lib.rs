@@ -1,9 +1,9 @@
 //! karenina-ld: a linked-data processor for Karenina benchmark checkpoints.
 //!
-//! The library holds all the logic; `kld` (feature `cli`) is a thin
-//! command-line front end and [`serve`] (feature `serve`) a thin HTTP layer
-//! over it. The library never prints or exits, and its errors are typed
-//! ([`Error`], [`Report`]).
+//! The library holds all the logic; `kld` (crate `karenina-ld-cli`) is a
+//! thin command-line front end, `karenina-ld-serve` a thin HTTP layer over
+//! it and `karenina-ld-remote` its SPARQL-protocol client. The library never
+//! prints or exits, and its errors are typed ([`Error`], [`Report`]).
 //!
 //! # Data flow
 //!
@@ -23,7 +23,7 @@
 //!                  sparql (catalogue, limits, deadlines, result formats)
 //!                    │
 //!                    ├─► export (N-Triples … JSON-LD), interop (Croissant, EEE, Inspect)
-//!                    ├─► serve (SPARQL endpoint, page), remote (push/fetch/query servers)
+//!                    ├─► (crates/serve: SPARQL endpoint, page; crates/remote: push/fetch/query servers)
 //!                    └─► rdfc (RDFC-1.0 hashes), diff (semantic diff)
 //! ```
 //!
@@ -137,17 +137,7 @@
 // `foo.rs` beside `foo/` (ARCHITECTURE.md, "Cross-cutting concerns").
 #![deny(clippy::self_named_module_files)]
 
-// The CLI's files name this crate `karenina_ld::…`, as they did when they
-// were the binary's own modules.
-extern crate self as karenina_ld;
-
 pub mod board;
-/// `kld`'s command line as a library function ([`cli::main_from_args`]), so
-/// that the `kld` binary and the Python package's `kld` entry point are one
-/// code path. Thin: argument parsing, printing and exit codes over the
-/// library.
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod codes;
 pub mod contents;
 pub mod context;
@@ -168,16 +158,9 @@ pub mod preset;
 pub mod pyre;
 pub mod rdf;
 pub mod rdfc;
-#[cfg(feature = "remote")]
-pub mod remote;
 pub mod results;
 pub mod save;
 pub mod search;
-#[cfg(feature = "serve")]
-// The server moves into its own crate (issue 44), which applies the lint
-// there; until then its `watch.rs` keeps its place.
-#[allow(clippy::self_named_module_files)]
-pub mod serve;
 pub mod sparql;
 pub mod sqlite;
 pub mod stats;

@@ -414,7 +414,7 @@ mod tests {
     }
 
     /// The charge itself, driven directly (the library's tests do not
-    /// install the allocator; tests/cli/hostile_eval.rs checks the binary).
+    /// install the allocator; crates/cli/tests/cli/hostile_eval.rs checks the binary).
     /// One test, as the shared sum is the process's.
     #[test]
     fn an_account_calls_its_caller_once_past_a_limit() {

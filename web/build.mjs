@@ -1,4 +1,4 @@
-// Builds the page's editor bundle: web/src → src/serve/page/editor.bundle.js
+// Builds the page's editor bundle: web/src → crates/serve/src/page/editor.bundle.js
 // (one minified IIFE, no source map, no timestamps: the same inputs give the
 // same bytes, which .ci/run checks), and beside it the licences of every
 // package whose code went into it (editor.bundle.LICENSES.txt).
@@ -8,7 +8,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, "..", "src", "serve", "page");
+const out = join(here, "..", "crates", "serve", "src", "page");
 
 const result = await build({
   entryPoints: [join(here, "src", "index.js")],

@@ -25,7 +25,7 @@ static GLOBAL: karenina_ld::memory::CountingAllocator<mimalloc::MiMalloc> =
 /// process: the same function the `kld` binary runs. Returns the exit status.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
-    py.detach(|| karenina_ld::cli::main_from_args(argv))
+    py.detach(|| karenina_ld_cli::main_from_args(argv))
 }
 
 /// The Karenina question ID of `text` (`urn:uuid:question-…`), as Karenina

@@ -198,7 +198,6 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// A remote SPARQL server that never answered (after the retries).
-    #[cfg(feature = "remote")]
     #[error("{what} {url}: server unreachable: {reason} (after {attempts} attempts)")]
     Unreachable {
         /// The request (`query`, `GET graph`, …).
@@ -211,7 +210,6 @@ pub enum Error {
         attempts: u32,
     },
     /// A remote SPARQL server answered with an error status.
-    #[cfg(feature = "remote")]
     #[error("{what} {url}: HTTP {status}{}", if body.is_empty() { String::new() } else { format!(": {body}") })]
     HttpStatus {
         /// The request.
@@ -225,7 +223,6 @@ pub enum Error {
     },
     /// A remote server's answer that is not what the protocol promises (does
     /// not parse, wrong form).
-    #[cfg(feature = "remote")]
     #[error("{what}: the server's answer: {reason}")]
     RemoteAnswer {
         /// The request.
@@ -235,7 +232,6 @@ pub enum Error {
     },
     /// A graph on a remote server that cannot be fetched as a checkpoint
     /// (absent, not pushed by kld, a results graph).
-    #[cfg(feature = "remote")]
     #[error("graph {graph}: {reason}")]
     RemoteGraph {
         /// The graph's name.
@@ -245,7 +241,6 @@ pub enum Error {
     },
     /// A remote server returns something other than what was pushed: no file
     /// is written.
-    #[cfg(feature = "remote")]
     #[error("graph {graph}: the server does not return what was pushed ({detail}); not writing a different file")]
     ServerAltered {
         /// The graph's name.
@@ -254,7 +249,6 @@ pub enum Error {
         detail: String,
     },
     /// A Graph Store Protocol request with no Graph Store endpoint configured.
-    #[cfg(feature = "remote")]
     #[error("this needs the server's Graph Store Protocol endpoint, and none is set")]
     NoGraphStore,
     /// Several graphs to write in a format that holds one.
@@ -289,7 +283,6 @@ pub enum Error {
     },
     /// A request not sent because the server had become unreachable during
     /// the batch.
-    #[cfg(feature = "remote")]
     #[error("not sent: the server became unreachable")]
     NotSent,
     /// The graph was loaded but the store's index could not be saved (shared
@@ -398,7 +391,6 @@ impl Error {
 
     /// True for a remote server that never answered: a batch should stop
     /// sending.
-    #[cfg(feature = "remote")]
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Error::Unreachable { .. } | Error::NotSent)
     }
@@ -426,7 +418,7 @@ impl Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// `iri` as a named node, or [`Error::Iri`].
-pub(crate) fn named_node(iri: impl Into<String>) -> Result<oxigraph::model::NamedNode> {
+pub fn named_node(iri: impl Into<String>) -> Result<oxigraph::model::NamedNode> {
     let iri = iri.into();
     oxigraph::model::NamedNode::new(iri.clone()).map_err(|source| Error::Iri { iri, source })
 }

@@ -53,7 +53,7 @@ pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
 
 /// `tests/data/...`
 pub fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("KLD_SOURCE_ROOT"))
         .join("tests/data")
         .join(rel)
 }
@@ -107,7 +107,7 @@ pub fn shared_tools() -> PathBuf {
                 .map(|c| Path::new(&c).join("../tools"))
                 .filter(|t| t.is_dir())
         })
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools"));
+        .unwrap_or_else(|| Path::new(env!("KLD_SOURCE_ROOT")).join("../shared/tools"));
     assert!(
         dir.is_dir(),
         "{}: the shared tools are missing (put ../shared beside the repository or set KLD_SHARED_TOOLS)",
@@ -232,7 +232,7 @@ pub fn total_mb(files: &[PathBuf]) -> f64 {
 /// `target/differential-reports/NAME.txt`, which `.ci/run` prints after the
 /// tests, so CI's log shows every suite's counts.
 pub fn report_differential(name: &str, cases: usize, disagreements: usize, detail: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/differential-reports");
+    let dir = Path::new(env!("KLD_SOURCE_ROOT")).join("target/differential-reports");
     std::fs::create_dir_all(&dir).unwrap();
     let line = format!("{name}: {cases} cases, {disagreements} disagreements{detail}\n");
     std::fs::write(dir.join(format!("{name}.txt")), &line).unwrap();
@@ -274,6 +274,6 @@ pub fn rss_mb(pid: u32) -> f64 {
 pub fn karenina_python() -> PathBuf {
     let venv = std::env::var_os("KLD_KARENINA_VENV")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/karenina-venv"));
+        .unwrap_or_else(|| Path::new(env!("KLD_SOURCE_ROOT")).join("target/karenina-venv"));
     venv.join("bin/python")
 }

@@ -4,7 +4,10 @@
 //! - Its floors hold: no `crate::…` path in `src/` points from a module to one
 //!   on a higher floor.
 //! - No two sibling files of one module (other than a module's `mod.rs`, which
-//!   may know its own children) import each other, directly or in a circle.
+//!   may know its own children) import each other, directly or in a circle,
+//!   in the library or in the crates under `crates/`.
+//! - Its crates table lists exactly the workspace's packages, and each one
+//!   depends only on the workspace crates its row says it sits on.
 //!
 //! Run alone with `cargo test --test library architecture`.
 
@@ -246,10 +249,9 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 /// Sibling files of one directory module: `a.rs` uses `b` when it names
 /// `super::b` (or `super::super::b` from its test module) or the module's
 /// full path `crate::<module>::b`.
-fn sibling_edges(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("src");
+fn sibling_edges(src: &Path, dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let module_path = dir
-        .strip_prefix(&src)
+        .strip_prefix(src)
         .unwrap()
         .to_string_lossy()
         .replace('/', "::");
@@ -301,16 +303,24 @@ fn sibling_files_of_a_module_import_each_other_in_no_circle() {
             }
         }
     }
-    walk(&root().join("src"), &mut dirs);
     let mut found = Vec::new();
-    for d in dirs.iter().skip(1) {
-        for c in circles(&sibling_edges(d)) {
-            let rel = d
-                .strip_prefix(root().join("src"))
-                .unwrap()
-                .display()
-                .to_string();
-            found.push(format!("src/{rel}: {} import one another", c.join(", ")));
+    for crate_src in [
+        "src",
+        "crates/serve/src",
+        "crates/remote/src",
+        "crates/cli/src",
+    ] {
+        let src = root().join(crate_src);
+        dirs.clear();
+        walk(&src, &mut dirs);
+        for d in dirs.iter().skip(1) {
+            for c in circles(&sibling_edges(&src, d)) {
+                let rel = d.strip_prefix(&src).unwrap().display().to_string();
+                found.push(format!(
+                    "{crate_src}/{rel}: {} import one another",
+                    c.join(", ")
+                ));
+            }
         }
     }
     assert!(
@@ -344,6 +354,45 @@ fn the_checks_find_what_they_look_for() {
     assert!(circles(&e).is_empty());
     e.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
     assert_eq!(circles(&e), [["a", "b", "c"]]);
+}
+
+/// The workspace's packages: the root package and every `Cargo.toml` one
+/// folder under `crates/`, plus `python/`. `(folder, package name,
+/// workspace crates it depends on)`.
+fn workspace_packages() -> Vec<(String, String, BTreeSet<String>)> {
+    let mut dirs = vec![".".to_string(), "python".to_string()];
+    for e in std::fs::read_dir(root().join("crates")).unwrap() {
+        let p = e.unwrap().path();
+        if p.join("Cargo.toml").is_file() {
+            dirs.push(format!(
+                "crates/{}",
+                p.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for d in dirs {
+        let text = std::fs::read_to_string(root().join(&d).join("Cargo.toml")).unwrap();
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{d}/Cargo.toml: no package name"))
+            .to_string();
+        let mut section = "";
+        let mut deps = BTreeSet::new();
+        for l in text.lines() {
+            if l.starts_with('[') {
+                section = l;
+                continue;
+            }
+            if section == "[dependencies]" && l.starts_with("karenina-ld") {
+                deps.insert(l.split(' ').next().unwrap().to_string());
+            }
+        }
+        out.push((d, name, deps));
+    }
+    out
 }
 
 /// The library's modules (not the faces `cli`, `serve`, `remote`, which
@@ -382,6 +431,36 @@ fn library_module_names() -> BTreeMap<String, Vec<String>> {
         out.entry(name).or_default().push(rel.display().to_string());
     }
     out
+}
+
+#[test]
+fn the_crates_table_lists_the_workspace_and_its_arrows() {
+    let rows = table_rows(&architecture(), "## Crates");
+    let listed: BTreeMap<String, BTreeSet<String>> = rows
+        .iter()
+        .map(|r| {
+            let name = ticked(&r[0]).into_iter().next().unwrap_or_default();
+            (name, ticked(&r[2]).into_iter().collect())
+        })
+        .collect();
+    let actual: BTreeMap<String, BTreeSet<String>> = workspace_packages()
+        .into_iter()
+        .map(|(_, name, deps)| (name, deps))
+        .collect();
+    assert_eq!(
+        listed, actual,
+        "ARCHITECTURE.md's crates table (package, job, depends on) against the Cargo.toml files"
+    );
+    // The library depends on none of the faces, and the server and the
+    // client not on each other or the command line.
+    assert!(actual["karenina-ld"].is_empty());
+    for face in ["karenina-ld-serve", "karenina-ld-remote"] {
+        assert_eq!(
+            actual[face],
+            BTreeSet::from(["karenina-ld".to_string()]),
+            "{face}"
+        );
+    }
 }
 
 /// Two modules of one name make every `use` and every search ambiguous
@@ -441,8 +520,9 @@ fn every_path_architecture_md_names_exists() {
     );
 }
 
-/// Each entry of "Where to go" starts `- **a change** → `src/ROOM`…`: one
-/// room per change, and the room exists.
+/// Each entry of "Where to go" starts `- **a change** → `src/ROOM`…` (or a
+/// room of a face's crate, `crates/NAME/src/ROOM`): one room per change, and
+/// the room exists.
 #[test]
 fn where_to_go_names_one_room_per_change() {
     let text = architecture();
@@ -470,8 +550,10 @@ fn where_to_go_names_one_room_per_change() {
             .next()
             .unwrap_or_else(|| panic!("no room in {e:?}"));
         assert!(
-            after.starts_with(&format!("`{room}`")) && room.starts_with("src/"),
-            "{e:?} does not start with one room under src/"
+            after.starts_with(&format!("`{room}`"))
+                && (room.starts_with("src/")
+                    || (room.starts_with("crates/") && room.contains("/src/"))),
+            "{e:?} does not start with one room under src/ or crates/*/src/"
         );
         assert!(
             root().join(room.trim_end_matches('/')).exists(),

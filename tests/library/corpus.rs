@@ -244,7 +244,7 @@ fn strip_deep_judgment_reproduces_karenina_s_default_save() {
 /// The committed generator snapshots (`tests/data/generated/*/ARGS`) are
 /// exactly what the shared generator writes today, byte for byte.
 #[test]
-#[ignore = "interop tier: runs ../shared/tools/gen_checkpoints.py (python3); cargo test -- --include-ignored"]
+#[ignore = "interop: runs ../shared/tools/gen_checkpoints.py (python3); cargo test -- --include-ignored"]
 fn generated_snapshots_match_the_generator() {
     let root = crate::common::data("generated");
     let mut checked = 0;

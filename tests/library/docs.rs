@@ -451,7 +451,8 @@ fn anchors_are_github_s_heading_slugs() {
     assert_eq!(a, ["a", "a-1", "here"].map(String::from).into());
 }
 
-/// `(code, "file:line")` for every `KLD-…` code in `src/`, the registry
+/// `(code, "file:line")` for every `KLD-…` code in `src/` (and the crates'
+/// `src/`), the registry
 /// itself left out.
 fn codes_in_src(dir: &Path, out: &mut BTreeMap<String, String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
@@ -489,6 +490,9 @@ fn codes_in_src(dir: &Path, out: &mut BTreeMap<String, String>) {
 fn the_diagnostics_registry_matches_the_source_and_the_docs_table() {
     let mut used = BTreeMap::new();
     codes_in_src(&root().join("src"), &mut used);
+    for face in ["cli", "serve", "remote"] {
+        codes_in_src(&root().join("crates").join(face).join("src"), &mut used);
+    }
     let registered: BTreeSet<&str> = CODES.iter().map(|c| c.code).collect();
     let mut problems = Vec::new();
     for (code, at) in &used {

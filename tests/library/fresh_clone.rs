@@ -50,6 +50,7 @@ fn no_test_script_or_benchmark_reads_the_shared_corpus() {
         "tests",
         "benches",
         "src",
+        "crates",
         "python/tests",
         "python/bench",
         "python/src",

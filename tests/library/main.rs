@@ -7,7 +7,6 @@ mod common;
 mod architecture;
 mod corpus;
 mod diagnostics;
-mod differential_re;
 mod docs;
 mod fresh_clone;
 mod load;
@@ -17,7 +16,6 @@ mod params;
 mod preset;
 mod properties;
 mod rdf;
-#[cfg(feature = "serve")]
-mod router;
 mod source_rules;
 mod sparql_fuzz;
+mod tiers;

@@ -1,7 +1,7 @@
 //! The merge under siege (issue 38): merges Karenina cannot run become
 //! conflicts naming the cause, conflicts are labelled for what they are, and
 //! 20,000 questions reordered on both sides merge (the time is measured in
-//! `benches/merge.rs`; here, the result).
+//! `crates/cli/benches/merge.rs`; here, the result).
 
 use karenina_ld::merge::{self, ConflictKind, Merged};
 use karenina_ld::model::{analyze, karenina_refuses, read_checkpoint, ReadOptions};

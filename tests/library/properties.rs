@@ -257,7 +257,7 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "interop tier, needs python3 (Karenina's ID function): cargo test -- --include-ignored"]
+    #[ignore = "interop: needs python3 (Karenina's ID function): cargo test -- --include-ignored"]
     fn question_ids_match_karenina_s_python(texts in prop::collection::vec(text(0, 80), 100)) {
         let script = r#"
 import hashlib, json, sys

@@ -1,5 +1,5 @@
 """The leaderboard's judges, runs and matrix in headless Chromium
-(tests/cli/page_leaderboard.rs): a server at BASE holding a benchmark run
+(crates/cli/tests/cli/page_leaderboard.rs): a server at BASE holding a benchmark run
 twice with two judges and three replicates. Reads every pass-rate cell (its
 data attributes and text) in the "all judges" view, for each judge alone, with
 the latest result per question, and under each run label; the matrix of each

@@ -1,6 +1,6 @@
 """An agentic run with workspace capture and a repaired run, written by Karenina's own code,
 and what Karenina's own files and loaders say about them (the oracle of
-tests/cli/differential_prov.rs; also makes the fixtures of tests/data/runs/agentic/).
+crates/cli/tests/cli/differential/prov.rs; also makes the fixtures of tests/data/runs/agentic/).
 
 Run with the Karenina venv's python (Karenina 9851a770):
 

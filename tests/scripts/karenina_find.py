@@ -1,4 +1,4 @@
-"""Karenina's side of the `kld find` differential test (tests/cli/find.rs).
+"""Karenina's side of the `kld find` differential test (crates/cli/tests/cli/find.rs).
 
 Loads each checkpoint with Karenina's own `Benchmark.load`, then searches,
 with Python's `re`, the values Karenina's accessors give for the fields

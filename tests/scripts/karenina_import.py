@@ -48,7 +48,7 @@ Run with the Karenina venv's python (it has pandas and openpyxl):
 Timestamps: Karenina takes `dateCreated`/`dateModified` (benchmark and each
 item) and the benchmark's `@id` (`urn:uuid:karenina-checkpoint-<epoch>`) from
 the clock; everything else is deterministic. They are left as Karenina writes
-them; the comparison masks exactly those lines (tests/cli/differential_import.rs).
+them; the comparison masks exactly those lines (crates/cli/tests/cli/differential/import.rs).
 """
 
 import argparse

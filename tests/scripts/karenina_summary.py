@@ -1,5 +1,5 @@
 """Karenina's own numbers for results exports: the oracle of
-tests/cli/differential_summary.rs and of python/tests/test_summary.py.
+crates/cli/tests/cli/differential/summary.rs and of python/tests/test_summary.py.
 
 Run with a Python that has Karenina installed:
 

@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # The extension crate's own Rust tests (python/src/lock.rs: the Store's
-# read/write lock); `cargo test` at the top runs only the main crate's.
+# read/write lock); `cargo test` at the top runs the default members'
+# (the library and crates/*), not python/'s.
 cargo test --locked --quiet -p karenina-ld-python --lib
 
 python3 -m venv --system-site-packages target/py-venv

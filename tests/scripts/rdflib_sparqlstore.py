@@ -1,5 +1,5 @@
 """rdflib over kld serve's endpoint (SPARQLStore): prints what a Graph and a
-Dataset over it answer, one `name value` line each, for tests/cli/manners.rs.
+Dataset over it answer, one `name value` line each, for crates/cli/tests/cli/manners.rs.
 Usage: rdflib_sparqlstore.py ENDPOINT"""
 import sys
 import warnings

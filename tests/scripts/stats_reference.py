@@ -1,5 +1,5 @@
 """The field's reference implementations of every statistic `kld compare`
-prints: the oracle of tests/cli/differential_stats.rs.
+prints: the oracle of crates/cli/tests/cli/differential/stats.rs.
 
     python3 tests/scripts/stats_reference.py EXPORT.json ...
 

@@ -1,10 +1,10 @@
 // The SPARQL editor of `kld serve`'s page: CodeMirror 6 with the SPARQL
 // grammar of codemirror-lang-sparql, bundled by esbuild (web/build.mjs) into
-// src/serve/page/editor.bundle.js, which the binary serves. Everything the
+// crates/serve/src/page/editor.bundle.js, which the binary serves. Everything the
 // editor knows comes from the page (the server's prefixes, the store's
 // classes and predicates): nothing is fetched from elsewhere.
 //
-// The page's own code (src/serve/page/editor.js) drives it through one
+// The page's own code (crates/serve/src/page/editor.js) drives it through one
 // global, `KldEditor.create(...)`, so that the page's logic stays plain
 // script and only CodeMirror needs a build.
 

@@ -1,4 +1,4 @@
-"""Writes the expected results of tests/cli/git_merge.rs: base.jsonld with
+"""Writes the expected results of crates/cli/tests/cli/git_merge.rs: base.jsonld with
 each scenario's hand-written "expected" edits, in Karenina's bytes (Python's
 json.dump, indent=2, ensure_ascii=False, no final newline: what
 Benchmark.save() writes); for the preset scenario, preset.base.json (a preset

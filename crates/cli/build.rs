@@ -1,0 +1,11 @@
+//! Tells the tests and benches where the repository is (`KLD_SOURCE_ROOT`):
+//! they read its examples, docs, fixtures (tests/data) and README, which
+//! live at the top of the workspace, two folders up from this crate.
+
+fn main() {
+    let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let root = manifest.join("../..");
+    let root = root.canonicalize().unwrap_or(manifest);
+    println!("cargo:rustc-env=KLD_SOURCE_ROOT={}", root.display());
+    println!("cargo:rerun-if-changed=build.rs");
+}

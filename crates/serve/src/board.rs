@@ -1,0 +1,169 @@
+//! The page's results table and leaderboard scripts (`page/table.js`,
+//! `page/leaderboard.js`), embedded in the binary and served beside the
+//! page, and the checks that what they hard-code agrees with the server:
+//! kld's predefined prefixes (which shorten IRIs in the table) and the
+//! `format=` names the endpoint answers (the download links).
+//!
+//! Why they are separate files: the table and the views change on their own
+//! schedule, apart from the editor in `page/app.js`.
+//!
+//! Also the two routes the leaderboard and the matrix read,
+//! `GET /leaderboard` and `GET /matrix` (`docs/serving.md`): the numbers are
+//! [`karenina_ld::board`]'s, as JSON; this layer only reads the filters
+//! from the URL and runs the work in a query slot.
+
+/// The results table: paging, sorting, IRIs, downloads.
+pub(super) const TABLE_JS: &str = include_str!("page/table.js");
+/// The leaderboard: models × benchmarks from the catalogue queries.
+pub(super) const LEADERBOARD_JS: &str = include_str!("page/leaderboard.js");
+
+use super::app::{pairs, App};
+use super::{error_answer, Answer, State};
+use axum::extract::{RawQuery, State as AxState};
+use axum::response::Response;
+use karenina_ld::board::{self, Filter};
+use std::sync::Arc;
+
+/// The filters of a board URL: `judge`, `run`, `benchmark` (a checkpoint
+/// graph), `label` (`K=V`), `latest` (`1` or `true`); empty values are no
+/// filter.
+fn filter(raw: Option<&str>) -> Filter {
+    let mut f = Filter::default();
+    for (k, v) in pairs(raw) {
+        let v = (!v.is_empty()).then_some(v);
+        match k.as_str() {
+            "judge" => f.judge = v,
+            "run" => f.run = v,
+            "benchmark" => f.benchmark = v,
+            "label" => f.label = v,
+            "latest" => f.latest = matches!(v.as_deref(), Some("1" | "true")),
+            _ => {}
+        }
+    }
+    f
+}
+
+/// The board's data from the store, under the server's time and memory
+/// limits.
+fn read(
+    state: &State,
+) -> karenina_ld::error::Result<(board::BoardData, karenina_ld::sparql::QueryOptions)> {
+    let opts = karenina_ld::sparql::QueryOptions {
+        timeout: state.settings.timeout,
+        memory: state.settings.memory,
+        ..Default::default()
+    };
+    Ok((board::read(&state.oxigraph(), &opts)?, opts))
+}
+
+/// `GET /leaderboard`: [`board::leaderboard`] under the URL's filters.
+pub(super) async fn leaderboard(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+    let state: Arc<State> = app.state.clone();
+    let f = filter(q.as_deref());
+    app.in_slot(move || match read(&state) {
+        Ok((data, _)) => json(&board::leaderboard(&data, &f)),
+        Err(e) => error_answer(&e),
+    })
+    .await
+}
+
+/// `GET /matrix`: [`board::matrix`] under the URL's filters.
+pub(super) async fn matrix(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+    let state: Arc<State> = app.state.clone();
+    let f = filter(q.as_deref());
+    app.in_slot(move || {
+        let (data, opts) = match read(&state) {
+            Ok(d) => d,
+            Err(e) => return error_answer(&e),
+        };
+        let mut m = board::matrix(&data, &f, &Default::default());
+        if let Some(cp) = &m.checkpoint {
+            match board::question_texts(&state.oxigraph(), cp, &opts) {
+                Ok(texts) => m = board::matrix(&data, &f, &texts),
+                Err(e) => return error_answer(&e),
+            }
+        }
+        json(&m)
+    })
+    .await
+}
+
+fn json(v: &impl serde::Serialize) -> Answer {
+    Answer::json(&serde_json::to_value(v).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TABLE_JS;
+    use crate::negotiate::{negotiate, supported};
+    use karenina_ld::sparql::QueryForm;
+    use std::collections::BTreeSet;
+
+    /// The JSON array assigned to `const NAME = [...]` in `script`.
+    fn js_const(script: &str, name: &str) -> serde_json::Value {
+        let start = script
+            .find(&format!("const {name} = "))
+            .unwrap_or_else(|| panic!("no const {name}"));
+        let rest = &script[start + name.len() + 9..];
+        let end = rest.find("];").expect("the array ends with ];") + 1;
+        serde_json::from_str(&rest[..end]).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    fn names(v: &serde_json::Value) -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[0].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_tables_prefixes_are_kld_s_predefined_ones() {
+        let page: Vec<(String, String)> = js_const(TABLE_JS, "KLD_PREFIXES")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r[0].as_str().unwrap().into(), r[1].as_str().unwrap().into()))
+            .collect();
+        let kld: Vec<(String, String)> = karenina_ld::sparql::PREDEFINED
+            .iter()
+            .map(|(p, iri)| (p.to_string(), iri.to_string()))
+            .collect();
+        assert_eq!(page, kld);
+    }
+
+    /// Each download link's `format=` is answered, each in a media type of
+    /// its own, and together they cover every format the endpoint writes
+    /// for that kind of answer.
+    #[test]
+    fn the_download_links_cover_every_format_the_endpoint_writes() {
+        for (form, list) in [
+            (QueryForm::Select, "SOLUTION_FORMATS"),
+            (QueryForm::Construct, "GRAPH_FORMATS"),
+        ] {
+            let page = names(&js_const(TABLE_JS, list));
+            let served: BTreeSet<&str> = page
+                .iter()
+                .map(|f| {
+                    negotiate(form, None, Some(f))
+                        .unwrap_or_else(|| panic!("{f} is not answered"))
+                        .media_type
+                })
+                .collect();
+            assert_eq!(served.len(), page.len(), "{list}: two links, one format");
+            // A `format=` the table does not name falls back to Accept: the
+            // link must be a name the table holds, not the default.
+            for f in &page {
+                assert!(
+                    negotiate(form, Some("x/none"), Some(f)).is_some(),
+                    "{f} answered only by default"
+                );
+            }
+            let all: BTreeSet<&str> = supported(form)
+                .split(", ")
+                .map(|m| negotiate(form, Some(m), None).unwrap().media_type)
+                .collect();
+            assert_eq!(served, all, "{list}");
+        }
+    }
+}
