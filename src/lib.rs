@@ -163,6 +163,7 @@ pub mod save;
 pub mod search;
 pub mod sparql;
 pub mod sqlite;
+pub mod stats;
 pub mod store;
 pub mod table;
 pub mod terminal;

@@ -57,7 +57,7 @@ def test_results_pass_rates_are_kld_info_s(path: Path) -> None:
     assert r.info() == info
     assert r.summary() == info["summary"]
     text = kld("info", path).stdout.decode()
-    # `  interface:model: N results (…)`, then `    pass rate 33.3% (…)` when
+    # `  interface:model: N results (…)`, then `    verdict pass rate 33.3% (…)` when
     # the model has a verdict (Karenina's aggregate_pass_rate).
     printed = {}
     lines = text.splitlines()
@@ -65,7 +65,7 @@ def test_results_pass_rates_are_kld_info_s(path: Path) -> None:
         m = re.match(r"^  (\S+): \d+ results \(", line)
         if m:
             nxt = lines[i + 1] if i + 1 < len(lines) else ""
-            rate = re.match(r"^    (pass rate [\d.]+%)", nxt)
+            rate = re.match(r"^    verdict (pass rate [\d.]+%)", nxt)
             printed[m.group(1)] = rate.group(1) if rate else None
     frame = r.to_frame()
     assert sorted(frame["model"]) == sorted(printed)

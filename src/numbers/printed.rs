@@ -8,8 +8,21 @@ fn pct(passed: u64, total: u64) -> String {
     if total == 0 {
         return "-".into();
     }
+    let c = crate::stats::Count {
+        passed: passed as usize,
+        n: total as usize,
+    };
+    let wilson = crate::stats::interval::wilson(c, 0.95)
+        .map(|i| {
+            format!(
+                ", 95% Wilson [{:.1}%, {:.1}%]",
+                i.low * 100.0,
+                i.high * 100.0
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "{:.1}% ({passed} of {total})",
+        "{:.1}% ({passed} of {total}{wilson})",
         passed as f64 / total as f64 * 100.0
     )
 }

@@ -293,8 +293,21 @@ impl RunSummary {
                 m.results
             ));
             if let Some(r) = m.pass_rate() {
+                let c = crate::stats::Count {
+                    passed: m.verified_true,
+                    n: m.verified_true + m.verified_false,
+                };
+                let wilson = crate::stats::interval::wilson(c, 0.95)
+                    .map(|i| {
+                        format!(
+                            ", 95% Wilson [{:.1}%, {:.1}%]",
+                            i.low * 100.0,
+                            i.high * 100.0
+                        )
+                    })
+                    .unwrap_or_default();
                 out.push_str(&format!(
-                    "    pass rate {:.1}% ({} of {} with a verdict, every judge together: Karenina aggregate_pass_rate(by=\"answering_model\"))\n",
+                    "    verdict pass rate {:.1}% ({} of {} with a verdict{wilson}, every judge together: Karenina aggregate_pass_rate(by=\"answering_model\"))\n",
                     100.0 * r,
                     m.verified_true,
                     m.verified_true + m.verified_false

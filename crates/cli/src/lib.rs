@@ -57,6 +57,7 @@ macro_rules! exit_codes {
 }
 
 mod checkpoint;
+mod compare;
 mod export;
 mod find;
 mod git;
@@ -282,6 +283,9 @@ pub enum Command {
         #[arg(long = "with", value_name = "CHECKPOINT")]
         with: Vec<PathBuf>,
     },
+    /// Compare answering models on a verification run: template pass rates with intervals, paired differences with adjusted p-values, judge agreement, the hardest questions.
+    #[command(after_help = concat!("Examples:\n  kld compare results.json\n  kld compare results.json --format json\n  kld compare results.json --format csv --table agreement\n  kld compare results.json --reference-judge 'langchain:gpt-4.1-mini'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    Compare(compare::CompareArgs),
     /// Load checkpoints and results exports into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
     #[command(after_help = concat!("Examples:\n  kld load --store store/ benchmarks/ runs/\n\n", exit_codes!()))]
     Load {
@@ -523,6 +527,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             results,
             format,
         } => rdf::load(&store, &inputs, processor.into(), &results, format),
+        Command::Compare(a) => compare::compare(a),
         Command::Extract(a) => rdf::extract(a),
         Command::Import(a) => import::import(a),
         Command::Query(a) => query::query(a),

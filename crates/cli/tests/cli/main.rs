@@ -5,6 +5,7 @@ mod common;
 
 mod batch_inputs;
 mod checkpoint;
+mod compare;
 mod database;
 mod database_live;
 mod database_siege;

@@ -15,6 +15,8 @@
 //! - [`re`]: Python's `re` for the regex lint (the library's `pyre`);
 //! - [`coercion`]: Karenina's loader and `get_summary()` on exports with
 //!   hand-typed values (pydantic's lax coercions and refusals).
+//! - [`stats`]: statsmodels, scipy, krippendorff and scikit-learn for
+//!   `kld compare`'s statistics.
 
 mod coercion;
 mod db_benchmarks;
@@ -23,6 +25,7 @@ mod karenina;
 mod numbers;
 mod prov;
 mod re;
+mod stats;
 mod summary;
 
 pub(crate) use db_benchmarks::masked;
