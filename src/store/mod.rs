@@ -46,7 +46,7 @@ pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
 pub mod labels;
 use load::Dropper;
-pub use lock::{wait as store_wait, WAIT_ENV};
+pub use lock::{acquire_for_file, wait as store_wait, FileLock, WAIT_ENV};
 pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
 

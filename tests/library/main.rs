@@ -10,6 +10,7 @@ mod diagnostics;
 mod differential_re;
 mod docs;
 mod fresh_clone;
+mod import_fuzz;
 mod load;
 mod merge;
 mod merge_siege;
