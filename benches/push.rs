@@ -10,9 +10,9 @@
 //! - each catalogue query on the server (`kld query --server`, HTTP) against
 //!   kld's in-memory store (in process), median of 3.
 
-use karenina_ld::query::{self, ResultFormat};
 use karenina_ld::rdf::Processor;
 use karenina_ld::remote::{self, RemoteClient};
+use karenina_ld::sparql::{self, ResultFormat};
 use karenina_ld::store::CheckpointStore;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -95,7 +95,7 @@ fn main() {
         "{:<28} {:>12} {:>12}",
         "query (median of 3)", "server HTTP", "in-memory"
     );
-    for q in query::CATALOGUE {
+    for q in sparql::CATALOGUE {
         let remote: Vec<f64> = (0..3)
             .map(|_| {
                 let t = Instant::now();
@@ -107,10 +107,10 @@ fn main() {
         let local: Vec<f64> = (0..3)
             .map(|_| {
                 let t = Instant::now();
-                query::run(
+                sparql::run(
                     store.store(),
                     q.text,
-                    query::DEFAULT_TIMEOUT,
+                    sparql::DEFAULT_TIMEOUT,
                     ResultFormat::Tsv,
                     &mut std::io::sink(),
                 )

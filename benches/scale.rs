@@ -2,9 +2,9 @@
 //! and `kld query`: wall time and peak RSS of each run (issue #5). Run with
 //! `cargo bench --bench scale` (needs ~1 GB of temp space).
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::json::Json;
 use karenina_ld::model::*;
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use std::path::Path;
 use std::time::Instant;
 

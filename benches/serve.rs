@@ -245,7 +245,7 @@ fn main() {
     .unwrap();
     let only = std::env::var("KLD_BENCH_ONLY").unwrap_or_default();
     let cell = |(p50, _, qs): (f64, f64, f64)| format!("{p50:>7.2}ms ({qs:>6.0})");
-    let queries: Vec<_> = karenina_ld::query::CATALOGUE
+    let queries: Vec<_> = karenina_ld::sparql::CATALOGUE
         .iter()
         .filter(|_| only != "memory")
         .collect();

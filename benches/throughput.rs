@@ -5,8 +5,8 @@
 //! whole batch on all cores, as the CLI runs it. Targets (issue #2, 2 cores):
 //! validate >= 100 MB/s, canon >= 60 MB/s.
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::model::{analyze, ReadOptions};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -6,9 +6,94 @@
 //! JSON for broken results exports, and answered `kld canon results.json`
 //! with a page of "missing @context" errors. The first few KiB say which it
 //! is; every command scans directories and checks named files with this.
+//!
+//! This is the one place that holds the order in which inputs are told
+//! apart ([`recognise`] for an input to load, [`find`] for a directory
+//! scan); each format's own test of its first bytes stays with its reader
+//! (`crate::results::sniff`, `crate::sqlite::sniff_file`, …).
 
 use crate::error::{Error, Result};
+use crate::results::Layout;
 use std::path::{Path, PathBuf};
+
+/// The separator between a database file and a run id in an input name
+/// (`DB#run=<id>`).
+pub const DB_RUN: &str = "#run=";
+
+/// The separator between a database file and a benchmark name in an input
+/// name (`DB#benchmark=<name>`).
+pub const DB_BENCHMARK: &str = "#benchmark=";
+
+/// Splits an input `DB#run=<id>` naming a database run.
+pub fn database_run(path: &Path) -> Option<(PathBuf, String)> {
+    let s = path.to_str()?;
+    let (db, id) = s.rsplit_once(DB_RUN)?;
+    let db = PathBuf::from(db);
+    (!path.exists() && crate::sqlite::sniff_file(&db)).then(|| (db, id.to_string()))
+}
+
+/// Splits an input `DB#benchmark=<name>` naming a database benchmark.
+pub fn database_benchmark(path: &Path) -> Option<(PathBuf, String)> {
+    let s = path.to_str()?;
+    let (db, name) = s.split_once(DB_BENCHMARK)?;
+    let db = PathBuf::from(db);
+    (!path.exists() && crate::sqlite::sniff_file(&db)).then(|| (db, name.to_string()))
+}
+
+/// What one input to load is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// `DB#run=<id>`: one run of Karenina's database.
+    DatabaseRun {
+        /// The database file.
+        db: PathBuf,
+        /// The run's id.
+        run: String,
+    },
+    /// `DB#benchmark=<name>`: a benchmark kept in Karenina's database.
+    DatabaseBenchmark {
+        /// The database file.
+        db: PathBuf,
+        /// The benchmark's name.
+        name: String,
+    },
+    /// A run folder (a directory holding `run_manifest.json`).
+    RunFolder,
+    /// An unfinished run's progressive-save `.state` sidecar.
+    Unfinished,
+    /// A whole Karenina database (read run by run, `DB#run=ID`).
+    Database,
+    /// A results export, in one of the layouts Karenina writes.
+    Export(Layout),
+    /// Anything else: read as a checkpoint (whose reader says what is wrong).
+    File,
+}
+
+/// What the input `path` is, told in the one order every command loads
+/// inputs in: a database run or benchmark by name, a run folder, an
+/// unfinished run's sidecars, a whole database, a results export by its
+/// first bytes, else a file read as a checkpoint.
+pub fn recognise(path: &Path) -> Result<Input> {
+    if let Some((db, run)) = database_run(path) {
+        return Ok(Input::DatabaseRun { db, run });
+    }
+    if let Some((db, name)) = database_benchmark(path) {
+        return Ok(Input::DatabaseBenchmark { db, name });
+    }
+    if path.is_dir() && crate::results::run_folder::is_run_folder(path) {
+        return Ok(Input::RunFolder);
+    }
+    if crate::results::progress::is_state_input(path, true) {
+        return Ok(Input::Unfinished);
+    }
+    if crate::sqlite::sniff_file(path) {
+        return Ok(Input::Database);
+    }
+    if let Some(layout) = crate::results::sniff_file(path)? {
+        return Ok(Input::Export(layout));
+    }
+    Ok(Input::File)
+}
 
 /// A kind of file kld knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +183,7 @@ pub fn find(args: &[PathBuf], wanted: &[Kind]) -> Found {
             // sidecars hold results.
             Ok(p)
                 if p.is_dir()
-                    || crate::results::database::sniff_file(&p)
+                    || crate::sqlite::sniff_file(&p)
                     || crate::results::progress::is_state_input(&p, false) =>
             {
                 if wanted.contains(&Kind::Results) {

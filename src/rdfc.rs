@@ -1,5 +1,5 @@
 //! RDFC-1.0 canonicalization and dataset hashes, by sophia_c14n. (Not to
-//! be confused with [`crate::canonical`], Karenina's own canonical file
+//! be confused with [`crate::save`], Karenina's own canonical file
 //! bytes: this module canonicalizes RDF graphs, that one JSON files.)
 //!
 //! Why sophia: RDFC-1.0 can take exponential time on datasets whose blank

@@ -3,7 +3,7 @@
 //! and survive the store round trip.
 #![no_main]
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use karenina_ld::model::{analyze, ReadOptions};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;

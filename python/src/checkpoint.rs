@@ -5,12 +5,12 @@ use crate::errors::{to_py, Diagnostic};
 use crate::interrupt;
 use crate::store::Paths;
 use crate::values::{frame, json};
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::error::{Error, Report};
 use karenina_ld::fsutil;
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, ReadOptions};
 use karenina_ld::rdf::{self, Processor};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use oxigraph::model::GraphName;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -293,7 +293,7 @@ impl Checkpoint {
     /// What `kld info --format json` says: questions, templates, traits,
     /// keywords, counted.
     fn summary(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(json(py, &karenina_ld::summary::summarize(&self.cp).to_json())?.unbind())
+        Ok(json(py, &karenina_ld::contents::count(&self.cp).to_json())?.unbind())
     }
 
     /// The warnings found while reading (Karenina loads the file but
@@ -375,7 +375,7 @@ impl Checkpoint {
 /// run, counted as `kld info` counts it.
 #[pyclass(frozen, module = "karenina_ld")]
 pub struct Results {
-    summary: karenina_ld::results::summary::RunSummary,
+    summary: karenina_ld::numbers::tally::RunSummary,
 }
 
 #[pymethods]
@@ -389,7 +389,7 @@ impl Results {
             wrong_kind(py, &path, &head, Kind::Results)?;
         }
         with_pipes(py, std::slice::from_ref(&path), || {
-            karenina_ld::results::summary::summarize(&path)
+            karenina_ld::numbers::tally::summarize(&path)
         })?
         .map(|summary| Results { summary })
         .map_err(to_py)
@@ -487,7 +487,7 @@ impl Preset {
         let Some(p) = preset.filter(|_| !report.has_errors()) else {
             return Err(to_py(Error::Invalid(Box::new(report))));
         };
-        let text = karenina_ld::pyjson::dumps(&karenina_ld::json::Json::Object(p.config), false);
+        let text = karenina_ld::json::py::dumps(&karenina_ld::json::Json::Object(p.config), false);
         let config = py.import("json")?.getattr("loads")?.call1((text,))?;
         Ok(Preset {
             name: p.name,

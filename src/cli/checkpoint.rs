@@ -3,12 +3,12 @@
 use super::inputs::wrong_kind;
 use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
-use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::error::{Diagnostic, Report, Severity};
 use karenina_ld::kind::Kind;
 use karenina_ld::model::{self, qid, ReadOptions};
+use karenina_ld::save::{self, WriteOptions};
 use karenina_ld::terminal::escape_controls as esc;
-use karenina_ld::{fsutil, summary, Error};
+use karenina_ld::{contents, fsutil, Error};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -284,7 +284,7 @@ pub fn canon(mut a: CanonArgs) -> anyhow::Result<u8> {
             Ok(b) => b,
             Err(e) => return Outcome::io(e, Some(path)),
         };
-        let (text, report) = match canonical::canonicalize(path, &bytes, read, &write) {
+        let (text, report) = match save::canonicalize(path, &bytes, read, &write) {
             Ok(x) => x,
             Err(Error::Invalid(r)) => {
                 let mut stderr = diag_lines(&r, true);
@@ -359,7 +359,7 @@ fn diff_text(path: &Path, old: &str, new: &str) -> String {
 }
 
 pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Result<u8> {
-    if karenina_ld::results::database::sniff_file(input) {
+    if karenina_ld::sqlite::sniff_file(input) {
         return super::run_info::database_info(input, format, with);
     }
     if karenina_ld::results::progress::is_state_input(input, true) {
@@ -381,7 +381,7 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
         anyhow::bail!(m);
     }
     if karenina_ld::results::sniff_file(input)?.is_some() {
-        let s = match karenina_ld::results::summary::summarize(input) {
+        let s = match karenina_ld::numbers::tally::summarize(input) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");
@@ -399,7 +399,7 @@ pub fn info(input: &Path, format: ReportFormat, with: &[PathBuf]) -> anyhow::Res
         print_diags(&a.report, true);
         return Ok(INVALID);
     };
-    let s = summary::summarize(&cp);
+    let s = contents::count(&cp);
     match format {
         ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&s.to_json())?),
         ReportFormat::Text => {

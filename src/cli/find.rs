@@ -1,9 +1,9 @@
 //! `kld find`: ripgrep-style lines (or one JSON document) over
-//! [`karenina_ld::find`]'s hits; exit 0 matched, 1 nothing matched, 2 error.
+//! [`karenina_ld::search`]'s hits; exit 0 matched, 1 nothing matched, 2 error.
 
 use super::{ReportFormat, INVALID, OK, USAGE};
-use karenina_ld::find::{self, Field, Hit, Matcher, Options};
 use karenina_ld::model::{self, ReadOptions};
+use karenina_ld::search::{self, Field, Hit, Matcher, Options};
 use karenina_ld::terminal::escape_controls as esc;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -110,7 +110,7 @@ pub fn find(a: FindArgs) -> anyhow::Result<u8> {
                 }
             };
             let mut written: std::io::Result<()> = Ok(());
-            find::search_each(&cp, &matcher, &mut |h| {
+            search::search_each(&cp, &matcher, &mut |h| {
                 matched = true;
                 if written.is_err() {
                     return;

@@ -9,10 +9,10 @@
 //! a checkpoint or a preset.
 
 use super::{INVALID, OK, USAGE};
-use karenina_ld::canonical::{self, WriteOptions};
 use karenina_ld::diff::{self, Style};
 use karenina_ld::merge;
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
+use karenina_ld::save::{self, WriteOptions};
 use karenina_ld::terminal::escape_controls as escape;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -191,7 +191,7 @@ pub fn git_textconv(a: TextconvArgs) -> anyhow::Result<u8> {
             return Ok(USAGE);
         }
     };
-    let text = match canonical::canonicalize(
+    let text = match save::canonicalize(
         &a.file,
         &bytes,
         ReadOptions::default(),

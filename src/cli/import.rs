@@ -4,11 +4,11 @@
 use super::{INVALID, OK, USAGE};
 use anyhow::Context;
 use clap::ValueEnum;
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::import::{
     self, Columns, ImportError, ImportOptions, InputFormat, KeywordColumn, Plan, Stamp, Status,
 };
 use karenina_ld::model::{self, Checkpoint, ReadOptions};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use karenina_ld::terminal::escape_controls as esc;
 use std::path::{Path, PathBuf};
 

@@ -94,7 +94,7 @@ pub(super) fn wrong_kind(path: &Path, wanted: &[Kind]) -> Option<String> {
 
 /// Says what binding did, when there is something to say.
 pub(super) fn report_binding(b: &karenina_ld::store::Bound) {
-    use karenina_ld::results::link::Link;
+    use karenina_ld::store::binding::link::Link;
     if let Some(m) = b.message() {
         // The library names no flags; the CLI says which one chooses.
         match &b.link {

@@ -209,7 +209,7 @@ pub enum ResultFormatArg {
     Jsonld,
 }
 
-impl From<ResultFormatArg> for karenina_ld::query::ResultFormat {
+impl From<ResultFormatArg> for karenina_ld::sparql::ResultFormat {
     fn from(f: ResultFormatArg) -> Self {
         use karenina_ld::export::ExportFormat as E;
         match f {

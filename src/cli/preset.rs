@@ -92,7 +92,10 @@ pub fn show(name: &str, dir: Option<&Path>) -> anyhow::Result<u8> {
     outln!("config (defaults filled in):");
     outln!(
         "{}",
-        esc(&karenina_ld::pyjson::dumps(&Json::Object(p.config), false))
+        esc(&karenina_ld::json::py::dumps(
+            &Json::Object(p.config),
+            false
+        ))
     );
     Ok(OK)
 }

@@ -6,7 +6,7 @@ use super::rdf::{load_into, ResultsArgs};
 use super::{ProcessorArg, ReportFormat, ResultFormatArg, INVALID, OK};
 use anyhow::{bail, Context};
 use karenina_ld::export::ExportFormat;
-use karenina_ld::query::{self, ResultFormat};
+use karenina_ld::sparql::{self, ResultFormat};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -60,7 +60,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         .into_iter()
         .partition(|p| p.extension().is_some_and(|e| e == "rq" || e == "sparql"));
     let text = match (&a.named, &a.expr, rq.as_slice()) {
-        (Some(n), None, []) => match query::find(n) {
+        (Some(n), None, []) => match sparql::find(n) {
             Some(q) => q.text.to_string(),
             None => bail!(
                 "no query named {n:?}{}; `kld queries` lists them",
@@ -82,7 +82,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     let timeout = karenina_ld::duration::seconds("--timeout", a.timeout, false)?;
     // A format that does not fit the query's form is a usage error, found
     // before anything is loaded. (Syntax errors are reported by the run.)
-    let form = query::form(&text).ok();
+    let form = sparql::form(&text).ok();
     let graph_answer = form.is_some_and(|f| f.is_graph());
     let format: Option<ResultFormat> = a.format.map(Into::into);
     if let (Some(f), Some(format)) = (form, format) {
@@ -92,7 +92,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     // is loaded (a query that does not parse is reported by the run). Only
     // a query given parameters is parsed here as well as by the run.
     if !a.param.is_empty() {
-        if let Ok(parsed) = query::parse(&text) {
+        if let Ok(parsed) = sparql::parse(&text) {
             for (name, _) in &a.param {
                 parsed.param(name)?;
             }
@@ -131,7 +131,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     } else {
         default_format(graph_answer)
     });
-    let opts = query::QueryOptions {
+    let opts = sparql::QueryOptions {
         timeout,
         memory: super::serve::memory_limits(a.query_memory, None),
         table_width: (!to_file && std::io::stdout().is_terminal())
@@ -142,11 +142,11 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
             })
             .flatten(),
         params: a.param.clone(),
-        ..query::QueryOptions::default()
+        ..sparql::QueryOptions::default()
     };
     let rows = std::cell::Cell::new(None);
     let run = |out: &mut (dyn Write + Send)| {
-        let n = query::run_with(store.store(), &text, &opts, format, out)?;
+        let n = sparql::run_with(store.store(), &text, &opts, format, out)?;
         rows.set(Some(n));
         Ok(n)
     };
@@ -158,7 +158,7 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     // a boolean: say why (a string equals no typed value) and what would.
     if rows.get() == Some(0) && !graph_answer {
         for (name, value) in &a.param {
-            if let Some(hint) = query::typed_value_hint(name, value) {
+            if let Some(hint) = sparql::typed_value_hint(name, value) {
                 eprintln!("kld: note: {hint}");
             }
         }
@@ -271,7 +271,7 @@ fn write_answer(
 
 /// ` (did you mean "x"?)` for the catalogue names nearest to `name`.
 fn did_you_mean(name: &str) -> String {
-    match query::suggest(name).as_slice() {
+    match sparql::suggest(name).as_slice() {
         [] => String::new(),
         [one] => format!(" (did you mean {one:?}?)"),
         many => format!(" (did you mean one of {}?)", many.join(", ")),
@@ -279,7 +279,7 @@ fn did_you_mean(name: &str) -> String {
 }
 
 pub fn queries(name: Option<&str>, format: ReportFormat) -> anyhow::Result<u8> {
-    let json = |q: &query::NamedQuery| {
+    let json = |q: &sparql::NamedQuery| {
         serde_json::json!({
             "name": q.name,
             "description": q.description(),
@@ -289,29 +289,29 @@ pub fn queries(name: Option<&str>, format: ReportFormat) -> anyhow::Result<u8> {
     };
     if format == ReportFormat::Json {
         let doc = match name {
-            Some(n) => match query::find(n) {
+            Some(n) => match sparql::find(n) {
                 Some(q) => json(q),
                 None => bail!("no query named {n:?}{}", did_you_mean(n)),
             },
             None => serde_json::json!({
-                "queries": query::CATALOGUE.iter().map(json).collect::<Vec<_>>()
+                "queries": sparql::CATALOGUE.iter().map(json).collect::<Vec<_>>()
             }),
         };
         outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(OK);
     }
     match name {
-        Some(n) => match query::find(n) {
+        Some(n) => match sparql::find(n) {
             Some(q) => out!("{}", q.text),
             None => bail!("no query named {n:?}{}", did_you_mean(n)),
         },
         None => {
-            let width = query::CATALOGUE
+            let width = sparql::CATALOGUE
                 .iter()
                 .map(|q| q.name.len())
                 .max()
                 .unwrap_or(0);
-            for q in query::CATALOGUE {
+            for q in sparql::CATALOGUE {
                 outln!("{:<width$}  {}", q.name, q.description());
                 outln!("{:<width$}  returns {}", "", q.returns());
             }

@@ -4,9 +4,9 @@
 use super::inputs::{files_of, open_store, report_binding};
 use super::{ReportFormat, INVALID, OK, USAGE};
 use anyhow::{bail, Context};
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::fsutil;
 use karenina_ld::rdf::Processor;
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use karenina_ld::store::CheckpointStore;
 use karenina_ld::terminal::escape_controls as esc;
 use std::io::{IsTerminal, Write};
@@ -200,7 +200,7 @@ pub(super) fn load_listed(
             Ok(b) => {
                 b.iter().for_each(report_binding);
                 for b in &b {
-                    if let karenina_ld::results::link::Link::Bound(c) = &b.link {
+                    if let karenina_ld::store::binding::link::Link::Bound(c) = &b.link {
                         if let Ok(Some(p)) = store.placeholder(c) {
                             eprintln!("kld: {}: bound to {c}, {}", b.source, p.describe());
                         }
@@ -228,8 +228,8 @@ pub(super) fn load_listed(
     for b in bound.iter().filter(|b| {
         matches!(
             b.link,
-            karenina_ld::results::link::Link::Duplicate { .. }
-                | karenina_ld::results::link::Link::Shadowed { .. }
+            karenina_ld::store::binding::link::Link::Duplicate { .. }
+                | karenina_ld::store::binding::link::Link::Shadowed { .. }
         )
     }) {
         listed(Listed::Skipped(b));
@@ -366,9 +366,9 @@ fn write_extracted(cp: &karenina_ld::model::Checkpoint, a: &ExtractArgs) -> anyh
 /// The input `kld extract` loads without a store: the file, or for a
 /// database the benchmark `--benchmark` names (`DB#benchmark=NAME`).
 fn database_benchmark_input(a: &ExtractArgs) -> anyhow::Result<PathBuf> {
-    use karenina_ld::results::database;
+    use karenina_ld::sqlite;
     let file = PathBuf::from(&a.graph);
-    let is_db = database::sniff_file(&file);
+    let is_db = sqlite::sniff_file(&file);
     match (&a.benchmark, is_db) {
         (None, false) => Ok(file),
         (Some(_), false) => bail!(
@@ -378,11 +378,11 @@ fn database_benchmark_input(a: &ExtractArgs) -> anyhow::Result<PathBuf> {
         (Some(name), true) => Ok(PathBuf::from(format!(
             "{}{}{name}",
             a.graph,
-            karenina_ld::store::database::BENCHMARK
+            karenina_ld::kind::DB_BENCHMARK
         ))),
         (None, true) => {
-            let c = database::open(&file)?;
-            let names = database::benchmark::names(&file, &c)?;
+            let c = sqlite::open(&file)?;
+            let names = sqlite::benchmark::names(&file, &c)?;
             bail!(
                 "{} is Karenina's database: name the benchmark to write with --benchmark ({})",
                 a.graph,

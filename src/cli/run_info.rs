@@ -38,7 +38,7 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
     };
     let m = &run.manifest;
     let results = match run.results.as_deref() {
-        Some(f) => match karenina_ld::results::summary::summarize(f) {
+        Some(f) => match karenina_ld::numbers::tally::summarize(f) {
             Ok(s) => Some(s),
             Err(e) => {
                 eprintln!("{e}");
@@ -59,7 +59,7 @@ pub(super) fn run_folder_info(dir: &Path, format: ReportFormat) -> anyhow::Resul
             m.counts()
         }),
         Err(w) => {
-            warnings.push(w);
+            warnings.push(w.to_string());
             None
         }
     };
@@ -147,7 +147,7 @@ pub(super) fn database_info(
     format: ReportFormat,
     with: &[PathBuf],
 ) -> anyhow::Result<u8> {
-    use karenina_ld::results::link::Link;
+    use karenina_ld::store::binding::link::Link;
     let (with, io_failed) = super::inputs::files_of(with);
     let (benchmarks, runs, failed) = match karenina_ld::store::database::bindings(file, &with) {
         Ok(b) => (b.benchmarks, b.runs, b.failed),
@@ -160,9 +160,9 @@ pub(super) fn database_info(
         eprintln!("kld: {}: {e}", f.display());
     }
     // Karenina's numbers, run by run (`docs/numbers.md`).
-    let numbers = match karenina_ld::results::database::open(file).and_then(|c| {
+    let numbers = match karenina_ld::sqlite::open(file).and_then(|c| {
         runs.iter()
-            .map(|b| karenina_ld::results::karenina::of_database_run(file, &c, &b.run))
+            .map(|b| karenina_ld::numbers::of_database_run(file, &c, &b.run))
             .collect::<karenina_ld::error::Result<Vec<_>>>()
     }) {
         Ok(n) => n,
@@ -249,7 +249,7 @@ pub(super) fn database_info(
                         or(&i.export_timestamp)
                     );
                 }
-                if let Some(n) = karenina_ld::results::database::recorded_differs(r) {
+                if let Some(n) = karenina_ld::sqlite::recorded_differs(r) {
                     println!("    {n}");
                 }
                 if let Some(p) = r.benchmark.as_ref().and_then(|b| b.placeholder.as_ref()) {
@@ -262,7 +262,7 @@ pub(super) fn database_info(
                 }
                 print!(
                     "{}",
-                    karenina_ld::results::karenina::text::lines(&n.all().summary(), "    ")
+                    karenina_ld::numbers::printed::lines(&n.all().summary(), "    ")
                 );
             }
         }
@@ -288,10 +288,7 @@ pub(super) fn state_info(file: &Path, format: ReportFormat) -> anyhow::Result<u8
     let benchmark = progress::benchmark_of(file, &state, &cwd)
         .map_or_else(|| "not found".to_string(), |f| f.display().to_string());
     let models = |key: &str| -> Vec<String> {
-        karenina_ld::results::database::config_models(
-            &state.header()["metadata"]["verification_config"],
-            key,
-        )
+        karenina_ld::sqlite::config_models(&state.header()["metadata"]["verification_config"], key)
     };
     let jsonl = progress::results_sidecar(file, &state);
     let lacks = progress::lacks(file, &state);

@@ -81,7 +81,7 @@ pub enum Error {
         line: usize,
         /// 1-based column.
         column: usize,
-        /// The diagnostic code (see [`crate::diagnostics`]).
+        /// The diagnostic code (see [`crate::codes`]).
         code: &'static str,
         /// Where in the file: a JSON path, or a CSV row and column.
         at: String,
@@ -109,7 +109,7 @@ pub enum Error {
     },
     /// A results database another process keeps locked (a write being
     /// committed) for longer than kld waits
-    /// ([`crate::results::database::busy_wait`]): nothing was read.
+    /// ([`crate::sqlite::busy_wait`]): nothing was read.
     #[error("{}: error[KLD-E204]: results database locked by another process (a write being committed) after waiting {waited_secs} s: nothing read; try again when the write ends (KLD_SQLITE_BUSY sets the wait in seconds)", path.display())]
     DatabaseLocked {
         /// The file.

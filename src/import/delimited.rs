@@ -6,7 +6,7 @@
 //! pandas' index label and is left out), and each column is typed by
 //! [`super::infer::text_column`].
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 use super::infer::text_column;
 use super::limits::{Limit, Limits};
 use super::table::{header_names, Column, HeaderCell, Table};

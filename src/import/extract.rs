@@ -3,7 +3,7 @@
 //! and each question's text, answer, keywords, author, answer notes and
 //! custom metadata, built as Karenina builds them.
 
-use super::error::{ImportError, Result};
+use super::failure::{ImportError, Result};
 use super::table::{Column, Table};
 use super::value::{Cell, DateStyle};
 use super::{Columns, Imported};
@@ -218,7 +218,7 @@ mod tests {
     /// other columns as `str(Timestamp)` (`2020-02-29 00:00:00`).
     #[test]
     fn dates_print_at_the_precision_of_the_rows_kept() {
-        use super::super::error::Location;
+        use super::super::failure::Location;
         use super::super::infer::{sheet_column, Raw};
         let day = |d: u32, s: u32| {
             chrono::NaiveDate::from_ymd_opt(2020, 2, d)

@@ -12,7 +12,7 @@
 //! are decompressed into nothing (counting), the XML scanned by quick-xml,
 //! the compound file's header and the workbook stream's records walked.
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 use super::limits::{Limit, Limits, EXCEL_COLUMNS, EXCEL_ROWS};
 use quick_xml::events::Event;
 use std::io::{Cursor, Read};

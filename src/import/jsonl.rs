@@ -4,7 +4,7 @@
 //! (no pandas reading: `3` stays an int, only `null` and absent members are
 //! missing).
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 use super::infer::Typed;
 use super::table::{Column, Table};
 use super::value::{Cell, DateStyle};

@@ -7,7 +7,7 @@
 //! *before* it allocates, and refused past one with a located message that
 //! names the limit and the environment variable that raises it.
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 
 /// The limits of one import. [`Limits::default`] holds the built-in values;
 /// [`Limits::from_env`] lets `KLD_IMPORT_MAX_*` raise (or lower) them.

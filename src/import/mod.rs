@@ -16,11 +16,11 @@
 
 pub mod build;
 pub mod delimited;
-pub mod error;
 pub mod extract;
+pub mod failure;
 pub mod guard;
 pub mod infer;
-pub mod inspect;
+pub mod inspect_dataset;
 pub mod jsonl;
 pub mod limits;
 pub mod output;
@@ -30,7 +30,7 @@ mod unwind;
 pub mod value;
 
 pub use build::{BenchmarkMeta, Stamp};
-pub use error::{ImportError, Location, Result};
+pub use failure::{ImportError, Location, Result};
 pub use limits::Limits;
 
 use crate::json::Json;
@@ -139,7 +139,7 @@ impl InputFormat {
     /// record has `input` and `target` and no column option was given; by
     /// content when the extension says nothing.
     pub fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
-        let looks_inspect = || inspect::looks_like_samples(head) && !columns.any();
+        let looks_inspect = || inspect_dataset::looks_like_samples(head) && !columns.any();
         match Self::from_extension(path) {
             Some(InputFormat::Jsonl) if looks_inspect() => Some(InputFormat::Inspect),
             Some(f) => Some(f),
@@ -380,7 +380,7 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
             opts,
         )?),
         InputFormat::Jsonl => tabular(need_columns(jsonl::read(&at, &bytes)?, opts)?),
-        InputFormat::Inspect => inspect::read(&at, &bytes, &opts.columns, limits),
+        InputFormat::Inspect => inspect_dataset::read(&at, &bytes, &opts.columns, limits),
     }
 }
 

@@ -10,7 +10,7 @@
 //! before it reads the checkpoint and holds it until the new one is in
 //! place, so a second import waits and reads what the first wrote.
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 use std::path::{Path, PathBuf};
 
 /// The same file (device and inode), when both exist.

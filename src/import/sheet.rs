@@ -4,7 +4,7 @@
 //! by name (the first by default), each column typed by
 //! [`super::infer::sheet_column`].
 
-use super::error::{ImportError, Location, Result};
+use super::failure::{ImportError, Location, Result};
 use super::infer::{sheet_column, Raw};
 use super::limits::{Limit, Limits};
 use super::table::{header_names, Column, HeaderCell, HeaderKey, Table};

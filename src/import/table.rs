@@ -1,7 +1,7 @@
 //! A typed table: what `pd.read_csv` / `pd.read_excel` return, column by
 //! column, with each row's place in the file for messages.
 
-use super::error::Location;
+use super::failure::Location;
 use super::infer::Typed;
 
 /// One named, typed column.

@@ -14,8 +14,8 @@
 use super::json_line;
 use crate::error::{Error, Result};
 use crate::model::{Checkpoint, Rating};
-use crate::results::link::Link;
 use crate::sparql::{self, QueryOptions, ResultFormat};
+use crate::store::binding::link::Link;
 use crate::store::{CheckpointStore, GraphKind};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -418,7 +418,7 @@ impl Ctx<'_> {
                 // literal or template field's strings are not a number.
                 None if n > 0.0
                     && rating.is_some_and(|r| {
-                        matches!(crate::summary::trait_kind(r).as_str(), "boolean" | "regex")
+                        matches!(crate::contents::trait_kind(r).as_str(), "boolean" | "regex")
                     }) =>
                 {
                     (
@@ -445,7 +445,7 @@ impl Ctx<'_> {
                 "score_type": "continuous",
                 "additional_details": {
                     "trait_family": get(t, "type"),
-                    "trait_kind": rating.map(crate::summary::trait_kind).unwrap_or_default(),
+                    "trait_kind": rating.map(crate::contents::trait_kind).unwrap_or_default(),
                 },
             });
             if let Some(lo) = min.filter(|v| v.is_finite()) {

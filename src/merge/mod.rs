@@ -21,10 +21,10 @@ mod gate;
 mod mark;
 mod tree;
 
-use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::json::{self, Json};
 use crate::kind::{self, Kind};
 use crate::model::{self, ReadOptions};
+use crate::save::{write_checkpoint, WriteOptions};
 use gate::ProblemKey;
 pub use mark::{mark, MARKER_OURS, MARKER_SEP, MARKER_THEIRS};
 use std::collections::{HashMap, HashSet};
@@ -207,7 +207,7 @@ fn merge_checkpoints(
         let merged = m
             .value(&mut Vec::new(), tree(&b), tree(&o), tree(&t))
             .unwrap_or_default();
-        let bytes = crate::pyjson::dumps(&merged, false);
+        let bytes = crate::json::py::dumps(&merged, false);
         let a = model::analyze(path, bytes.as_bytes(), ReadOptions::default());
         let new = gate::new_problems(gate::problems(&merged, &a.report), &sides);
         let text = match a.checkpoint {
@@ -350,7 +350,7 @@ fn merge_presets(path: &Path, base: &[u8], ours: &[u8], theirs: &[u8]) -> Result
             .value(&mut Vec::new(), b.as_ref(), o.as_ref(), t.as_ref())
             .unwrap_or_default();
         // Karenina's `save_preset` bytes: indent=2, ASCII-escaped.
-        let text = crate::pyjson::dumps(&tree, true);
+        let text = crate::json::py::dumps(&tree, true);
         if let Some(reason) = preset_error(path, text.as_bytes()) {
             return Err(Refusal::Unmergeable {
                 what: "preset",

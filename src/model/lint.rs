@@ -307,7 +307,7 @@ fn lint_llm(r: &Rating, path: &JsonPath, out: &mut Vec<Diagnostic>) {
                 out.push(Diagnostic::warning("KLD-W012", path.clone(), format!("trait `{}` is a score trait with range 0..1: Karenina infers the kind from best/worst and reloads it as boolean", r.name)));
             }
             if !boolean && min.is_none() && max.is_none() && (r.best, r.worst) != (5.0, 1.0) {
-                out.push(Diagnostic::warning("KLD-W013", path.clone(), format!("score trait `{}` has its range {}..{} only in worstRating/bestRating: current Karenina ignores them and uses 1..5", r.name, crate::pyjson::float_repr(r.worst), crate::pyjson::float_repr(r.best))));
+                out.push(Diagnostic::warning("KLD-W013", path.clone(), format!("score trait `{}` has its range {}..{} only in worstRating/bestRating: current Karenina ignores them and uses 1..5", r.name, crate::json::py::float_repr(r.worst), crate::json::py::float_repr(r.best))));
             }
         }
         Some(Json::Object(o)) => {

@@ -252,7 +252,7 @@ pub fn build(
     out.push("updated_at", Json::String(now.into()));
     Ok(Saved {
         file_name: sanitize_preset_name(name),
-        bytes: crate::pyjson::dumps(&Json::Object(out), true),
+        bytes: crate::json::py::dumps(&Json::Object(out), true),
         report,
     })
 }

@@ -20,13 +20,13 @@
 use std::cell::Cell;
 use std::fmt;
 
+mod grammar;
 mod lex;
-mod parse;
 #[cfg(test)]
 mod tests;
 
+use grammar::parse_sub;
 use lex::Tokenizer;
-use parse::parse_sub;
 
 /// `_sre.MAXREPEAT` on 64-bit CPython.
 const MAXREPEAT: u128 = 4_294_967_295;

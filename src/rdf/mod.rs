@@ -10,10 +10,10 @@
 
 pub mod compact;
 pub mod emit;
-pub mod extract;
 pub mod identity;
 pub mod lossless;
 pub mod metadata;
+pub mod to_checkpoint;
 
 use crate::error::{Error, Result};
 use crate::json::Json;
@@ -204,7 +204,7 @@ pub fn checkpoint_from_quads(quads: impl IntoIterator<Item = Quad>) -> Result<Ch
         .first()
         .map(|q| q.graph_name.to_string())
         .unwrap_or_default();
-    extract::checkpoint(&extract::GraphIndex::new(quads))
+    to_checkpoint::checkpoint(&to_checkpoint::GraphIndex::new(quads))
         .map_err(|reason| Error::NotACheckpointGraph { graph, reason })
 }
 

@@ -7,10 +7,10 @@
 
 use super::push::{numbers_of, server_provenance};
 use super::RemoteClient;
-use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::Checkpoint;
 use crate::rdf;
+use crate::save::{write_checkpoint, WriteOptions};
 use oxigraph::io::{RdfFormat, RdfParser};
 use oxigraph::model::{Quad, Term};
 use sha2::{Digest, Sha256};

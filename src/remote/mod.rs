@@ -26,7 +26,7 @@ pub mod push;
 pub use client::RemoteClient;
 
 use crate::error::{Error, Result};
-use crate::query::{self, ResultFormat};
+use crate::sparql::{self, ResultFormat};
 use oxigraph::io::{RdfFormat, RdfParser};
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsParser};
 use std::io::Write;
@@ -153,10 +153,10 @@ pub fn run_query(
     format: ResultFormat,
     out: &mut dyn Write,
 ) -> Result<usize> {
-    let form = query::form(sparql)?;
+    let form = sparql::form(sparql)?;
     form.check(format)?;
     // The server need not predefine the prefixes kld does.
-    let text = query::with_prefixes(sparql);
+    let text = sparql::with_prefixes(sparql);
     let sparql = text.as_str();
     if form.is_graph() {
         let body = client.query(sparql, "application/n-triples")?;
@@ -183,7 +183,7 @@ pub fn run_query(
             what: "query".into(),
             reason: format!("its SPARQL results do not parse: {e}"),
         })?;
-    query::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
+    sparql::write_results_of(oxigraph::sparql::QueryResults::from(parsed), format, out)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use super::push::{server_provenance, Pushed};
 use super::RemoteClient;
 use crate::error::Result;
-use crate::results::link::Link;
+use crate::store::binding::link::Link;
 pub use crate::store::{read_inputs, Local};
 use crate::store::{GraphKind, RunIdentity, RunRank};
 use std::collections::{BTreeMap, BTreeSet};

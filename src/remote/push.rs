@@ -10,11 +10,11 @@
 //! server for that graph first (one query) and sends only files that changed.
 
 use super::{RemoteClient, PROVENANCE_GRAPH};
-use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{self, ReadOptions};
 use crate::rdf::{self, Processor};
-use crate::results::link::{self, Link, Runner};
+use crate::save::{write_checkpoint, WriteOptions};
+use crate::store::binding::link::{self, Link, Runner};
 use crate::store::GraphKind;
 use crate::vocab::{self, XSD_DATETIME, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::io::{RdfFormat, RdfSerializer};
@@ -130,7 +130,7 @@ pub fn numbers_of(quads: &[Quad]) -> String {
 pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
     // A benchmark of Karenina's database: its rebuilt checkpoint graph,
     // whose digest is that of the bytes `load_from_db(...).save()` writes.
-    if crate::store::database::split_benchmark(file).is_some() {
+    if crate::kind::database_benchmark(file).is_some() {
         let prepared = crate::store::prepare_with(
             file,
             Processor::Direct,
@@ -151,7 +151,7 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
             ..p
         });
     }
-    if crate::store::database::split(file).is_some()
+    if crate::kind::database_run(file).is_some()
         || crate::results::progress::is_state_input(file, true)
         || (file.is_dir() && crate::results::run_folder::is_run_folder(file))
     {

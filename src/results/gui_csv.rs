@@ -154,7 +154,7 @@ fn row_of(names: &[String], record: &::csv::StringRecord) -> Value {
     if !template.is_empty() {
         row.insert("template".into(), Value::Object(template));
     }
-    row.insert(super::csv::RAW_CELLS.into(), Value::Object(cells));
+    row.insert(super::csv_export::RAW_CELLS.into(), Value::Object(cells));
     Value::Object(row)
 }
 

@@ -25,24 +25,18 @@
 //! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
 //! they are most of a file's size and rarely queried.
 
-pub mod board;
-mod csv;
-pub mod database;
+pub(crate) mod csv_export;
 pub mod gui_csv;
-pub mod holdings;
-pub mod karenina;
 pub mod lacks;
-pub mod link;
-mod map;
 pub mod outcome;
 pub mod progress;
+pub(crate) mod quads;
 pub mod repair;
 pub mod run_folder;
-pub mod summary;
 pub mod task_eval;
 pub mod workspace;
 
-pub use map::{RowMapper, CSV_RESULT_ID};
+pub use quads::{RowMapper, CSV_RESULT_ID};
 
 use crate::error::{Error, Result};
 use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
@@ -52,12 +46,9 @@ use sha2::{Digest, Sha256};
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-/// Sentinel strings standing for Karenina's bare `NaN` / `Infinity` tokens.
-pub const NAN: &str = "\u{0}kld:NaN";
-/// See [`NAN`].
-pub const POS_INF: &str = "\u{0}kld:Infinity";
-/// See [`NAN`].
-pub const NEG_INF: &str = "\u{0}kld:-Infinity";
+// The NaN-token scanner is JSON's (`crate::json::nan`); the readers here
+// (and their children) use it under its old local names.
+use crate::json::nan::{replace_tokens as nan_tokens, NAN, NEG_INF, POS_INF};
 
 /// The manifest's file name in a run folder.
 pub const MANIFEST: &str = "run_manifest.json";
@@ -174,44 +165,6 @@ pub fn sniff_file(file: &Path) -> Result<Option<Layout>> {
     Ok(sniff(&crate::fsutil::input_head(file, 4096)?))
 }
 
-/// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by
-/// sentinel strings serde_json accepts; [`map`] turns them back into doubles.
-pub fn nan_tokens(text: &str) -> std::borrow::Cow<'_, str> {
-    if !(text.contains("NaN") || text.contains("Infinity")) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    let (mut in_str, mut esc) = (false, false);
-    let mut i = 0;
-    while i < text.len() {
-        let rest = &text[i..];
-        let ch = rest.chars().next().unwrap_or(' ');
-        if !in_str {
-            let token = [("-Infinity", NEG_INF), ("Infinity", POS_INF), ("NaN", NAN)]
-                .into_iter()
-                .find(|(tok, _)| rest.starts_with(tok));
-            if let Some((tok, sentinel)) = token {
-                // The sentinel starts with U+0000, escaped inside JSON text.
-                out.push_str("\"\\u0000");
-                out.push_str(&sentinel['\u{0}'.len_utf8()..]);
-                out.push('"');
-                i += tok.len();
-                continue;
-            }
-            in_str = ch == '"';
-        } else if esc {
-            esc = false;
-        } else if ch == '\\' {
-            esc = true;
-        } else if ch == '"' {
-            in_str = false;
-        }
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 fn located(file: &Path, line: usize, col: usize, path: &str, m: impl std::fmt::Display) -> Error {
     Error::Located {
         file: file.to_path_buf(),
@@ -281,7 +234,7 @@ fn read_from(file: &Path, inner: &mut dyn Read, visit: &mut dyn Visit, drain: bo
     // The layout from the buffered head (no second open).
     let head = r.fill_buf().map_err(|e| Error::io(file, e))?;
     match sniff(head) {
-        Some(Layout::Csv) => csv::read(file, &mut r, visit)?,
+        Some(Layout::Csv) => csv_export::read(file, &mut r, visit)?,
         Some(Layout::TaskEval) => task_eval::read(file, &mut r, visit)?,
         Some(Layout::GuiCsv) => gui_csv::read(file, &mut r, visit)?,
         _ => read_json(file, &mut r, visit)?,

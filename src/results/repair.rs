@@ -20,7 +20,7 @@
 //! mismatch, a missing file, a malformed sidecar and a key that names no
 //! row are located warnings (`KLD-W202`); the run still loads.
 
-use super::map::RowFacts;
+use super::quads::RowFacts;
 use super::{k, Visit};
 use crate::vocab::{prov, RDF_TYPE, XSD_DATETIME};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
@@ -92,14 +92,41 @@ fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::
     )
 }
 
+/// Why a repair sidecar is not read (`KLD-W202`), located; its text is the
+/// warning kld shows, and the run loads without it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SidecarError {
+    /// The file could not be read (missing, not a regular file, not UTF-8).
+    #[error("{}: warning[KLD-W202]: repair sidecar not read: {why}", file.display())]
+    Unreadable {
+        /// The sidecar.
+        file: PathBuf,
+        /// What reading it said.
+        why: String,
+    },
+    /// Not a sidecar Karenina wrote, or of a schema version kld does not read.
+    #[error("{}:{line}:{column}: warning[KLD-W202] at {at}: {why}", file.display())]
+    Invalid {
+        /// The sidecar.
+        file: PathBuf,
+        /// Line of the offending value (1-based).
+        line: usize,
+        /// Column of the offending value (1-based).
+        column: usize,
+        /// JSON path of the offending value (`/mode`).
+        at: String,
+        /// What is wrong, ending in "not read".
+        why: String,
+    },
+}
+
 /// Reads a sidecar; a located warning for one Karenina did not write.
-pub fn read(file: &Path) -> Result<Sidecar, String> {
-    let text = crate::fsutil::read_regular_to_string(file).map_err(|e| {
-        format!(
-            "{}: warning[KLD-W202]: repair sidecar not read: {e}",
-            file.display()
-        )
-    })?;
+pub fn read(file: &Path) -> Result<Sidecar, SidecarError> {
+    let text =
+        crate::fsutil::read_regular_to_string(file).map_err(|e| SidecarError::Unreadable {
+            file: file.to_path_buf(),
+            why: e.to_string(),
+        })?;
     let de = &mut serde_json::Deserializer::from_str(&text);
     let s: Sidecar = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -111,25 +138,25 @@ pub fn read(file: &Path) -> Result<Sidecar, String> {
         };
         let why = inner.to_string();
         let why = why.split(" at line ").next().unwrap_or(&why).to_string();
-        warning(
-            file,
-            inner.line(),
-            inner.column(),
-            &at,
-            format!("not a Karenina repair sidecar: {why}; not read"),
-        )
+        SidecarError::Invalid {
+            file: file.to_path_buf(),
+            line: inner.line(),
+            column: inner.column(),
+            at,
+            why: format!("not a Karenina repair sidecar: {why}; not read"),
+        }
     })?;
     if s.schema_version != "1.0" {
-        return Err(warning(
-            file,
-            1,
-            1,
-            "/schema_version",
-            format!(
+        return Err(SidecarError::Invalid {
+            file: file.to_path_buf(),
+            line: 1,
+            column: 1,
+            at: "/schema_version".to_string(),
+            why: format!(
                 "schema version {:?}: kld reads repair sidecars 1.0; not read",
                 s.schema_version
             ),
-        ));
+        });
     }
     Ok(s)
 }
@@ -312,7 +339,7 @@ pub fn infos(export: &Path) -> (Vec<RepairInfo>, Vec<String>) {
                     source: check.state.as_str(),
                 });
             }
-            Err(w) => warnings.push(w),
+            Err(w) => warnings.push(w.to_string()),
         }
     }
     (out, warnings)
@@ -398,7 +425,7 @@ pub(crate) fn map(
         let s = match read(file) {
             Ok(s) => s,
             Err(w) => {
-                m.warnings.push(w);
+                m.warnings.push(w.to_string());
                 continue;
             }
         };
@@ -567,13 +594,13 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("r.json.repair_x.json");
         std::fs::write(&f, "{not json").unwrap();
-        let w = read(&f).unwrap_err();
+        let w = read(&f).unwrap_err().to_string();
         assert!(
             w.contains("warning[KLD-W202]") && w.contains(":1:2:"),
             "{w}"
         );
         std::fs::write(&f, r#"{"schema_version": "1.0", "mode": 3}"#).unwrap();
-        let w = read(&f).unwrap_err();
+        let w = read(&f).unwrap_err().to_string();
         assert!(w.contains("at /mode") && w.contains("invalid type"), "{w}");
         assert_eq!(
             timestamp("20261122T100000Z").as_deref(),

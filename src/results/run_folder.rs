@@ -374,20 +374,30 @@ pub struct Mapped {
     pub warnings: Vec<String>,
 }
 
+/// Why a run folder's workspaces are not read (`KLD-W201`): its manifest's
+/// `workspaces_path` leaves the folder. The text is the located warning.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}:1:1: warning[KLD-W201] at /workspaces_path: {workspaces_path:?} leaves the run folder; its workspaces are not read", manifest.display())]
+pub struct WorkspacesOutside {
+    /// The run's manifest.
+    pub manifest: PathBuf,
+    /// The path it names.
+    pub workspaces_path: String,
+}
+
 /// The folder's workspaces directory, if its manifest names one inside it
 /// (else the located warning `KLD-W201` saying why it is not read).
-pub fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, String> {
+pub fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, WorkspacesOutside> {
     let rel = Path::new(&run.manifest.workspaces_path);
     if rel.is_absolute()
         || rel
             .components()
             .any(|c| c == std::path::Component::ParentDir)
     {
-        return Err(format!(
-            "{}:1:1: warning[KLD-W201] at /workspaces_path: {:?} leaves the run folder; its workspaces are not read",
-            run.dir.join(MANIFEST).display(),
-            run.manifest.workspaces_path
-        ));
+        return Err(WorkspacesOutside {
+            manifest: run.dir.join(MANIFEST),
+            workspaces_path: run.manifest.workspaces_path.clone(),
+        });
     }
     Ok(run.dir.join(rel))
 }
@@ -405,7 +415,7 @@ pub fn map(
     let workspaces = match workspaces_dir(run) {
         Ok(d) => Some(d),
         Err(w) => {
-            warnings.push(w);
+            warnings.push(w.to_string());
             None
         }
     };

@@ -9,7 +9,7 @@
 //!
 //! Also the two routes the leaderboard and the matrix read,
 //! `GET /leaderboard` and `GET /matrix` (`docs/serving.md`): the numbers are
-//! [`crate::results::board`]'s, as JSON; this layer only reads the filters
+//! [`crate::board`]'s, as JSON; this layer only reads the filters
 //! from the URL and runs the work in a query slot.
 
 /// The results table: paging, sorting, IRIs, downloads.
@@ -19,7 +19,7 @@ pub(super) const LEADERBOARD_JS: &str = include_str!("page/leaderboard.js");
 
 use super::app::{pairs, App};
 use super::{error_answer, Answer, State};
-use crate::results::board::{self, Filter};
+use crate::board::{self, Filter};
 use axum::extract::{RawQuery, State as AxState};
 use axum::response::Response;
 use std::sync::Arc;
@@ -45,8 +45,8 @@ fn filter(raw: Option<&str>) -> Filter {
 
 /// The board's data from the store, under the server's time and memory
 /// limits.
-fn read(state: &State) -> crate::error::Result<(board::BoardData, crate::query::QueryOptions)> {
-    let opts = crate::query::QueryOptions {
+fn read(state: &State) -> crate::error::Result<(board::BoardData, crate::sparql::QueryOptions)> {
+    let opts = crate::sparql::QueryOptions {
         timeout: state.settings.timeout,
         memory: state.settings.memory,
         ..Default::default()
@@ -93,8 +93,8 @@ fn json(v: &impl serde::Serialize) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::TABLE_JS;
-    use crate::query::QueryForm;
     use crate::serve::negotiate::{negotiate, supported};
+    use crate::sparql::QueryForm;
     use std::collections::BTreeSet;
 
     /// The JSON array assigned to `const NAME = [...]` in `script`.
@@ -123,7 +123,7 @@ mod tests {
             .iter()
             .map(|r| (r[0].as_str().unwrap().into(), r[1].as_str().unwrap().into()))
             .collect();
-        let kld: Vec<(String, String)> = crate::query::PREDEFINED
+        let kld: Vec<(String, String)> = crate::sparql::PREDEFINED
             .iter()
             .map(|(p, iri)| (p.to_string(), iri.to_string()))
             .collect();

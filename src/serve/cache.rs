@@ -119,7 +119,7 @@ pub fn largest_answer(budget: u64) -> u64 {
 /// against: it holds a relative IRI (it does not parse without a base:
 /// `algebra` is `None`) or calls `IRI()` / `URI()`, which resolve strings
 /// against the base. `algebra` is the query parsed without a base and
-/// written back ([`crate::query::Parsed::algebra`]: no comments, prefixed
+/// written back ([`crate::sparql::Parsed::algebra`]: no comments, prefixed
 /// names expanded); conservative, the name followed by `(` anywhere in it
 /// (a string included) counts.
 pub fn base_matters(algebra: Option<&str>) -> bool {
@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn the_base_matters_only_to_relative_iris_and_iri_calls() {
         let matters = |q: &str| {
-            let parsed = crate::query::parse(q).ok();
+            let parsed = crate::sparql::parse(q).ok();
             base_matters(parsed.and_then(|p| p.algebra()).as_deref())
         };
         assert!(matters("SELECT * { <x> ?p ?o }"));
@@ -509,7 +509,7 @@ mod tests {
         ));
         // The catalogue depends on no base: its answers are shared by
         // `/queries/NAME` and the same text POSTed to `/sparql`.
-        for q in crate::query::CATALOGUE {
+        for q in crate::sparql::CATALOGUE {
             assert!(!matters(q.text), "{}", q.name);
         }
     }

@@ -8,7 +8,7 @@
 //! and nothing in it is fetched from anywhere but this server.
 
 use super::asset;
-use crate::query::PREDEFINED;
+use crate::sparql::PREDEFINED;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;

@@ -11,7 +11,7 @@
 pub use super::app::Log;
 use super::app::{accept, pairs, respond, App};
 use super::{asset, catalogue, refuse_update, Answer, SparqlRequest, State};
-use crate::query;
+use crate::sparql;
 use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, RawQuery, Request, State as AxState};
 use axum::http::{header, HeaderMap, HeaderValue, Method};
@@ -147,12 +147,12 @@ async fn named_query(
     headers: HeaderMap,
     ext: Option<Extension<Arrived>>,
 ) -> Response {
-    let Some(nq) = query::find(&name) else {
+    let Some(nq) = sparql::find(&name) else {
         return respond(Answer::text(
             404,
             format!(
                 "no query named {name:?}{}; GET /queries lists them",
-                query::suggest(&name)
+                sparql::suggest(&name)
                     .first()
                     .map(|s| format!(" (did you mean {s:?}?)"))
                     .unwrap_or_default()

@@ -5,10 +5,10 @@
 
 use super::app::{pairs, respond, App};
 use super::{error_answer, Answer, State};
-use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::interop::eee::EeeFile;
 use crate::interop::{croissant, eee, inspect};
 use crate::model::{read_checkpoint, ReadOptions};
+use crate::save::{write_checkpoint, WriteOptions};
 use crate::store::GraphKind;
 use axum::extract::{RawQuery, State as AxState};
 use axum::response::Response;

@@ -36,10 +36,10 @@ pub use negotiate::{negotiate, negotiate_rdf, supported, Negotiated};
 pub use run::{Lookup, PreparedQuery};
 pub use status::{error_answer, refuse_update};
 
-use crate::canonical::{write_checkpoint, WriteOptions};
 use crate::error::Error;
 use crate::export;
-use crate::query;
+use crate::save::{write_checkpoint, WriteOptions};
+use crate::sparql;
 use crate::store::CheckpointStore;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -182,7 +182,7 @@ pub const DEFAULT_MAX_RESULT_BYTES: u64 = 256 << 20;
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            timeout: query::DEFAULT_TIMEOUT,
+            timeout: sparql::DEFAULT_TIMEOUT,
             max_concurrent: 4,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             cors: Vec::new(),
@@ -205,7 +205,7 @@ pub struct State {
     /// The answers being computed now ([`flight`]).
     flights: flight::Flights,
     /// The warm-up's running query, cancelled by a change of the store.
-    warming: Mutex<Option<query::Control>>,
+    warming: Mutex<Option<sparql::Control>>,
     /// The last finished warm-up.
     warmed: Mutex<Option<warm::Warmed>>,
     /// The editor's completion vocabulary, kept for one generation.
@@ -218,7 +218,7 @@ pub struct State {
     errors: Mutex<BTreeMap<String, LoadError>>,
     summaries: Mutex<BTreeMap<(String, String), serde_json::Value>>,
     /// The queries running now, so a stopping server can cancel them.
-    running: Mutex<BTreeMap<u64, query::Control>>,
+    running: Mutex<BTreeMap<u64, sparql::Control>>,
     next_id: std::sync::atomic::AtomicU64,
 }
 
@@ -376,7 +376,7 @@ impl State {
                 406,
                 format!(
                     "supported: {}",
-                    negotiate::supported(query::QueryForm::Construct)
+                    negotiate::supported(sparql::QueryForm::Construct)
                 ),
             );
         };
@@ -466,7 +466,7 @@ impl State {
                     };
                     // Graphs that are not checkpoints are not listed here.
                     let Ok(cp) = extracted else { continue };
-                    let s = crate::summary::summarize(&cp);
+                    let s = crate::contents::count(&cp);
                     let traits: usize = s.traits.values().sum();
                     let v = serde_json::json!({
                         "name": s.name,
@@ -531,7 +531,7 @@ impl State {
 /// The catalogue as JSON: name, description, returned variables and text.
 pub fn catalogue() -> serde_json::Value {
     serde_json::Value::Array(
-        query::CATALOGUE
+        sparql::CATALOGUE
             .iter()
             .map(|q| {
                 serde_json::json!({

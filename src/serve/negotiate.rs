@@ -5,7 +5,7 @@
 //! `format=` parameter (browsers cannot set `Accept` on a link) picks one.
 
 use crate::export::ExportFormat;
-use crate::query::{QueryForm, ResultFormat};
+use crate::sparql::{QueryForm, ResultFormat};
 
 /// A chosen format and the media type to send it as.
 #[derive(Clone, Copy, Debug, PartialEq)]

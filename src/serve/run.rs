@@ -11,12 +11,12 @@ use super::{
     cache, error_answer, flight, negotiate, refuse_update, Answer, Negotiated, SparqlRequest, State,
 };
 use crate::error::Error;
-use crate::query::{self, QueryOptions};
+use crate::sparql::{self, QueryOptions};
 use std::time::{Duration, Instant};
 
 /// A request ready to run: parsed, its format negotiated.
 pub struct PreparedQuery {
-    parsed: query::Parsed,
+    parsed: sparql::Parsed,
     /// The chosen format and media type.
     pub negotiated: Negotiated,
     opts: QueryOptions,
@@ -32,7 +32,7 @@ pub struct PreparedQuery {
 
 impl PreparedQuery {
     /// Cancels it (from another thread) if it is running or about to.
-    pub fn control(&self) -> query::Control {
+    pub fn control(&self) -> sparql::Control {
         self.opts.control.clone()
     }
 
@@ -178,7 +178,7 @@ impl State {
         // so its answer is cached once for every URL it arrives by
         // (`/queries/NAME`, `/sparql` under any Host).
         let unbased = match req.base {
-            Some(_) if self.cache.enabled() => query::parse_with_base(text, None)
+            Some(_) if self.cache.enabled() => sparql::parse_with_base(text, None)
                 .ok()
                 .filter(|p| !cache::base_matters(p.algebra().as_deref())),
             _ => None,
@@ -190,7 +190,7 @@ impl State {
         };
         let parsed = match unbased {
             Some(p) => p,
-            None => query::parse_with_base(text, base.as_deref()).map_err(|e| error_answer(&e))?,
+            None => sparql::parse_with_base(text, base.as_deref()).map_err(|e| error_answer(&e))?,
         };
         let form = parsed.form;
         let Some(negotiated) = negotiate(form, accept, req.format.as_deref()) else {
@@ -208,7 +208,7 @@ impl State {
             default_graphs: req.default_graphs.clone(),
             named_graphs: req.named_graphs.clone(),
             max_result_bytes: self.settings.max_result_bytes,
-            control: query::Control::new(),
+            control: sparql::Control::new(),
             table_width: None,
             memory: self.settings.memory,
             params: Vec::new(),
@@ -272,7 +272,7 @@ impl State {
             room: cache::largest_answer(self.settings.cache_bytes),
         };
         let started = Instant::now();
-        let r = query::run_parsed(
+        let r = sparql::run_parsed(
             &store,
             &prepared.parsed,
             &prepared.opts,

@@ -9,7 +9,7 @@
 use super::app::{accept, respond, App};
 use super::conn::Arrived;
 use super::{flight, Answer, PreparedQuery, SparqlRequest};
-use crate::query;
+use crate::sparql;
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -32,7 +32,7 @@ const QUEUE_PER_SLOT: usize = 64;
 /// being computed for another request: the response waits for it, then
 /// starts a query thread again with the prepared query).
 enum Msg {
-    Ready(&'static str, query::Control, Cache),
+    Ready(&'static str, sparql::Control, Cache),
     Cached(Response),
     Chunk(Bytes),
     Done,
@@ -303,7 +303,7 @@ impl Drop for Queued<'_> {
 
 /// Cancels a query when the request or its response is dropped before the
 /// query finished (a client that went away).
-struct CancelOnDrop(query::Control);
+struct CancelOnDrop(sparql::Control);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {

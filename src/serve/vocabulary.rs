@@ -75,7 +75,7 @@ impl State {
     pub(super) fn compute_vocabulary(
         &self,
         generation: u64,
-        control: Option<&dyn Fn(crate::query::Control)>,
+        control: Option<&dyn Fn(crate::sparql::Control)>,
     ) -> Result<Bytes, Answer> {
         let req = SparqlRequest {
             query: Some(QUERY.to_string()),

@@ -10,11 +10,11 @@
 //! ([`super::vocabulary`]) is computed first and kept apart.
 //!
 //! A reload during that work cancels the running query (through the
-//! [`crate::query::Control`] every query takes) and the warm-up starts over
+//! [`crate::sparql::Control`] every query takes) and the warm-up starts over
 //! on the new generation once the store has been still for [`SETTLE`].
 
 use super::{SparqlRequest, State};
-use crate::query;
+use crate::sparql;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -132,7 +132,7 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
         if i > 0 && stats.bytes.saturating_mul(2) > stats.budget {
             break;
         }
-        for q in query::CATALOGUE {
+        for q in sparql::CATALOGUE {
             let req = SparqlRequest {
                 query: Some(q.text.to_string()),
                 format: Some((*format).to_string()),
@@ -182,7 +182,7 @@ pub fn warm(state: &State, generation: u64, stop: &AtomicBool) -> Option<Warmed>
 impl State {
     /// Sets (or clears) the warm-up's running query, which a change of the
     /// store cancels.
-    pub(super) fn set_warming(&self, control: Option<query::Control>) {
+    pub(super) fn set_warming(&self, control: Option<sparql::Control>) {
         *self.warming.lock().unwrap_or_else(|e| e.into_inner()) = control;
     }
 

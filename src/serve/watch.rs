@@ -240,7 +240,7 @@ fn database_of(p: &Path) -> Option<PathBuf> {
         .iter()
         .find_map(|s| name.strip_suffix(s))?;
     let db = p.with_file_name(db);
-    crate::results::database::sniff_file(&db).then_some(db)
+    crate::sqlite::sniff_file(&db).then_some(db)
 }
 
 /// The `.state` sidecar whose results `p` is (outside run folders): its
@@ -255,7 +255,7 @@ fn state_of(p: &Path) -> Option<PathBuf> {
 /// The graphs of a database's runs (`DB#run=<id>` sources): graph, run id
 /// and digest.
 fn database_runs(state: &State, db: &Path) -> Vec<(String, String, String)> {
-    let prefix = format!("{}{}", db.display(), store::database::RUN);
+    let prefix = format!("{}{}", db.display(), crate::kind::DB_RUN);
     state.with_store(|s| {
         s.graphs()
             .filter_map(|g| {
@@ -270,7 +270,7 @@ fn database_runs(state: &State, db: &Path) -> Vec<(String, String, String)> {
 /// of a database's extension.
 fn is_database(state: &State, p: &Path) -> bool {
     let ext = p.extension().and_then(|e| e.to_str());
-    (matches!(ext, Some("db" | "sqlite" | "sqlite3")) && crate::results::database::sniff_file(p))
+    (matches!(ext, Some("db" | "sqlite" | "sqlite3")) && crate::sqlite::sniff_file(p))
         || !database_runs(state, p).is_empty()
 }
 

@@ -95,25 +95,11 @@ pub fn find(name: &str) -> Option<&'static NamedQuery> {
 pub fn suggest(name: &str) -> Vec<&'static str> {
     let mut scored: Vec<(usize, &'static str)> = CATALOGUE
         .iter()
-        .map(|q| (edit_distance(name, q.name), q.name))
+        .map(|q| (strsim::levenshtein(name, q.name), q.name))
         .filter(|(d, n)| *d <= (n.len() / 3).max(2) || n.contains(name))
         .collect();
     scored.sort();
     scored.into_iter().map(|(_, n)| n).take(3).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 use super::{Bound, CheckpointStore};
 use crate::error::{Error, Result};
 use crate::rdf::Processor;
-use crate::results::link::Link;
 use crate::results::ResultsOptions;
+use crate::store::binding::link::Link;
 use std::path::PathBuf;
 
 /// A batch of inputs, read as a local load reads them.

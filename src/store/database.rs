@@ -1,31 +1,27 @@
-//! Karenina's results database into the store ([`crate::results::database`]):
+//! Karenina's results database into the store ([`crate::sqlite`]):
 //! each run is one input, `DB#run=<run id>`, and one results graph named
 //! `<the database's file URL>#run=<run id>`.
 
 use super::{CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
+use crate::kind::{DB_BENCHMARK, DB_RUN};
 use crate::rdf::{self, Processor};
-use crate::results::link::Link;
-use crate::results::{database, ResultsOptions};
+use crate::results::ResultsOptions;
+use crate::sqlite;
+use crate::store::binding::link::Link;
 use crate::vocab;
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, Quad};
 use std::path::{Path, PathBuf};
-
-/// The separator between a database file and a run id in an input name.
-pub const RUN: &str = "#run=";
-
-/// The separator between a database file and a benchmark name in an input name.
-pub const BENCHMARK: &str = "#benchmark=";
 
 /// The inputs of a database file: one per benchmark (`DB#benchmark=<name>`,
 /// a checkpoint graph rebuilt as Karenina's `load_from_db` rebuilds it),
 /// then one per run (`DB#run=<id>`).
 pub fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
-    let c = database::open(file)?;
-    let mut out: Vec<PathBuf> = if database::benchmark::has_questions(&c) {
-        database::benchmark::names(file, &c)?
+    let c = sqlite::open(file)?;
+    let mut out: Vec<PathBuf> = if sqlite::benchmark::has_questions(&c) {
+        sqlite::benchmark::names(file, &c)?
             .into_iter()
-            .map(|n| PathBuf::from(format!("{}{BENCHMARK}{n}", file.display())))
+            .map(|n| PathBuf::from(format!("{}{DB_BENCHMARK}{n}", file.display())))
             .collect()
     } else {
         Vec::new()
@@ -35,19 +31,11 @@ pub fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Splits an input `DB#benchmark=<name>` naming a database benchmark.
-pub fn split_benchmark(path: &Path) -> Option<(PathBuf, String)> {
-    let s = path.to_str()?;
-    let (db, name) = s.split_once(BENCHMARK)?;
-    let db = PathBuf::from(db);
-    (!path.exists() && database::sniff_file(&db)).then(|| (db, name.to_string()))
-}
-
 /// True when a graph's source is a database benchmark (`DB#benchmark=<name>`):
 /// the database's copy of a benchmark, which a loaded checkpoint file of the
 /// same benchmark replaces (docs/results.md, "Benchmarks in the database").
 pub fn is_benchmark_copy(source: &str) -> bool {
-    source.contains(BENCHMARK)
+    source.contains(DB_BENCHMARK)
 }
 
 /// The graph IRI of benchmark `name` of database `db`:
@@ -55,21 +43,21 @@ pub fn is_benchmark_copy(source: &str) -> bool {
 pub fn benchmark_graph_name(db: &Path, name: &str) -> Result<String> {
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let enc: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
-    Ok(format!("{}{BENCHMARK}{enc}", rdf::file_url(&canon)?))
+    Ok(format!("{}{DB_BENCHMARK}{enc}", rdf::file_url(&canon)?))
 }
 
 /// Reads benchmark `name` of database `db`: its checkpoint graph (the
 /// lossless mapping of the bytes `load_from_db(...).save()` writes) plus one
 /// `karenina:TemplateVersion` node per template version of each question.
 pub(super) fn prepare_benchmark(db: &Path, name: &str, processor: Processor) -> Result<Prepared> {
-    let c = database::open(db)?;
-    let b = database::benchmark::read(db, &c, name)?;
+    let c = sqlite::open(db)?;
+    let b = sqlite::benchmark::read(db, &c, name)?;
     drop(c);
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let graph = benchmark_graph_name(db, name)?;
     let mut info = GraphInfo::results(
         graph.clone(),
-        format!("{}{BENCHMARK}{name}", canon.display()),
+        format!("{}{DB_BENCHMARK}{name}", canon.display()),
     );
     info.kind = super::GraphKind::Checkpoint;
     info.sha256 = super::sha256_hex(b.bytes.as_bytes());
@@ -99,7 +87,7 @@ pub(super) fn prepare_benchmark(db: &Path, name: &str, processor: Processor) -> 
 /// `schema:text` (none: Karenina's default template), `karenina:finished`,
 /// `schema:dateCreated`, `schema:dateModified`, `karenina:currentVersion`.
 fn history_quads(
-    history: &[database::benchmark::TemplateVersion],
+    history: &[sqlite::benchmark::TemplateVersion],
     g: &GraphName,
     out: &mut Vec<Quad>,
 ) {
@@ -130,19 +118,11 @@ fn history_quads(
 
 /// The inputs of a database file's runs: one per run (`DB#run=<id>`).
 pub fn run_inputs(file: &Path) -> Result<Vec<PathBuf>> {
-    let c = database::open(file)?;
-    Ok(database::runs(file, &c)?
+    let c = sqlite::open(file)?;
+    Ok(sqlite::runs(file, &c)?
         .into_iter()
-        .map(|r| PathBuf::from(format!("{}{RUN}{}", file.display(), r.id)))
+        .map(|r| PathBuf::from(format!("{}{DB_RUN}{}", file.display(), r.id)))
         .collect())
-}
-
-/// Splits an input `DB#run=<id>` naming a database run.
-pub fn split(path: &Path) -> Option<(PathBuf, String)> {
-    let s = path.to_str()?;
-    let (db, id) = s.rsplit_once(RUN)?;
-    let db = PathBuf::from(db);
-    (!path.exists() && database::sniff_file(&db)).then(|| (db, id.to_string()))
 }
 
 /// The graph IRI of run `run_id` of database `db`:
@@ -150,7 +130,7 @@ pub fn split(path: &Path) -> Option<(PathBuf, String)> {
 pub fn graph_name(db: &Path, run_id: &str) -> Result<String> {
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let id_enc: String = url::form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
-    Ok(format!("{}{RUN}{id_enc}", rdf::file_url(&canon)?))
+    Ok(format!("{}{DB_RUN}{id_enc}", rdf::file_url(&canon)?))
 }
 
 /// The SHA-256 of a database file's bytes and, in WAL mode, of its
@@ -223,8 +203,8 @@ pub fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
 /// The checkpoint graph the run `run_id` of `db` names by its benchmark's
 /// `checkpoint_path`, if that file exists.
 pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
-    let c = database::open(db)?;
-    let path = database::checkpoint_path_of(db, &c, run_id)?;
+    let c = sqlite::open(db)?;
+    let path = sqlite::checkpoint_path_of(db, &c, run_id)?;
     match path.and_then(|p| checkpoint_at(db, &p)) {
         Some(f) => Ok(Some(rdf::file_url(&f)?)),
         None => Ok(None),
@@ -235,7 +215,7 @@ pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
 #[derive(Clone, Debug)]
 pub struct RunBinding {
     /// The run.
-    pub run: database::Run,
+    pub run: sqlite::Run,
     /// The outcome: bound (to a checkpoint graph), or why not.
     pub link: Link,
     /// The bound checkpoint's file.
@@ -246,7 +226,7 @@ pub struct RunBinding {
 #[derive(Debug)]
 pub struct Bindings {
     /// The database's benchmarks.
-    pub benchmarks: Vec<database::Benchmark>,
+    pub benchmarks: Vec<sqlite::Benchmark>,
     /// Database benchmarks that could not be rebuilt, with why.
     pub unbuilt: Vec<(String, Error)>,
     /// Its runs, each with its binding.
@@ -262,9 +242,9 @@ pub struct Bindings {
 /// results are not mapped). Checkpoints that fail to load are returned with
 /// their error.
 pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
-    let c = database::open(db)?;
-    let benchmarks = database::benchmarks(db, &c)?;
-    let runs = database::runs(db, &c)?;
+    let c = sqlite::open(db)?;
+    let benchmarks = sqlite::benchmarks(db, &c)?;
+    let runs = sqlite::runs(db, &c)?;
     let mut files: Vec<PathBuf> = checkpoints.to_vec();
     for b in &benchmarks {
         if let Some(f) = b
@@ -288,7 +268,7 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
         .collect();
     // The database's own benchmarks, as loading rebuilds them.
     let mut unbuilt = Vec::new();
-    if database::benchmark::has_questions(&c) {
+    if sqlite::benchmark::has_questions(&c) {
         for b in &benchmarks {
             match prepare_benchmark(db, &b.name, Processor::Direct) {
                 Ok(p) => {
@@ -304,11 +284,11 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
     for run in &runs {
         let mut info = GraphInfo::results(
             graph_name(db, &run.id)?,
-            format!("{}{RUN}{}", canon.display(), run.id),
+            format!("{}{DB_RUN}{}", canon.display(), run.id),
         );
         info.sha256 = run_digest(&file_digest, &run.id);
         let g = crate::error::named_node(info.graph.clone())?;
-        let quads = key_quads(&g, run, &database::run_keys(db, &c, &run.id)?);
+        let quads = key_quads(&g, run, &sqlite::run_keys(db, &c, &run.id)?);
         if let Some(b) = &run.benchmark {
             info.benchmark_name = Some(b.name.clone());
             if let Some(f) = b
@@ -359,7 +339,7 @@ pub fn bindings(db: &Path, checkpoints: &[PathBuf]) -> Result<Bindings> {
 
 /// A run's graph as binding reads it: the run node (`runSource "database"`,
 /// `benchmarkName`) and one node per key.
-fn key_quads(g: &NamedNode, run: &database::Run, keys: &[database::RunKey]) -> Vec<Quad> {
+fn key_quads(g: &NamedNode, run: &sqlite::Run, keys: &[sqlite::RunKey]) -> Vec<Quad> {
     let k = |l: &str| NamedNode::new_unchecked(vocab::karenina(l));
     let s = |v: &str| Literal::new_simple_literal(v);
     let gn = GraphName::NamedNode(g.clone());
@@ -389,8 +369,8 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     // (Hashed before the read: a write landing in between makes the next
     // look at the file see a change, never the reverse.)
     let file_digest = file_digest(db)?;
-    let c = database::open(db)?;
-    let run = database::run(db, &c, run_id)?;
+    let c = sqlite::open(db)?;
+    let run = sqlite::run(db, &c, run_id)?;
     let run = run.as_ref().ok_or_else(|| Error::NoSuchRun {
         database: db.to_path_buf(),
         run: run_id.to_string(),
@@ -398,12 +378,12 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let mut info = GraphInfo::results(
         graph_name(db, run_id)?,
-        format!("{}{RUN}{run_id}", canon.display()),
+        format!("{}{DB_RUN}{run_id}", canon.display()),
     );
     if run.status != "completed" {
         info.notes.push(format!("run status {}", run.status));
     }
-    if let Some(n) = database::recorded_differs(run) {
+    if let Some(n) = sqlite::recorded_differs(run) {
         info.notes.push(n);
     }
     if run.missing_questions > 0 {
@@ -433,7 +413,7 @@ pub(super) fn prepare(db: &Path, run_id: &str, opts: ResultsOptions) -> Result<P
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
-    let bad = database::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
+    let bad = sqlite::map_run(db, &c, run, &g, opts, &mut |q| quads.push(q))?;
     info.errors = run
         .bad_values
         .iter()

@@ -10,25 +10,6 @@ use crate::results::{progress, run_folder, ResultsOptions};
 use oxigraph::model::GraphName;
 use std::path::Path;
 
-/// Reads `path` if it is a run but not an export file: a database run
-/// (`DB#run=<id>`), a run folder or an unfinished run's `.state` sidecar.
-pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Prepared>> {
-    if let Some((db, run)) = super::database::split(path) {
-        return Some(super::database::prepare(&db, &run, opts));
-    }
-    if let Some((db, name)) = super::database::split_benchmark(path) {
-        return Some(super::database::prepare_benchmark(
-            &db,
-            &name,
-            crate::rdf::Processor::Direct,
-        ));
-    }
-    if path.is_dir() && run_folder::is_run_folder(path) {
-        return Some(prepare(path, opts));
-    }
-    progress::is_state_input(path, true).then(|| prepare_state(path, opts))
-}
-
 /// The checkpoint graph a run names itself, from its source (as the store
 /// and the provenance record it): a run folder's or a `.state` sidecar's
 /// `benchmark_path`, a database run's `checkpoint_path`; none when the
@@ -36,7 +17,7 @@ pub(super) fn prepare_run(path: &Path, opts: ResultsOptions) -> Option<Result<Pr
 /// directory reopened, or a server, binds a run as it was bound when read.
 pub fn benchmark_named_by(source: &str) -> Option<String> {
     let path = Path::new(source);
-    if let Some((db, run)) = super::database::split(path) {
+    if let Some((db, run)) = crate::kind::database_run(path) {
         return super::database::named_checkpoint(&db, &run).ok().flatten();
     }
     let cwd = std::env::current_dir().ok()?;
@@ -56,7 +37,7 @@ pub fn benchmark_named_by(source: &str) -> Option<String> {
 
 /// An unfinished run's sidecars: one results graph named after its `.state`
 /// file; `benchmark` is the checkpoint its `benchmark_path` names.
-fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
+pub(super) fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
     let state = progress::read_state(file)?;
     let cwd = std::env::current_dir().map_err(|e| Error::io(file, e))?;
     let canon = std::fs::canonicalize(file).map_err(|e| Error::io(file, e))?;
@@ -87,7 +68,7 @@ fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepared> {
 
 /// A run folder: one results graph named after the folder, holding its
 /// results and its manifest; `benchmark` is the checkpoint its manifest names.
-fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
+pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(dir, e))?;
     let run = run_folder::read(dir, &cwd)?;
     let canon = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;

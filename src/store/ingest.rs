@@ -6,6 +6,7 @@
 use super::stream::{stream_chunks, stream_threshold};
 use super::{database, folder, GraphInfo, GraphKind};
 use crate::error::{Error, Result};
+use crate::kind::Input;
 use crate::model::{self, Checkpoint, ReadOptions};
 use crate::rdf::{self, Processor};
 use crate::results::ResultsOptions;
@@ -52,10 +53,10 @@ impl Prepared {
 /// The graph IRI for a checkpoint file: its canonical path as a `file://` URL
 /// (for a database run `DB#run=<id>`, [`database::graph_name`]).
 pub fn graph_name_for(path: &Path) -> Result<String> {
-    if let Some((db, run)) = database::split(path) {
+    if let Some((db, run)) = crate::kind::database_run(path) {
         return database::graph_name(&db, &run);
     }
-    if let Some((db, name)) = database::split_benchmark(path) {
+    if let Some((db, name)) = crate::kind::database_benchmark(path) {
         return database::benchmark_graph_name(&db, &name);
     }
     rdf::file_url(&crate::fsutil::canonical_input(path)?)
@@ -82,24 +83,31 @@ pub fn prepare_with(
     processor: Processor,
     results_opts: ResultsOptions,
 ) -> Result<Prepared> {
-    // A database run, a run folder, an unfinished run's sidecars.
-    if let Some(p) = folder::prepare_run(path, results_opts) {
-        return p;
-    }
-    // A whole database is read run by run (`DB#run=ID`, listed by
-    // `database::run_inputs`); one that comes here whole could not be listed:
-    // its error, located like any bad input's.
-    if crate::results::database::sniff_file(path) {
-        return Err(match super::database::run_inputs(path) {
-            Err(e) => e,
-            Ok(runs) => Error::Usage(format!(
-                "{}: a results database is read run by run ({} runs: DB#run=ID)",
-                path.display(),
-                runs.len()
-            )),
-        });
-    }
-    if crate::results::sniff_file(path)?.is_some() {
+    // What the input is, in the one order of `crate::kind::recognise`.
+    let export = match crate::kind::recognise(path)? {
+        Input::DatabaseRun { db, run } => return database::prepare(&db, &run, results_opts),
+        Input::DatabaseBenchmark { db, name } => {
+            return database::prepare_benchmark(&db, &name, Processor::Direct)
+        }
+        Input::RunFolder => return folder::prepare(path, results_opts),
+        Input::Unfinished => return folder::prepare_state(path, results_opts),
+        // A whole database is read run by run (`DB#run=ID`, listed by
+        // `database::run_inputs`); one that comes here whole could not be
+        // listed: its error, located like any bad input's.
+        Input::Database => {
+            return Err(match super::database::run_inputs(path) {
+                Err(e) => e,
+                Ok(runs) => Error::Usage(format!(
+                    "{}: a results database is read run by run ({} runs: DB#run=ID)",
+                    path.display(),
+                    runs.len()
+                )),
+            })
+        }
+        Input::Export(_) => true,
+        Input::File => false,
+    };
+    if export {
         // Results exports are streamed from disk: never held whole; big ones
         // are mapped only at insert time, straight into the store.
         let canon = crate::fsutil::canonical_input(path)?;

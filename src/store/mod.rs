@@ -30,14 +30,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod batch;
-mod binding;
+pub mod binding;
 pub mod database;
 mod folder;
 mod index;
 mod ingest;
 mod load;
 mod lock;
-mod runs;
 mod stream;
 pub use batch::{read_inputs, Local};
 pub use binding::{Binding, Bound, Skip};
@@ -45,9 +44,9 @@ pub use folder::benchmark_named_by;
 pub use ingest::{graph_name_for, prepare, prepare_with, Prepared};
 use ingest::{now_utc, sha256_hex, Content};
 pub mod labels;
+pub use binding::runs::{RunIdentity, RunRank};
 use load::Dropper;
 pub use lock::{acquire_for_file, wait as store_wait, FileLock, WAIT_ENV};
-pub use runs::{RunIdentity, RunRank};
 use stream::{stream_chunks, stream_threshold};
 
 /// The inputs a store loads from FILE|DIR arguments, as every reading
@@ -61,7 +60,7 @@ pub fn input_files(inputs: &[PathBuf]) -> crate::kind::Found {
     let mut found = crate::kind::find(inputs, &[Kind::Checkpoint, Kind::Results]);
     let mut files = Vec::with_capacity(found.files.len());
     for f in std::mem::take(&mut found.files) {
-        if crate::results::database::sniff_file(&f) {
+        if crate::sqlite::sniff_file(&f) {
             match database::inputs(&f) {
                 Ok(runs) => files.extend(runs),
                 Err(_) => files.push(f),

@@ -8,7 +8,7 @@
 use crate::common::*;
 use crate::queries::query_rows;
 use crate::{copy_to, kld};
-use karenina_ld::results::database;
+use karenina_ld::sqlite;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -18,9 +18,9 @@ pub(crate) fn db() -> PathBuf {
 
 /// The runs of the database, each with its export and facts (the run is
 /// named after its export's file stem, as make_db.py names it).
-pub(crate) fn runs() -> Vec<(database::Run, PathBuf, Value, PathBuf)> {
-    let c = database::open(&db()).unwrap();
-    let runs = database::runs(&db(), &c).unwrap();
+pub(crate) fn runs() -> Vec<(sqlite::Run, PathBuf, Value, PathBuf)> {
+    let c = sqlite::open(&db()).unwrap();
+    let runs = sqlite::runs(&db(), &c).unwrap();
     assert!(runs.len() >= 3);
     runs.into_iter()
         .map(|r| {

@@ -335,7 +335,7 @@ fn query_sources_formats_and_refusals() {
     let out = stdout_of(kld().arg("queries"));
     assert_eq!(
         out.lines().filter(|l| !l.starts_with(' ')).count(),
-        karenina_ld::query::CATALOGUE.len()
+        karenina_ld::sparql::CATALOGUE.len()
     );
     assert!(stdout_of(kld().args(["queries", "traits"])).starts_with("# Every rubric trait"));
 }

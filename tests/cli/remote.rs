@@ -144,7 +144,7 @@ fn push_extract_query_repush_replace_and_prune_on_a_real_oxigraph_server() {
     }
 
     // Every catalogue query returns the same rows through the server.
-    for q in karenina_ld::query::CATALOGUE {
+    for q in karenina_ld::sparql::CATALOGUE {
         let remote = stdout_of(
             kld()
                 .args(["query", "--format", "json", "--named", q.name])

@@ -159,7 +159,7 @@ fn every_route_answers_like_the_command_line() {
         .iter()
         .map(|q| q["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), karenina_ld::query::CATALOGUE.len());
+    assert_eq!(names.len(), karenina_ld::sparql::CATALOGUE.len());
     for name in &names {
         let r = c
             .get(format!("{}/queries/{name}", s.base))
@@ -446,7 +446,7 @@ fn sparqlwrapper_gets_the_rows_kld_query_gives() {
     let files = corpus_files("loads");
     let s = serve(&[corpus().join("loads")], &[]);
     for name in ["benchmark-stats", "traits", "keywords"] {
-        let text = karenina_ld::query::find(name).unwrap().text;
+        let text = karenina_ld::sparql::find(name).unwrap().text;
         let out = python(
             "sparqlwrapper_query.py",
             &[&format!("{}/sparql", s.base), text],

@@ -63,7 +63,7 @@ fn warmed(c: &Client, s: &Server, generation: u64) -> Value {
 }
 
 fn catalogue_names() -> Vec<&'static str> {
-    karenina_ld::query::CATALOGUE
+    karenina_ld::sparql::CATALOGUE
         .iter()
         .map(|q| q.name)
         .collect()
@@ -115,7 +115,7 @@ fn a_repeated_query_is_a_hit_with_the_same_bytes_as_a_server_without_cache() {
         let url = format!("{}/queries/{name}", s.base);
         let (mark, cached) = answer(c.get(&url).send().unwrap());
         assert_eq!(mark, "hit", "{name}");
-        let text = karenina_ld::query::find(name).unwrap().text;
+        let text = karenina_ld::sparql::find(name).unwrap().text;
         let (mark, posted) = answer(post(&c, &s, text));
         assert_eq!(mark, "hit", "{name} POSTed");
         assert!(cached == posted, "{name}: by route and POSTed differ");
@@ -214,7 +214,7 @@ fn names_of(body: &[u8]) -> Vec<String> {
 fn no_answer_of_the_old_store_is_served_once_a_reload_is_visible() {
     let (_dir, f, s) = watched_minimal();
     let c = client();
-    let name_rows = karenina_ld::query::find("benchmark-stats").unwrap();
+    let name_rows = karenina_ld::sparql::find("benchmark-stats").unwrap();
     warmed(&c, &s, 0);
     let (_, before) = answer(post(&c, &s, NAMES));
     assert_eq!(names_of(&before), ["minimal-test"]);

@@ -73,15 +73,6 @@ fn src_modules() -> BTreeSet<String> {
     out
 }
 
-/// Another name a module is reached by (`pub use … as …` in `lib.rs`).
-fn canonical_module(name: &str) -> &str {
-    match name {
-        "query" => "sparql",
-        "pyjson" => "json",
-        other => other,
-    }
-}
-
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -201,7 +192,7 @@ fn no_module_uses_one_on_a_higher_floor() {
             panic!("{from} is on no floor of ARCHITECTURE.md")
         };
         for to in paths_after(&code(f), "crate::") {
-            let to = canonical_module(&to);
+            let to = to.as_str();
             match floors.get(to) {
                 Some(&t) if t > floor => {
                     up.insert(format!(
@@ -353,4 +344,167 @@ fn the_checks_find_what_they_look_for() {
     assert!(circles(&e).is_empty());
     e.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
     assert_eq!(circles(&e), [["a", "b", "c"]]);
+}
+
+/// The library's modules (not the faces `cli`, `serve`, `remote`, which
+/// become their own crates): each module's last path segment, with the files
+/// that define it. A directory module is named by its directory; `mod.rs`,
+/// `lib.rs`, `main.rs` and `tests.rs` files name no module of their own.
+fn library_module_names() -> BTreeMap<String, Vec<String>> {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let top = top.trim_end_matches(".rs");
+        if ["cli", "serve", "remote", "lib", "main"].contains(&top) {
+            continue;
+        }
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = if stem == "mod" {
+            rel.parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap()
+        } else {
+            stem
+        };
+        if name == "tests" {
+            continue;
+        }
+        out.entry(name).or_default().push(rel.display().to_string());
+    }
+    out
+}
+
+/// Two modules of one name make every `use` and every search ambiguous
+/// (which `summary`? which `database`?), so no name is used twice.
+#[test]
+fn no_two_library_modules_share_a_name() {
+    let names = library_module_names();
+    assert!(names.contains_key("results") && names.contains_key("binding"));
+    let twice: Vec<String> = names
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(n, files)| format!("{n}: {}", files.join(", ")))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "library modules sharing a name:\n{}",
+        twice.join("\n")
+    );
+}
+
+/// The paths ARCHITECTURE.md names in backticks (`src/…`, `tests/…`,
+/// `crates/…`, …): each must exist, so the map never sends a reader to a
+/// file that moved.
+#[test]
+fn every_path_architecture_md_names_exists() {
+    let text = architecture();
+    let prefixes = [
+        "src/",
+        "tests/",
+        "benches/",
+        "crates/",
+        "docs/",
+        "python/",
+        "queries/",
+        "vendor/",
+        "context/",
+        "examples/",
+    ];
+    let mut named = BTreeSet::new();
+    let mut missing = Vec::new();
+    for t in ticked(&text) {
+        if !prefixes.iter().any(|p| t.starts_with(p)) || t.contains(char::is_whitespace) {
+            continue;
+        }
+        named.insert(t.clone());
+        if !root().join(t.trim_end_matches('/')).exists() {
+            missing.push(t);
+        }
+    }
+    assert!(
+        named.len() > 20,
+        "ARCHITECTURE.md names few paths: {named:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist: {missing:?}"
+    );
+}
+
+/// Each entry of "Where to go" starts `- **a change** → `src/ROOM`…`: one
+/// room per change, and the room exists.
+#[test]
+fn where_to_go_names_one_room_per_change() {
+    let text = architecture();
+    let mut inside = false;
+    let mut entries = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.starts_with("## Where to go");
+            continue;
+        }
+        if inside && line.starts_with("- **") {
+            entries.push(line.to_string());
+        }
+    }
+    assert!(
+        entries.len() >= 10,
+        "few entries under Where to go: {entries:?}"
+    );
+    for e in &entries {
+        let (_, after) = e
+            .split_once("** → ")
+            .unwrap_or_else(|| panic!("no `** → ` room in {e:?}"));
+        let room = ticked(after)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no room in {e:?}"));
+        assert!(
+            after.starts_with(&format!("`{room}`")) && room.starts_with("src/"),
+            "{e:?} does not start with one room under src/"
+        );
+        assert!(
+            root().join(room.trim_end_matches('/')).exists(),
+            "{e:?}: {room} does not exist"
+        );
+    }
+}
+
+/// The library never prints or exits and holds no `anyhow`: outside the
+/// faces (`cli`, `serve`, `remote`, `main.rs`), no file's code before its
+/// test module names them.
+#[test]
+fn the_library_never_prints_or_exits() {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap().display().to_string();
+        if ["cli/", "serve/", "remote/", "main.rs"]
+            .iter()
+            .any(|p| rel.starts_with(p))
+        {
+            continue;
+        }
+        let text = code(&f);
+        let body = text.split("#[cfg(test)]").next().unwrap_or("");
+        let body = body.split("#[cfg(all(test").next().unwrap_or("");
+        for bad in ["println!", "print!(", "process::exit", "anyhow"] {
+            if body.contains(bad) {
+                found.push(format!("{rel}: {bad}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the library prints or exits: {found:?}");
 }

@@ -1,8 +1,8 @@
 //! Every corpus checkpoint: validation, canonical bytes, idempotence, rejects.
 
 use crate::common::*;
-use karenina_ld::canonical::{canonicalize, WriteOptions};
 use karenina_ld::model::{analyze, ReadOptions};
+use karenina_ld::save::{canonicalize, WriteOptions};
 use std::path::Path;
 
 fn canon(p: &Path, bytes: &[u8], read: ReadOptions, write: &WriteOptions) -> String {

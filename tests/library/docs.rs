@@ -11,7 +11,7 @@
 //! - docs/catalogue.md lists exactly the queries in `queries/`, with the
 //!   variables each query's `# Returns:` line names.
 
-use karenina_ld::diagnostics::{markdown_table, CODES};
+use karenina_ld::codes::{markdown_table, CODES};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 

@@ -4,10 +4,10 @@
 //! byte for byte, the base with both scripts applied one after the other
 //! (ours, then theirs), with the later `dateModified`.
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::json::Json;
 use karenina_ld::merge;
 use karenina_ld::model::*;
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use proptest::prelude::*;
 use std::path::Path;
 

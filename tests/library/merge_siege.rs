@@ -3,9 +3,9 @@
 //! 20,000 questions reordered on both sides merge (the time is measured in
 //! `benches/merge.rs`; here, the result).
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::merge::{self, ConflictKind, Merged};
 use karenina_ld::model::{analyze, karenina_refuses, read_checkpoint, ReadOptions};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,10 +1,10 @@
 //! Property tests: random valid checkpoints round-trip through `canon` and the
 //! store; random texts get the question IDs of Karenina's own Python code.
 
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::json::{Json, Number, Object};
 use karenina_ld::model::*;
 use karenina_ld::rdf::{self, Processor};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use oxigraph::model::{GraphName, NamedNode};
 use proptest::prelude::*;
 use std::path::Path;

@@ -2,10 +2,10 @@
 //! gives the canonical bytes.
 
 use crate::common::*;
-use karenina_ld::canonical::{write_checkpoint, WriteOptions};
 use karenina_ld::model::{analyze, Checkpoint, ReadOptions};
 use karenina_ld::rdf::isomorphic;
 use karenina_ld::rdf::{self, Processor};
+use karenina_ld::save::{write_checkpoint, WriteOptions};
 use oxigraph::model::{GraphName, NamedNode};
 use std::path::Path;
 

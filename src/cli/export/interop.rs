@@ -120,7 +120,12 @@ fn eee(a: &ExportArgs) -> anyhow::Result<u8> {
         let skipped: Vec<PathBuf> = batch
             .runs
             .iter()
-            .filter(|b| matches!(b.link, karenina_ld::results::link::Link::Duplicate { .. }))
+            .filter(|b| {
+                matches!(
+                    b.link,
+                    karenina_ld::store::binding::link::Link::Duplicate { .. }
+                )
+            })
             .map(|b| {
                 super::super::inputs::report_binding(b);
                 PathBuf::from(&b.source)

@@ -20,9 +20,9 @@
 //! manifest, and a copy folder missing from the run folder are located
 //! warnings (`KLD-W201`); nothing is dropped in silence.
 
-mod map;
+mod prov;
 
-pub(crate) use map::{map, Targets};
+pub(crate) use prov::{map, Targets};
 
 use crate::json::{line_col, locate_paths, JsonPath};
 use serde::Deserialize;

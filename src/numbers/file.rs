@@ -106,14 +106,14 @@ impl FileNumbers {
 }
 
 /// Karenina's numbers of one run of Karenina's results database (its rows
-/// as [`crate::results::database::read_run`] hands them on).
+/// as [`crate::sqlite::read_run`] hands them on).
 pub fn of_database_run(
     file: &std::path::Path,
     c: &rusqlite::Connection,
-    run: &crate::results::database::Run,
+    run: &crate::sqlite::Run,
 ) -> crate::error::Result<FileNumbers> {
     let mut n = FileNumbers::new(false);
-    crate::results::database::read_run(file, c, run, &mut |row| {
+    crate::sqlite::read_run(file, c, run, &mut |row| {
         n.add(&row);
         Ok(())
     })?;

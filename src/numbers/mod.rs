@@ -14,11 +14,12 @@
 //! `docs/numbers.md`. Where the float arithmetic's order matters it is
 //! Karenina's ([`stats`]).
 
+mod arith;
 mod file;
 mod pass_rate;
+pub mod printed;
 mod row;
-mod stats;
-pub mod text;
+pub mod tally;
 
 pub use file::{of_database_run, FileNumbers};
 pub use pass_rate::PassRates;
@@ -328,7 +329,7 @@ impl Numbers {
             for (d, dir) in ["input", "output"].iter().enumerate() {
                 let v = &self.tokens[k][d];
                 let sum: i64 = v.iter().sum();
-                let (_, std) = stats::median_std(v);
+                let (_, std) = arith::median_std(v);
                 let (sum, std) = if k == 3 && !judged {
                     (Value::Null, Value::Null)
                 } else {
@@ -340,7 +341,7 @@ impl Numbers {
         }
         // Per question: the `total` values again.
         for (d, dir) in ["input", "output"].iter().enumerate() {
-            let (median, std) = stats::median_std(&self.tokens[0][d]);
+            let (median, std) = arith::median_std(&self.tokens[0][d]);
             t.insert(format!("median_per_question_{dir}"), json!(median));
             t.insert(format!("median_per_question_{dir}_std"), json!(std));
         }
@@ -408,8 +409,8 @@ impl Numbers {
             .collect();
         Some(ReplicateStats {
             replicates: reps,
-            mean: stats::py_mean(&rates),
-            std: stats::py_stdev(&rates),
+            mean: arith::py_mean(&rates),
+            std: arith::py_stdev(&rates),
         })
     }
 
@@ -536,9 +537,9 @@ impl Numbers {
             json!((f(&sorted[n / 2 - 1]) + f(&sorted[n / 2])) / 2.0)
         };
         let values: Vec<f64> = self.iterations.iter().map(f).collect();
-        let mean = stats::py_sum(&values) / n as f64;
+        let mean = arith::py_sum(&values) / n as f64;
         let sq: Vec<f64> = values.iter().map(|x| (x - mean).powi(2)).collect();
-        let std = (stats::py_sum(&sq) / n as f64).powf(0.5);
+        let std = (arith::py_sum(&sq) / n as f64).powf(0.5);
         json!({
             "median_iterations": median,
             "mean_iterations": mean,

@@ -64,7 +64,7 @@ const DEFAULT_TEMPLATE_MARK: &str =
     "# Default template: returns False to indicate custom verification needed";
 
 /// Summarizes a checkpoint.
-pub fn summarize(cp: &Checkpoint) -> Summary {
+pub fn count(cp: &Checkpoint) -> Summary {
     let mut s = Summary {
         name: cp.name.clone(),
         version: cp.version.clone(),

@@ -8,7 +8,7 @@
 //! table in `docs/diagnostics.md` differs from [`markdown_table`].
 //!
 //! ```
-//! use karenina_ld::diagnostics::{lookup, Input};
+//! use karenina_ld::codes::{lookup, Input};
 //! use karenina_ld::Severity;
 //! let c = lookup("KLD-E005").unwrap();
 //! assert_eq!((c.severity, c.input), (Severity::Error, Input::Json));

@@ -18,10 +18,10 @@
 //! apart), then the first by file name. An export whose results are all in
 //! another is skipped too; a partial overlap is reported and both stay.
 
-use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
-use crate::results::holdings::Holdings;
-use crate::results::link::Link;
+use crate::store::binding::holdings::Holdings;
+use crate::store::binding::link::Link;
+use crate::store::{CheckpointStore, GraphKind};
 use crate::vocab;
 use oxigraph::model::{GraphName, GraphNameRef, NamedOrBlankNode, Term};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -211,7 +211,7 @@ impl CheckpointStore {
     /// Finds the results graphs that hold the same results as another (see
     /// the module doc), removes all but one, and reports partial overlaps.
     /// Only pairs with a graph inserted since the last call are looked at.
-    pub(super) fn reconcile_runs(&mut self, held: &Holdings) -> Result<Vec<RunNote>> {
+    pub(in crate::store) fn reconcile_runs(&mut self, held: &Holdings) -> Result<Vec<RunNote>> {
         let fresh = std::mem::take(&mut self.fresh);
         if fresh.is_empty() {
             return Ok(Vec::new());

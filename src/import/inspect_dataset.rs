@@ -12,8 +12,8 @@
 //! `metadata.has_template` is dropped; every other metadata member and
 //! `choices` become custom metadata.
 
-use super::error::{ImportError, Location, Result};
 use super::extract::{py_strip, RowOutcome};
+use super::failure::{ImportError, Location, Result};
 use super::{Columns, Imported, Rows};
 use crate::json::{Json, Object};
 

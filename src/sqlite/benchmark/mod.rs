@@ -229,7 +229,7 @@ pub fn default_template(question: &str) -> String {
     )
 }
 
-mod traits;
+mod trait_rows;
 
 /// A row of `benchmark_questions` with its `questions` row.
 struct Row {
@@ -354,7 +354,7 @@ pub fn read(file: &Path, c: &Connection, name: &str) -> Result<DbBenchmark> {
         _ => None,
     }) {
         Some(g) if truthy(&Some(g.clone())) => {
-            traits::ratings(&g, true).map_err(|m| bad(file, name, m))?
+            trait_rows::ratings(&g, true).map_err(|m| bad(file, name, m))?
         }
         _ => None,
     };
@@ -404,9 +404,9 @@ pub fn read(file: &Path, c: &Connection, name: &str) -> Result<DbBenchmark> {
                 format!("Karenina would refuse the rebuilt benchmark: {e}"),
             )
         })?;
-    let bytes = crate::canonical::write_checkpoint(
+    let bytes = crate::save::write_checkpoint(
         &cp,
-        &crate::canonical::WriteOptions {
+        &crate::save::WriteOptions {
             strip_deep_judgment: true,
             ..Default::default()
         },
@@ -565,7 +565,7 @@ fn item(file: &Path, c: &Connection, name: &str, r: &Row) -> Result<Json> {
         ]),
     );
     if let Some(rubric) = &r.rubric {
-        let ratings = traits::ratings(rubric, false)
+        let ratings = trait_rows::ratings(rubric, false)
             .map_err(|m| bad(file, name, format!("question {:?}: {m}", r.question_id)))?;
         if let Some(rs) = ratings {
             question.push("rating", Json::Array(rs));

@@ -6,9 +6,9 @@
 //! `repr` form, no trailing newline. Unknown members follow the known ones.
 
 use crate::context;
+use crate::json::py::PyWriter;
 use crate::json::Json;
 use crate::model::*;
-use crate::pyjson::PyWriter;
 
 /// Choices that change the written bytes.
 #[derive(Clone, Debug, Default)]

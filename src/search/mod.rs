@@ -20,7 +20,7 @@ use crate::model::qid;
 use crate::model::{Checkpoint, Creator, Property, Question, Rating};
 use regex::{Regex, RegexBuilder};
 
-mod scenario;
+mod scenario_nodes;
 
 /// The kinds of text a search can be restricted to (`--field`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

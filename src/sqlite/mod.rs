@@ -19,8 +19,8 @@
 //! so the result IRIs and every query answer as for the export. A value
 //! Karenina would refuse is a [`BadValue`], left out and returned.
 
-use super::{ResultsOptions, RowMapper};
 use crate::error::{Error, Result};
+use crate::results::{ResultsOptions, RowMapper};
 use crate::vocab;
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
@@ -410,7 +410,7 @@ pub fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
-    each: &mut dyn FnMut(Value) -> std::result::Result<(), super::RowError>,
+    each: &mut dyn FnMut(Value) -> std::result::Result<(), crate::results::RowError>,
 ) -> Result<Vec<BadValue>> {
     let mut st = c
         .prepare("SELECT * FROM verification_results WHERE run_id = ?1 ORDER BY id")

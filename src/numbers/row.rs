@@ -58,8 +58,8 @@ impl<'a> Row<'a> {
 
     /// A CSV raw cell read as JSON (`json.dumps` output), if not empty.
     fn csv_json(&self, column: &str) -> Option<Value> {
-        let s = self.row[super::super::csv::RAW_CELLS][column].as_str()?;
-        serde_json::from_str(&super::super::nan_tokens(s)).ok()
+        let s = self.row[crate::results::csv_export::RAW_CELLS][column].as_str()?;
+        serde_json::from_str(&crate::json::nan::replace_tokens(s)).ok()
     }
 
     pub(super) fn question_id(&self) -> &'a str {
@@ -108,7 +108,8 @@ impl<'a> Row<'a> {
 
     pub(super) fn judgment_performed(&self) -> bool {
         if self.csv {
-            return self.row[super::super::csv::RAW_CELLS]["deep_judgment_performed"] == "True";
+            return self.row[crate::results::csv_export::RAW_CELLS]["deep_judgment_performed"]
+                == "True";
         }
         self.row["deep_judgment"]["deep_judgment_performed"] == Value::Bool(true)
     }
@@ -176,7 +177,7 @@ mod tests {
         assert_eq!(number(&json!(3)), Some(3.0));
         assert_eq!(number(&json!(true)), Some(1.0));
         assert_eq!(number(&json!(null)), None);
-        assert_eq!(number(&json!(crate::results::NAN)), None);
+        assert_eq!(number(&json!(crate::json::nan::NAN)), None);
         assert_eq!(int(&json!(12.9)), Some(12));
         assert_eq!(get_or_zero(&json!({}), "input_tokens"), json!(0));
         assert_eq!(

@@ -4,7 +4,7 @@
 //! Karenina would refuse is not guessed at: it is left out and returned as a
 //! [`BadValue`], located by table, row and column.
 
-use crate::results::{NAN, NEG_INF, POS_INF};
+use crate::json::nan::{NAN, NEG_INF, POS_INF};
 use rusqlite::types::ValueRef;
 use serde_json::{Map, Value};
 
@@ -35,7 +35,7 @@ pub(super) fn cell(v: ValueRef<'_>, decl: &str) -> Result<Value, String> {
         (ValueRef::Text(t) | ValueRef::Blob(t), "JSON") => {
             let t = std::str::from_utf8(t)
                 .map_err(|e| format!("JSON that is not UTF-8 ({e}): json.loads refuses it"))?;
-            serde_json::from_str(&crate::results::nan_tokens(t)).map_err(|e| {
+            serde_json::from_str(&crate::json::nan::replace_tokens(t)).map_err(|e| {
                 format!("malformed JSON ({e}): Karenina's json.loads raises JSONDecodeError on it")
             })?
         }

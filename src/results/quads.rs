@@ -81,13 +81,13 @@ fn strip<'k>(v: &mut Value, at: &str, keys: impl IntoIterator<Item = &'k str>) {
 
 /// The score dictionaries of a row's `rubric`, with the trait family each
 /// holds (`None`: a CSV export's trait columns, which do not say).
-pub(super) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
+pub(crate) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
     ("llm_trait_scores", Some("llm")),
     ("regex_trait_scores", Some("regex")),
     ("callable_trait_scores", Some("callable")),
     ("metric_trait_scores", Some("metric")),
     ("agentic_trait_scores", Some("agentic")),
-    (super::csv::CSV_SCORES, None),
+    (super::csv_export::CSV_SCORES, None),
 ];
 
 /// One mapped row as the provenance of a run needs it (workspace captures
@@ -436,7 +436,7 @@ impl RowMapper {
         // export drops: the ID the CSV of this row recomputes to is kept too,
         // so the two exports of one run are recognised as one.
         if let Some(qid) = qid.filter(|_| meta.get("scenario_id").is_some_and(|v| !v.is_null())) {
-            let rid = super::csv::result_id(
+            let rid = super::csv_export::result_id(
                 &meta["answering"],
                 &meta["parsing"],
                 qid,
@@ -555,7 +555,7 @@ impl RowMapper {
         // asked for (a CSV row's rest was chosen by its reader).
         let mut rest = row;
         if let Some(cells) = rest
-            .get_mut(super::csv::RAW_CELLS)
+            .get_mut(super::csv_export::RAW_CELLS)
             .and_then(Value::as_object_mut)
         {
             let mut cells = std::mem::take(cells);

@@ -3,12 +3,16 @@
 //! in `index.tsv`), so it survives a store directory being reopened, and
 //! recomputed whenever graphs come or go, so a run loaded before its
 //! checkpoint is bound once the checkpoint arrives. The matching itself is
-//! [`crate::results::link`]'s.
+//! [`crate::store::binding::link`]'s.
+
+pub mod holdings;
+pub mod link;
+pub(crate) mod runs;
 
 use super::{CheckpointStore, GraphKind};
 use crate::error::{Error, Result};
-use crate::results::holdings::{Holdings, RunKeys};
-use crate::results::link::{self, Link};
+use crate::store::binding::holdings::{Holdings, RunKeys};
+use crate::store::binding::link::Link;
 use crate::vocab;
 use oxigraph::model::{GraphNameRef, Literal, NamedNode, Quad};
 
@@ -384,7 +388,7 @@ impl CheckpointStore {
         for (graph, source, name, at_path) in copies {
             let name = name.or_else(|| {
                 source
-                    .split_once(super::database::BENCHMARK)
+                    .split_once(crate::kind::DB_BENCHMARK)
                     .map(|(_, n)| n.to_string())
             });
             let is_file = |g: &String| {

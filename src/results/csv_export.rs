@@ -44,7 +44,7 @@ const MAPPED: &[&str] = &[
 ];
 
 /// Where the raw cells travel inside a synthesized row (see [`super::map`]).
-pub(super) const RAW_CELLS: &str = "\u{0}csv";
+pub(crate) const RAW_CELLS: &str = "\u{0}csv";
 /// The score dictionary of CSV trait columns (trait family unknown).
 pub(super) const CSV_SCORES: &str = "\u{0}csv_trait_scores";
 

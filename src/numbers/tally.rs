@@ -1,8 +1,8 @@
 //! `kld info RESULTS`: what a verification run holds, counted, read straight
 //! from the export (no store), like `kld info` of a checkpoint.
 
-use super::Visit;
 use crate::error::Result;
+use crate::results::Visit;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,7 +72,7 @@ pub struct RunSummary {
     /// located message per field.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacks: Vec<String>,
-    /// Karenina's own numbers ([`super::karenina::FileNumbers::to_json`]):
+    /// Karenina's own numbers ([`super::FileNumbers::to_json`]):
     /// `summary` (`get_summary()`), `summary_covers`,
     /// `aggregate_pass_rate`, a CSV's `cannot_tell`, `summary_by_run`.
     #[serde(flatten)]
@@ -100,8 +100,8 @@ pub struct StepSummary {
 struct Counting {
     s: RunSummary,
     questions: BTreeSet<String>,
-    numbers: Option<super::karenina::FileNumbers>,
-    lacks: super::lacks::Lacks,
+    numbers: Option<super::FileNumbers>,
+    lacks: crate::results::lacks::Lacks,
     /// The current TaskEval evaluation's question IDs.
     step_questions: BTreeSet<String>,
 }
@@ -126,12 +126,12 @@ impl Visit for Counting {
         }
         self.lacks.columns = h["source_format"] == "gui-csv";
         let csv = h["source_format"] == "csv";
-        self.numbers = Some(super::karenina::FileNumbers::new(csv));
+        self.numbers = Some(super::FileNumbers::new(csv));
     }
 
-    fn row(&mut self, row: Value) -> std::result::Result<(), super::RowError> {
+    fn row(&mut self, row: Value) -> std::result::Result<(), crate::results::RowError> {
         self.numbers
-            .get_or_insert_with(|| super::karenina::FileNumbers::new(false))
+            .get_or_insert_with(|| super::FileNumbers::new(false))
             .add(&row);
         let meta = &row["metadata"];
         // A row lacking its question ID (a GUI custom export) is counted;
@@ -158,7 +158,7 @@ impl Visit for Counting {
         if let Some(r) = meta["run_name"].as_str() {
             self.s.run_names.insert(r.to_string());
         }
-        let (interface, name) = super::outcome::model_of(&row, "answering");
+        let (interface, name) = crate::results::outcome::model_of(&row, "answering");
         let model = format!("{interface}:{name}");
         let m = self.s.models.entry(model).or_default();
         m.results += 1;
@@ -176,7 +176,7 @@ impl Visit for Counting {
             _ => "unknown",
         };
         *m.failures.entry(cat.to_string()).or_default() += 1;
-        for &(dict, family) in super::map::SCORE_DICTS {
+        for &(dict, family) in crate::results::quads::SCORE_DICTS {
             let family = family.unwrap_or("unknown");
             for key in row["rubric"][dict]
                 .as_object()
@@ -195,7 +195,11 @@ impl Visit for Counting {
         Ok(())
     }
 
-    fn row_at(&mut self, path: &str, row: Value) -> std::result::Result<(), super::RowError> {
+    fn row_at(
+        &mut self,
+        path: &str,
+        row: Value,
+    ) -> std::result::Result<(), crate::results::RowError> {
         self.lacks.check(path, &row);
         self.row(row)
     }
@@ -213,12 +217,10 @@ impl Visit for Counting {
 /// Karenina's own numbers of it.
 pub fn summarize(file: &Path) -> Result<RunSummary> {
     let mut c = Counting::default();
-    super::read_path_unhashed(file, &mut c)?;
+    crate::results::read_path_unhashed(file, &mut c)?;
     c.s.questions = c.questions.len();
     c.s.lacks = c.lacks.notes(file);
-    let numbers = c
-        .numbers
-        .unwrap_or_else(|| super::karenina::FileNumbers::new(false));
+    let numbers = c.numbers.unwrap_or_else(|| super::FileNumbers::new(false));
     c.s.karenina = numbers.to_json();
     Ok(c.s)
 }
@@ -317,7 +319,7 @@ impl RunSummary {
                     ));
                 }
             }
-            out.push_str(&super::karenina::text::lines(summary, ""));
+            out.push_str(&super::printed::lines(summary, ""));
             if let Some(Value::Object(why)) = self.karenina.get("cannot_tell") {
                 for (k, w) in why {
                     out.push_str(&format!(
