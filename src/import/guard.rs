@@ -366,7 +366,7 @@ impl<'a> Cfb<'a> {
             .flatten()
             .copied()
             .collect();
-        if dir.len() < 128 || dir.len() % 128 != 0 {
+        if dir.len() < 128 || !dir.len().is_multiple_of(128) {
             return Err("its directory is cut short".into());
         }
         let entry = |e: &[u8]| {
@@ -408,7 +408,7 @@ impl<'a> Cfb<'a> {
         let mut seen = vec![false; mini_fat.len()];
         let mut out = Vec::new();
         let mut id = start;
-        while id != ENDOFCHAIN && (out.len() as u64) < u64::from(len) {
+        while id != ENDOFCHAIN && (out.len() as u64) < len {
             let i = id as usize;
             let s = mini.get(i * 64..(i * 64 + 64).min(mini.len()));
             match (s, seen.get_mut(i)) {

@@ -79,7 +79,7 @@ mod tests {
             let e = check_output(out, std::slice::from_ref(&q), "-o").unwrap_err();
             assert!(e.to_string().contains("names an input"), "{e}");
         }
-        check_output(&d.path().join("q.jsonld"), &[q.clone()], "-o").unwrap();
+        check_output(&d.path().join("q.jsonld"), std::slice::from_ref(&q), "-o").unwrap();
         check_output(Path::new("-"), &[q], "-o").unwrap();
     }
 }

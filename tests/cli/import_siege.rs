@@ -46,6 +46,8 @@ fn siege(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Outcome {
         });
     }
     let start = Instant::now();
+    // Reaped by wait4 below (which also gives its peak RSS).
+    #[allow(clippy::zombie_processes)]
     let child = cmd.spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
