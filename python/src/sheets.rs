@@ -151,6 +151,7 @@ pub fn import_questions(
             answer_notes: answer_notes_column,
             custom_metadata: custom_metadata_columns.unwrap_or_default(),
         },
+        limits: import::Limits::from_env().map_err(import_error)?,
     };
     // The checkpoint to add to, owned (a PyRef stays on this thread), and
     // its file for messages.

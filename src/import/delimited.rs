@@ -8,6 +8,7 @@
 
 use super::failure::{ImportError, Location, Result};
 use super::infer::text_column;
+use super::limits::{Limit, Limits};
 use super::table::{header_names, Column, HeaderCell, Table};
 
 /// What the bytes look like when they are not a delimited table, if that
@@ -25,8 +26,37 @@ pub fn not_text(bytes: &[u8]) -> Option<String> {
     None
 }
 
-/// Reads a delimited table (`delimiter` `,` or `\t`).
-pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
+/// Whether a record's raw bytes end inside a quoted field, as the csv
+/// crate's reader (and pandas' tokenizer) reads quotes: a field opened by
+/// `"` runs to a `"` not followed by another; elsewhere a quote is text.
+fn ends_in_quotes(raw: &[u8], delimiter: u8) -> bool {
+    #[derive(PartialEq)]
+    enum S {
+        Start,
+        Plain,
+        Quoted,
+        QuoteInQuoted,
+    }
+    let mut s = S::Start;
+    for &b in raw {
+        s = match (s, b) {
+            (S::Start, b'"') => S::Quoted,
+            (S::Start | S::Plain | S::QuoteInQuoted, b'\n' | b'\r') => S::Start,
+            (S::Start | S::Plain | S::QuoteInQuoted, d) if d == delimiter => S::Start,
+            (S::Start | S::Plain, _) => S::Plain,
+            (S::Quoted, b'"') => S::QuoteInQuoted,
+            (S::Quoted, _) => S::Quoted,
+            (S::QuoteInQuoted, b'"') => S::Quoted,
+            (S::QuoteInQuoted, _) => S::Plain,
+        };
+    }
+    s == S::Quoted
+}
+
+/// Reads a delimited table (`delimiter` `,` or `\t`), within `limits`
+/// (the header's length within [`Limits::columns`], the records within
+/// [`Limits::rows`], records × header within [`Limits::cells`]).
+pub fn read(at: &Location, bytes: &[u8], delimiter: u8, limits: &Limits) -> Result<Table> {
     let expected = if delimiter == b'\t' {
         "TSV table"
     } else {
@@ -94,6 +124,18 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         let raw = &bytes[start..end];
         prev_end = end;
         let row = lines.advance(bytes, start);
+        // The csv crate ends a field left open at the end of the file;
+        // pandas' tokenizer refuses it ("EOF inside string"), and so does
+        // kld: otherwise every row after the quote is one field, dropped.
+        if end == bytes.len() && raw.contains(&b'"') && ends_in_quotes(raw, delimiter) {
+            return Err(ImportError::Bad {
+                at: at.at_row(row).into(),
+                message: format!(
+                    "not a well-formed {expected}: a quoted field opened in this row is never closed (pandas: \"EOF inside string starting at row {}\"); close the quote or remove it",
+                    row.saturating_sub(1)
+                ),
+            });
+        }
         let mut cells = Vec::with_capacity(rec.len());
         for (i, f) in rec.iter().enumerate() {
             match std::str::from_utf8(f) {
@@ -123,6 +165,7 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
         }
         match &header {
             None => {
+                limits.check(at, Limit::Columns, cells.len() as u64, "the header")?;
                 let names: Vec<String> =
                     header_names(cells.into_iter().map(HeaderCell::text).collect())
                         .into_iter()
@@ -148,6 +191,15 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8) -> Result<Table> {
                         ),
                     });
                 }
+                let n = rows.len() as u64 + 1;
+                limits.check(&at.at_row(row), Limit::Rows, n, "the table")?;
+                let grid = n.saturating_mul(h.len().max(1) as u64);
+                limits.check(
+                    &at.at_row(row),
+                    Limit::Cells,
+                    grid,
+                    "the table (rows × header)",
+                )?;
                 let mut cells = cells;
                 if indexed && !cells.is_empty() {
                     cells.remove(0);
@@ -210,6 +262,14 @@ mod tests {
     use super::*;
     use crate::import::value::Cell;
 
+    const L: Limits = Limits {
+        bytes: 1 << 30,
+        cells: 1 << 30,
+        rows: 1 << 30,
+        columns: 1 << 30,
+        strings: 1 << 30,
+    };
+
     fn at() -> Location {
         Location::file("t.csv")
     }
@@ -220,6 +280,7 @@ mod tests {
             &at(),
             b"\xEF\xBB\xBFQ,A,N\r\n\"x, y\",1,2\r\n \t\r\nz,3\n\"  \"\n",
             b',',
+            &L,
         )
         .unwrap();
         assert_eq!(t.names(), ["Q", "A", "N"]);
@@ -239,7 +300,13 @@ mod tests {
     fn one_field_more_than_the_header_is_pandas_index() {
         // x,What?,42 / y,Who?,Ada -> [{Question: What?, Answer: '42'},
         // {Question: Who?, Answer: 'Ada'}], index [x, y]
-        let t = read(&at(), b"Question,Answer\nx,What?,42\ny,Who?,Ada\n", b',').unwrap();
+        let t = read(
+            &at(),
+            b"Question,Answer\nx,What?,42\ny,Who?,Ada\n",
+            b',',
+            &L,
+        )
+        .unwrap();
         assert_eq!(
             t.columns[0].typed.cells,
             [Cell::Str("What?".into()), Cell::Str("Who?".into())]
@@ -250,7 +317,7 @@ mod tests {
         );
         // x,What?,42 / Who?,Ada -> [{Question: What?, Answer: 42.0},
         // {Question: Ada, Answer: nan}], index [x, Who?]
-        let t = read(&at(), b"Question,Answer\nx,What?,42\nWho?,Ada\n", b',').unwrap();
+        let t = read(&at(), b"Question,Answer\nx,What?,42\nWho?,Ada\n", b',', &L).unwrap();
         assert_eq!(
             t.columns[0].typed.cells,
             [Cell::Str("What?".into()), Cell::Str("Ada".into())]
@@ -260,21 +327,59 @@ mod tests {
         assert_eq!(t.rows, [2, 3]);
     }
 
+    /// `pd.read_csv` (pandas, Karenina's venv): an open quote at the end of
+    /// the file is "EOF inside string starting at row N" (N counting the
+    /// header as row 0); a closed one, a doubled one, or a quote inside an
+    /// unquoted field is not.
+    #[test]
+    fn a_quote_left_open_is_pandas_parse_error() {
+        let e = read(&at(), b"Q\tA\nx\t4\n\"y\t6\nz\t1\n", b'\t', &L)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.csv: row 3: not a well-formed TSV table"),
+            "{e}"
+        );
+        assert!(e.contains("EOF inside string starting at row 2"), "{e}");
+        let e = read(&at(), b"\"Q,A\nx,4\n", b',', &L)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("row 1:") && e.contains("starting at row 0"),
+            "{e}"
+        );
+        for ok in [
+            &b"Q,A\n\"x\ny\",4\n"[..],
+            b"Q,A\n\"x\"\"y\",4",
+            b"Q,A\nx\"y,4\n",
+            b"Q,A\n\"x\",\"\"\n",
+        ] {
+            read(&at(), ok, b',', &L).unwrap();
+        }
+        assert!(ends_in_quotes(b"a,\"b", b','));
+        assert!(!ends_in_quotes(b"a,b\"", b','));
+        assert!(ends_in_quotes(b"\"a\"\"", b','));
+    }
+
     #[test]
     fn errors_are_located() {
-        let e = read(&at(), b"Q,A\na,b\nc,d,e\n", b',')
+        let e = read(&at(), b"Q,A\na,b\nc,d,e\n", b',', &L)
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("t.csv: row 3: expected 2 fields"), "{e}");
-        let e = read(&at(), b"Q,A\ni,a,b\nj,c,d,e\n", b',')
+        let e = read(&at(), b"Q,A\ni,a,b\nj,c,d,e\n", b',', &L)
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("t.csv: row 3: expected 3 fields"), "{e}");
-        let e = read(&at(), b"Q,A\na,\xff\n", b',').unwrap_err().to_string();
+        let e = read(&at(), b"Q,A\na,\xff\n", b',', &L)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("row 2, column \"A\": not UTF-8"), "{e}");
-        let e = read(&at(), b"", b',').unwrap_err().to_string();
+        let e = read(&at(), b"", b',', &L).unwrap_err().to_string();
         assert!(e.contains("empty file"), "{e}");
-        let e = read(&at(), b"PK\x03\x04zzz", b',').unwrap_err().to_string();
+        let e = read(&at(), b"PK\x03\x04zzz", b',', &L)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ZIP archive"), "{e}");
     }
 }

@@ -47,14 +47,15 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file.display())?;
+        // A name read from the file is cut: a message never quotes a file.
         if let Some(s) = &self.sheet {
-            write!(f, " [sheet {s:?}]")?;
+            write!(f, " [sheet {:?}]", super::limits::bounded(s, 80))?;
         }
         if let Some(r) = self.row {
             write!(f, ": row {r}")?;
         }
         if let Some(c) = &self.column {
-            write!(f, ", column {c:?}")?;
+            write!(f, ", column {:?}", super::limits::bounded(c, 80))?;
         }
         Ok(())
     }
@@ -130,6 +131,24 @@ pub enum ImportError {
     /// Options that do not go together, or a bad option value.
     #[error("{0}")]
     Usage(String),
+    /// An input past one of the import's [`super::limits::Limits`]: refused
+    /// before it is read into memory.
+    #[error(
+        "{at}: {what} holds {n} {limit}, past the limit of {max} (raise it with {}=N if the file is what you meant to import)",
+        limit.var()
+    )]
+    TooLarge {
+        /// Where.
+        at: Box<Location>,
+        /// What holds that many (the grid `A1:Z1000000`, the sheet's XML…).
+        what: String,
+        /// How many.
+        n: u64,
+        /// The limit.
+        max: u64,
+        /// Which limit.
+        limit: super::limits::Limit,
+    },
 }
 
 impl ImportError {
@@ -149,15 +168,24 @@ impl From<crate::Error> for ImportError {
     }
 }
 
+/// The names, quoted: at most 20 of them, each cut to 80 characters, so a
+/// message never quotes a whole file (a header opened by an unclosed quote
+/// is one name holding the file).
 fn quoted(names: &[String]) -> String {
+    const SHOWN: usize = 20;
     if names.is_empty() {
         return "no columns".into();
     }
-    names
+    let mut s = names
         .iter()
-        .map(|n| format!("{n:?}"))
+        .take(SHOWN)
+        .map(|n| format!("{:?}", super::limits::bounded(n, 80)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
 }
 
 /// Results of this module.

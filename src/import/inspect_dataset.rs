@@ -34,7 +34,12 @@ pub fn looks_like_samples(head: &[u8]) -> bool {
 }
 
 /// Reads an Inspect dataset (JSON Lines, JSON array or CSV).
-pub fn read(at: &Location, bytes: &[u8], columns: &Columns) -> Result<Rows> {
+pub fn read(
+    at: &Location,
+    bytes: &[u8],
+    columns: &Columns,
+    limits: &super::Limits,
+) -> Result<Rows> {
     let input = columns.question.as_deref().unwrap_or("input");
     let target = columns.answer.as_deref().unwrap_or("target");
     let start = bytes
@@ -44,7 +49,7 @@ pub fn read(at: &Location, bytes: &[u8], columns: &Columns) -> Result<Rows> {
     let records = if start.starts_with(b"{") || start.starts_with(b"[") {
         super::jsonl::records(at, bytes, "Inspect dataset")?
     } else {
-        csv_records(at, bytes)?
+        csv_records(at, bytes, limits)?
     };
     let mut rows = Vec::with_capacity(records.len());
     let mut names: Vec<String> = Vec::new();
@@ -76,8 +81,12 @@ pub fn read(at: &Location, bytes: &[u8], columns: &Columns) -> Result<Rows> {
 
 /// CSV samples: each row a record of strings; a `metadata` cell holding a
 /// JSON object is that object.
-fn csv_records(at: &Location, bytes: &[u8]) -> Result<Vec<(usize, Object)>> {
-    let t = super::delimited::read(at, bytes, b',')?;
+fn csv_records(
+    at: &Location,
+    bytes: &[u8],
+    limits: &super::Limits,
+) -> Result<Vec<(usize, Object)>> {
+    let t = super::delimited::read(at, bytes, b',', limits)?;
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, &row) in t.rows.iter().enumerate() {
         let mut o = Object::new();
@@ -254,7 +263,7 @@ mod tests {
 {"input": "", "target": "z"}
 "#;
         assert!(looks_like_samples(data));
-        let rows = read(&at, data, &Columns::default()).unwrap();
+        let rows = read(&at, data, &Columns::default(), &Default::default()).unwrap();
         assert_eq!(rows.suggested_name.as_deref(), Some("B"));
         let RowOutcome::Take(q) = &rows.rows[0].1 else {
             panic!()
@@ -277,14 +286,26 @@ mod tests {
     #[test]
     fn csv_and_json_array_samples() {
         let csv = b"id,input,target,choices\n7,Pick one,A,\"[\"\"A\"\", \"\"B\"\"]\"\n";
-        let rows = read(&Location::file("s.csv"), csv, &Columns::default()).unwrap();
+        let rows = read(
+            &Location::file("s.csv"),
+            csv,
+            &Columns::default(),
+            &Default::default(),
+        )
+        .unwrap();
         let RowOutcome::Take(q) = &rows.rows[0].1 else {
             panic!("{rows:?}")
         };
         assert_eq!((q.id.as_deref(), q.answer.as_str()), (Some("7"), "A"));
         assert_eq!(q.custom[0].1, crate::json::parse(br#"["A", "B"]"#).unwrap());
         let arr = br#"[{"input": "Q?", "target": 3}]"#;
-        let rows = read(&Location::file("s.json"), arr, &Columns::default()).unwrap();
+        let rows = read(
+            &Location::file("s.json"),
+            arr,
+            &Columns::default(),
+            &Default::default(),
+        )
+        .unwrap();
         let RowOutcome::Take(q) = &rows.rows[0].1 else {
             panic!("{rows:?}")
         };
@@ -296,6 +317,7 @@ mod tests {
             &Location::file("s.jsonl"),
             br#"{"input": "Q?"}"#,
             &Columns::default(),
+            &Default::default(),
         )
         .unwrap_err()
         .to_string();

@@ -18,15 +18,20 @@ pub mod build;
 pub mod delimited;
 pub mod extract;
 pub mod failure;
+pub mod guard;
 pub mod infer;
 pub mod inspect_dataset;
 pub mod jsonl;
+pub mod limits;
+pub mod output;
 pub mod sheet;
 pub mod table;
+mod unwind;
 pub mod value;
 
 pub use build::{BenchmarkMeta, Stamp};
 pub use failure::{ImportError, Location, Result};
+pub use limits::Limits;
 
 use crate::json::Json;
 use crate::model::{qid, Checkpoint};
@@ -206,6 +211,9 @@ pub struct ImportOptions {
     pub sheet: Option<String>,
     /// The column options.
     pub columns: Columns,
+    /// How much any input may hold ([`Limits::default`]; the CLI and
+    /// Python take [`Limits::from_env`]).
+    pub limits: Limits,
 }
 
 /// What became of one row.
@@ -327,8 +335,17 @@ impl Plan {
 /// Reads one input's rows: where each is and what Karenina's extractor
 /// (or the dataset's mapping) makes of it.
 pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
-    let bytes = crate::fsutil::read_input(file)?;
     let at = Location::file(file);
+    let limits = &opts.limits;
+    // A regular file's size is checked before it is read; standard input
+    // and pipes once read.
+    if let Ok(m) = std::fs::metadata(file) {
+        if m.is_file() {
+            limits.check(&at, limits::Limit::Bytes, m.len(), "the file")?;
+        }
+    }
+    let bytes = crate::fsutil::read_input(file)?;
+    limits.check(&at, limits::Limit::Bytes, bytes.len() as u64, "the file")?;
     let format = match opts.format {
         Some(f) => f,
         None => InputFormat::detect(file, &bytes[..bytes.len().min(65536)], &opts.columns)
@@ -350,14 +367,20 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
         })
     };
     match format {
-        InputFormat::Csv => tabular(need_columns(delimited::read(&at, &bytes, b',')?, opts)?),
-        InputFormat::Tsv => tabular(need_columns(delimited::read(&at, &bytes, b'\t')?, opts)?),
+        InputFormat::Csv => tabular(need_columns(
+            delimited::read(&at, &bytes, b',', limits)?,
+            opts,
+        )?),
+        InputFormat::Tsv => tabular(need_columns(
+            delimited::read(&at, &bytes, b'\t', limits)?,
+            opts,
+        )?),
         InputFormat::Xlsx | InputFormat::Xls => tabular(need_columns(
-            sheet::read(&at, bytes, opts.sheet.as_deref())?,
+            sheet::read(&at, bytes, opts.sheet.as_deref(), limits)?,
             opts,
         )?),
         InputFormat::Jsonl => tabular(need_columns(jsonl::read(&at, &bytes)?, opts)?),
-        InputFormat::Inspect => inspect_dataset::read(&at, &bytes, &opts.columns),
+        InputFormat::Inspect => inspect_dataset::read(&at, &bytes, &opts.columns, limits),
     }
 }
 

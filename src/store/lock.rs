@@ -44,6 +44,28 @@ pub(super) fn acquire(dir: &Path, limit: Duration) -> Result<StoreLock> {
         .write(true)
         .open(&path)
         .map_err(|e| Error::io(&path, e))?;
+    hold(file, &path, dir, limit)
+}
+
+/// The writer lock of a file that is replaced by rename (a checkpoint that
+/// `kld import --into` adds to): the same `flock`, on the directory that
+/// holds the file (its inode outlives every rename, and nothing is left
+/// beside the file), waiting up to `limit`.
+pub fn acquire_for_file(file: &Path, limit: Duration) -> Result<FileLock> {
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let handle = std::fs::File::open(dir).map_err(|e| Error::io(dir, e))?;
+    hold(handle, dir, file, limit).map(|l| FileLock { _lock: l })
+}
+
+/// A file's writer lock ([`acquire_for_file`]), held until dropped.
+pub struct FileLock {
+    _lock: StoreLock,
+}
+
+fn hold(file: std::fs::File, path: &Path, shown: &Path, limit: Duration) -> Result<StoreLock> {
     let start = Instant::now();
     loop {
         match try_lock(&file) {
@@ -51,11 +73,11 @@ pub(super) fn acquire(dir: &Path, limit: Duration) -> Result<StoreLock> {
             Ok(false) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(50)),
             Ok(false) => {
                 return Err(Error::StoreBusy {
-                    path: dir.to_path_buf(),
+                    path: shown.to_path_buf(),
                     waited_secs: start.elapsed().as_secs(),
                 })
             }
-            Err(e) => return Err(Error::io(&path, e)),
+            Err(e) => return Err(Error::io(path, e)),
         }
     }
 }

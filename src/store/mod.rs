@@ -46,7 +46,7 @@ use ingest::{now_utc, sha256_hex, Content};
 pub mod labels;
 pub use binding::runs::{RunIdentity, RunRank};
 use load::Dropper;
-pub use lock::{wait as store_wait, WAIT_ENV};
+pub use lock::{acquire_for_file, wait as store_wait, FileLock, WAIT_ENV};
 use stream::{stream_chunks, stream_threshold};
 
 /// The inputs a store loads from FILE|DIR arguments, as every reading

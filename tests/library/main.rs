@@ -9,6 +9,7 @@ mod corpus;
 mod diagnostics;
 mod docs;
 mod fresh_clone;
+mod import_fuzz;
 mod load;
 mod merge;
 mod merge_siege;

@@ -137,6 +137,7 @@ fn options(a: &ImportArgs) -> Result<ImportOptions, ImportError> {
             answer_notes: a.answer_notes_column.clone(),
             custom_metadata: a.custom_metadata_column.clone(),
         },
+        limits: import::Limits::from_env()?,
     })
 }
 
@@ -197,6 +198,21 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
         Ok(o) => o,
         Err(e) => return Ok(fail(&e)),
     };
+    // Nothing the user gave is overwritten; --into is read and written
+    // under its writer lock (held to the end of this function).
+    let outputs = [(output.as_deref(), "-o"), (a.into.as_deref(), "--into")];
+    for (out, flag) in outputs {
+        if let Some(Err(e)) = out.map(|o| import::output::check_output(o, &a.inputs, flag)) {
+            return Ok(fail(&e));
+        }
+    }
+    let _lock = match &a.into {
+        Some(p) if !a.dry_run => match import::output::lock_into(p) {
+            Ok(l) => Some(l),
+            Err(e) => return Ok(fail(&e)),
+        },
+        _ => None,
+    };
     let existing = match &a.into {
         Some(p) => match read_existing(p)? {
             Ok(cp) => Some(import::Existing {
@@ -234,8 +250,22 @@ pub fn import(a: ImportArgs) -> anyhow::Result<u8> {
         Err(e) => return Ok(fail(&e)),
     };
     let (taken, dropped, dups) = plan.counts();
+    // At most MAX_WARNINGS duplicate lines (a sheet of one row repeated
+    // 6 million times wrote 636 MB of them); --dry-run lists every row.
+    const MAX_WARNINGS: usize = 20;
+    let mut warned = 0;
     for r in &plan.rows {
         if let Status::Duplicate { id, first } = &r.status {
+            warned += 1;
+            if warned == MAX_WARNINGS + 1 {
+                eprintln!(
+                    "kld: … and {} more questions already there (--dry-run lists every row)",
+                    dups - MAX_WARNINGS
+                );
+            }
+            if warned > MAX_WARNINGS {
+                continue;
+            }
             eprintln!(
                 "kld: {}: question {id} is already there ({first}): not added",
                 r.at

@@ -28,6 +28,7 @@ mod hostile_watch;
 mod identity;
 mod import;
 mod import_inspect;
+mod import_siege;
 mod interop;
 mod interop_clients;
 mod interop_hostile;
