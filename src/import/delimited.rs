@@ -6,10 +6,10 @@
 //! pandas' index label and is left out), and each column is typed by
 //! [`super::infer::text_column`].
 
+use super::bounds::{Limit, Limits};
 use super::failure::{ImportError, Location, Result};
+use super::grid::{header_names, Column, HeaderCell, Table};
 use super::infer::text_column;
-use super::limits::{Limit, Limits};
-use super::table::{header_names, Column, HeaderCell, Table};
 
 /// What the bytes look like when they are not a delimited table, if that
 /// can be told from their start.

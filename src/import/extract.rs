@@ -4,7 +4,7 @@
 //! custom metadata, built as Karenina builds them.
 
 use super::failure::{ImportError, Result};
-use super::table::{Column, Table};
+use super::grid::{Column, Table};
 use super::value::{Cell, DateStyle};
 use super::{Columns, Imported};
 use crate::json::Json;

@@ -49,13 +49,13 @@ impl fmt::Display for Location {
         write!(f, "{}", self.file.display())?;
         // A name read from the file is cut: a message never quotes a file.
         if let Some(s) = &self.sheet {
-            write!(f, " [sheet {:?}]", super::limits::bounded(s, 80))?;
+            write!(f, " [sheet {:?}]", super::quota::bounded(s, 80))?;
         }
         if let Some(r) = self.row {
             write!(f, ": row {r}")?;
         }
         if let Some(c) = &self.column {
-            write!(f, ", column {:?}", super::limits::bounded(c, 80))?;
+            write!(f, ", column {:?}", super::quota::bounded(c, 80))?;
         }
         Ok(())
     }
@@ -131,7 +131,7 @@ pub enum ImportError {
     /// Options that do not go together, or a bad option value.
     #[error("{0}")]
     Usage(String),
-    /// An input past one of the import's [`super::limits::Limits`]: refused
+    /// An input past one of the import's [`super::bounds::Limits`]: refused
     /// before it is read into memory.
     #[error(
         "{at}: {what} holds {n} {limit}, past the limit of {max} (raise it with {}=N if the file is what you meant to import)",
@@ -147,7 +147,7 @@ pub enum ImportError {
         /// The limit.
         max: u64,
         /// Which limit.
-        limit: super::limits::Limit,
+        limit: super::quota::Limit,
     },
 }
 
@@ -179,7 +179,7 @@ fn quoted(names: &[String]) -> String {
     let mut s = names
         .iter()
         .take(SHOWN)
-        .map(|n| format!("{:?}", super::limits::bounded(n, 80)))
+        .map(|n| format!("{:?}", super::quota::bounded(n, 80)))
         .collect::<Vec<_>>()
         .join(", ");
     if names.len() > SHOWN {

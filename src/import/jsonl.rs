@@ -5,8 +5,8 @@
 //! missing).
 
 use super::failure::{ImportError, Location, Result};
+use super::grid::{Column, Table};
 use super::infer::Typed;
-use super::table::{Column, Table};
 use super::value::{Cell, DateStyle};
 use crate::json::{self, Json, Object, PyNumber};
 

@@ -14,24 +14,25 @@
 //! a checkpoint. Errors ([`ImportError`]) are located; nothing is written
 //! when any occurs.
 
+pub mod bounds;
 pub mod build;
 pub mod delimited;
 pub mod extract;
 pub mod failure;
-pub mod guard;
+pub mod grid;
 pub mod infer;
 pub mod inspect_dataset;
 pub mod jsonl;
-pub mod limits;
 pub mod output;
+pub mod precheck;
+pub mod quota;
 pub mod sheet;
-pub mod table;
 mod unwind;
 pub mod value;
 
+pub use bounds::Limits;
 pub use build::{BenchmarkMeta, Stamp};
 pub use failure::{ImportError, Location, Result};
-pub use limits::Limits;
 
 use crate::json::Json;
 use crate::model::{qid, Checkpoint};
@@ -341,11 +342,11 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
     // and pipes once read.
     if let Ok(m) = std::fs::metadata(file) {
         if m.is_file() {
-            limits.check(&at, limits::Limit::Bytes, m.len(), "the file")?;
+            limits.check(&at, bounds::Limit::Bytes, m.len(), "the file")?;
         }
     }
     let bytes = crate::fsutil::read_input(file)?;
-    limits.check(&at, limits::Limit::Bytes, bytes.len() as u64, "the file")?;
+    limits.check(&at, bounds::Limit::Bytes, bytes.len() as u64, "the file")?;
     let format = match opts.format {
         Some(f) => f,
         None => InputFormat::detect(file, &bytes[..bytes.len().min(65536)], &opts.columns)
@@ -353,7 +354,7 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
                 file: file.to_path_buf(),
             })?,
     };
-    let tabular = |t: table::Table| -> Result<Rows> {
+    let tabular = |t: grid::Table| -> Result<Rows> {
         let outcomes = extract::extract(&t, &opts.columns)?;
         let rows = t
             .rows
@@ -385,7 +386,7 @@ pub fn read_rows(file: &Path, opts: &ImportOptions) -> Result<Rows> {
 }
 
 /// Tables need the question and answer columns named.
-fn need_columns(t: table::Table, opts: &ImportOptions) -> Result<table::Table> {
+fn need_columns(t: grid::Table, opts: &ImportOptions) -> Result<grid::Table> {
     if opts.columns.question.is_none() || opts.columns.answer.is_none() {
         return Err(ImportError::ColumnsNotNamed {
             at: t.at.clone().into(),

@@ -4,10 +4,10 @@
 //! by name (the first by default), each column typed by
 //! [`super::infer::sheet_column`].
 
+use super::bounds::{Limit, Limits};
 use super::failure::{ImportError, Location, Result};
+use super::grid::{header_names, Column, HeaderCell, HeaderKey, Table};
 use super::infer::{sheet_column, Raw};
-use super::limits::{Limit, Limits};
-use super::table::{header_names, Column, HeaderCell, HeaderKey, Table};
 use super::value::{Cell, DateStyle};
 use calamine::{Data, DataRef, Reader};
 use std::io::Cursor;
@@ -47,7 +47,7 @@ fn calamine<T>(at: &Location, f: impl FnOnce() -> Result<T>) -> Result<T> {
             at: at.clone().into(),
             message: format!(
                 "calamine cannot read this workbook (a damaged file?): it failed with {:?}",
-                super::limits::bounded(&panic, 200)
+                super::quota::bounded(&panic, 200)
             ),
         })
     })
@@ -59,7 +59,7 @@ fn open(at: &Location, bytes: Vec<u8>) -> Result<Book> {
         expected: "workbook (xlsx, xls)",
         looks_like: format!(
             "a file calamine cannot open as one ({})",
-            super::limits::bounded(&e, 200)
+            super::quota::bounded(&e, 200)
         ),
     };
     if bytes.starts_with(b"PK\x03\x04") {
@@ -85,8 +85,8 @@ fn open(at: &Location, bytes: Vec<u8>) -> Result<Book> {
 /// the grid from A1 is built only when rows × columns is within
 /// [`Limits::cells`].
 pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>, limits: &Limits) -> Result<Table> {
-    super::guard::xlsx(at, &bytes, limits)?;
-    super::guard::xls(at, &bytes, limits)?;
+    super::precheck::xlsx(at, &bytes, limits)?;
+    super::precheck::xls(at, &bytes, limits)?;
     let (name, cells) = calamine(at, || {
         let mut wb = open(at, bytes)?;
         let names = match &wb {
@@ -125,7 +125,7 @@ fn cannot_read(at: &Location, e: impl std::fmt::Display) -> ImportError {
         at: at.clone().into(),
         message: format!(
             "cannot read the sheet: {}",
-            super::limits::bounded(&e.to_string(), 200)
+            super::quota::bounded(&e.to_string(), 200)
         ),
     }
 }

@@ -29,7 +29,7 @@ use std::path::Path;
 
 pub mod benchmark;
 mod cells;
-mod guard;
+mod defensive;
 mod run_meta;
 pub use cells::BadValue;
 pub use run_meta::{recorded_differs, Counts, Import};
@@ -209,7 +209,7 @@ pub fn open(file: &Path) -> Result<Connection> {
     // mark held, from the first read below to the connection's end.)
     c.execute_batch("BEGIN").map_err(|e| db_err(file, e))?;
     // (In the read transaction: the schema it looks at is the one read.)
-    guard::harden(&c).map_err(|e| db_err(file, e))?;
+    defensive::harden(&c).map_err(|e| db_err(file, e))?;
     for t in TABLES {
         let kind: Option<(String, String)> = c
             .query_row(
@@ -435,8 +435,8 @@ pub fn read_run(
     each: &mut dyn FnMut(Value) -> std::result::Result<(), crate::results::RowError>,
 ) -> Result<Vec<BadValue>> {
     // (Named columns, never `*`: a column the file computes is never read.)
-    let cols = guard::plain_columns(file, c, "verification_results")?;
-    let names: Vec<String> = cols.iter().map(|(n, _)| guard::quoted(n)).collect();
+    let cols = defensive::plain_columns(file, c, "verification_results")?;
+    let names: Vec<String> = cols.iter().map(|(n, _)| defensive::quoted(n)).collect();
     let mut st = c
         .prepare(&format!(
             "SELECT {} FROM verification_results WHERE run_id = ?1 ORDER BY id",

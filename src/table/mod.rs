@@ -20,15 +20,15 @@
 //! It persists as Parquet ([`parquet`]: pandas, polars, DuckDB and Arrow
 //! open it) and writes as CSV ([`csv`]).
 
-mod build;
-pub mod catalogue;
+mod assemble;
+pub mod catalogue_views;
 pub mod csv;
 pub mod parquet;
-pub mod store;
+pub mod stored;
 pub mod summary;
 pub mod views;
 
-pub use build::{from_path, Builder};
+pub use assemble::{from_path, Builder};
 
 use std::collections::HashMap;
 

@@ -27,7 +27,7 @@ impl Views {
     /// The views of `store` at `generation`; runs of `previous` whose
     /// source is unchanged are taken from it instead of read again.
     pub fn build(store: &CheckpointStore, generation: u64, previous: Option<&Table>) -> Self {
-        let (table, notes) = super::store::of_store(store, previous);
+        let (table, notes) = super::stored::of_store(store, previous);
         let board = board_data(&table);
         Views {
             generation,

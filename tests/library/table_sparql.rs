@@ -9,7 +9,7 @@
 use karenina_ld::oxigraph::model::Term;
 use karenina_ld::sparql::{self as query, Answer, QueryOptions};
 use karenina_ld::store::{read_inputs, CheckpointStore};
-use karenina_ld::table::{self, catalogue, Table};
+use karenina_ld::table::{self, catalogue_views, Table};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -110,7 +110,7 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 fn table_of(store: &CheckpointStore) -> Table {
-    let (t, notes) = table::store::of_store(store, None);
+    let (t, notes) = table::stored::of_store(store, None);
     assert!(notes.is_empty(), "{notes:?}");
     t
 }
@@ -123,7 +123,7 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
         assert!(!t.is_empty(), "{name}: an empty table");
 
         // pass-rate-by-benchmark
-        let ours = catalogue::pass_rate_by_benchmark(&t);
+        let ours = catalogue_views::pass_rate_by_benchmark(&t);
         let theirs = sparql(&store, "pass-rate-by-benchmark");
         assert_eq!(
             ours.len(),
@@ -168,7 +168,7 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
         }
 
         // outcome-classes
-        let ours = catalogue::outcome_classes(&t);
+        let ours = catalogue_views::outcome_classes(&t);
         let theirs = sparql(&store, "outcome-classes");
         assert_eq!(ours.len(), theirs.len(), "{name}: outcome-classes rows");
         for o in &ours {
@@ -186,7 +186,7 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
         }
 
         // replicate-pass-rates
-        let ours = catalogue::replicate_pass_rates(&t);
+        let ours = catalogue_views::replicate_pass_rates(&t);
         let theirs = sparql(&store, "replicate-pass-rates");
         assert_eq!(
             ours.len(),
@@ -211,7 +211,7 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
         }
 
         // tokens-by-combo, stage total (Karenina's tokens_by_combo)
-        let ours = catalogue::tokens_by_combo(&t);
+        let ours = catalogue_views::tokens_by_combo(&t);
         let theirs: Vec<_> = sparql(&store, "tokens-by-combo")
             .into_iter()
             .filter(|s| s["stage"] == "total")

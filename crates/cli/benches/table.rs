@@ -103,14 +103,14 @@ fn main() {
         .sum();
 
     // Views: cold (sources read) and warm (runs reused).
-    let (cold, (st, _)) = best(3, || table::store::of_store(&store, None));
-    let (warm, _) = best(5, || table::store::of_store(&store, Some(&st)));
+    let (cold, (st, _)) = best(3, || table::stored::of_store(&store, None));
+    let (warm, _) = best(5, || table::stored::of_store(&store, Some(&st)));
     let (b_secs, data) = best(5, || table::views::board_data(&st));
     let (lb, l) = best(20, || board::leaderboard(&data, &Filter::default()));
     let (mx, _) = best(20, || {
         board::matrix(&data, &Filter::default(), &Default::default())
     });
-    let (pr, rates) = best(20, || table::catalogue::pass_rate_by_benchmark(&st));
+    let (pr, rates) = best(20, || table::catalogue_views::pass_rate_by_benchmark(&st));
     let (quad_board, _) = best(1, || {
         board::read(store.store(), &Default::default()).unwrap()
     });
@@ -122,7 +122,7 @@ fn main() {
     let size = std::fs::metadata(&pq).unwrap().len();
     let (r_secs, _) = best(3, || {
         let t = table::parquet::read(&pq).unwrap();
-        table::catalogue::pass_rate_by_benchmark(&t)
+        table::catalogue_views::pass_rate_by_benchmark(&t)
     });
     let sdir = tmp.path().join("store");
     let st_load = Command::new(&kld)

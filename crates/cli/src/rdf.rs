@@ -299,7 +299,7 @@ pub fn load(
         }
     };
     // The results table beside the quads (docs/results.md).
-    let status = match karenina_ld::table::store::refresh(store_dir, &store) {
+    let status = match karenina_ld::table::stored::refresh(store_dir, &store) {
         Ok(notes) => {
             notes.iter().for_each(|n| eprintln!("kld: {n}"));
             status

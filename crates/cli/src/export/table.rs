@@ -33,7 +33,7 @@ pub(super) fn export(out: &Path, store: Option<&PathBuf>, files: &[PathBuf]) -> 
     let mut notes = Vec::new();
     if let Some(dir) = store {
         let s = super::open_store(Some(dir))?;
-        let (part, n) = table::store::of_dir(dir, &s);
+        let (part, n) = table::stored::of_dir(dir, &s);
         t.append(&part);
         notes.extend(n);
     }
@@ -44,7 +44,7 @@ pub(super) fn export(out: &Path, store: Option<&PathBuf>, files: &[PathBuf]) -> 
             eprintln!("kld: {}: {e}", f.display());
             status = status.max(INVALID);
         }
-        let (part, n) = table::store::of_store(&b.store, None);
+        let (part, n) = table::stored::of_store(&b.store, None);
         t.append(&part);
         notes.extend(n);
     }

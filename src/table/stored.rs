@@ -114,9 +114,57 @@ fn typed_values(
 /// "a result counts for a benchmark only if its question is in it".
 fn members(store: &CheckpointStore, graph: &str) -> HashSet<String> {
     let item = NamedNode::new_unchecked(crate::vocab::schema("DataFeedItem"));
-    typed_values(store, graph, &item, &crate::vocab::term("id"))
+    let mut ids: HashSet<String> = typed_values(store, graph, &item, &crate::vocab::term("id"))
         .into_iter()
-        .collect()
+        .collect();
+    ids.extend(scenario_turn_ids(store, graph));
+    ids
+}
+
+/// The question IDs a CSV export gives a scenario's turns: Karenina's
+/// `generate_question_id` of each node's question text (plain strings only,
+/// as the store's binding index and the catalogue's SPARQL take them).
+fn scenario_turn_ids(store: &CheckpointStore, graph: &str) -> Vec<String> {
+    use oxigraph::model::NamedOrBlankNode;
+    let Ok(g) = NamedNode::new(graph) else {
+        return Vec::new();
+    };
+    let g = GraphNameRef::NamedNode(g.as_ref());
+    let st = store.store();
+    let ty = oxigraph::model::vocab::rdf::TYPE;
+    let scenario = crate::vocab::term("Scenario");
+    let node = crate::vocab::term("node");
+    let question = NamedNode::new_unchecked(crate::vocab::schema("question"));
+    let text = NamedNode::new_unchecked(crate::vocab::schema("text"));
+    let subject = |t: Term| match t {
+        Term::NamedNode(x) => Some(NamedOrBlankNode::from(x)),
+        Term::BlankNode(x) => Some(NamedOrBlankNode::from(x)),
+        _ => None,
+    };
+    let objects = |s: &NamedOrBlankNode, p: &NamedNode| -> Vec<Term> {
+        st.quads_for_pattern(Some(s.as_ref()), Some(p.as_ref()), None, Some(g))
+            .flatten()
+            .map(|q| q.object)
+            .collect()
+    };
+    let mut out = Vec::new();
+    for q in st
+        .quads_for_pattern(None, Some(ty), Some(scenario.as_ref().into()), Some(g))
+        .flatten()
+    {
+        for n in objects(&q.subject, &node).into_iter().filter_map(subject) {
+            for qn in objects(&n, &question).into_iter().filter_map(subject) {
+                for t in objects(&qn, &text) {
+                    if let Term::Literal(l) = t {
+                        if l.datatype() == oxigraph::model::vocab::xsd::STRING {
+                            out.push(crate::model::qid::question_id(l.value()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The (scenario name, node id) pairs of a checkpoint graph's scenarios:
@@ -213,8 +261,21 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
                 if let Err(e) = read_source(&mut table, &info.graph, &info.source) {
                     // Keep the table whole: a failed read leaves no half run.
                     table.truncate_runs(before);
-                    notes.push(format!("{}: not in the results table: {e}", info.graph));
-                    continue;
+                    // A source being rewritten (a watched run mid-save) keeps
+                    // the rows the previous generation read, until the next
+                    // reload reads it whole: never a run gone from the board.
+                    if let (Some(k), Some(&r)) = (known, known_runs.get(info.graph.as_str())) {
+                        let mut one = Table::default();
+                        one.append_run(k, r);
+                        table.append(&one);
+                        notes.push(format!(
+                            "{}: kept the previous reading in the results table: {e}",
+                            info.graph
+                        ));
+                    } else {
+                        notes.push(format!("{}: not in the results table: {e}", info.graph));
+                        continue;
+                    }
                 }
             }
         }

@@ -8,6 +8,9 @@
 //! names the limit and the environment variable that raises it.
 
 use super::failure::{ImportError, Location, Result};
+pub use super::quota::{bounded, Limit};
+
+use super::quota::{BYTES, CELLS, COLUMNS, ROWS, STRINGS};
 
 /// The limits of one import. [`Limits::default`] holds the built-in values;
 /// [`Limits::from_env`] lets `KLD_IMPORT_MAX_*` raise (or lower) them.
@@ -27,33 +30,6 @@ pub struct Limits {
     pub strings: u64,
 }
 
-/// One limit's description: its environment variable and what it counts.
-struct Spec {
-    var: &'static str,
-    what: &'static str,
-}
-
-const BYTES: Spec = Spec {
-    var: "KLD_IMPORT_MAX_BYTES",
-    what: "bytes",
-};
-const CELLS: Spec = Spec {
-    var: "KLD_IMPORT_MAX_CELLS",
-    what: "cells",
-};
-const ROWS: Spec = Spec {
-    var: "KLD_IMPORT_MAX_ROWS",
-    what: "rows",
-};
-const COLUMNS: Spec = Spec {
-    var: "KLD_IMPORT_MAX_COLUMNS",
-    what: "columns",
-};
-const STRINGS: Spec = Spec {
-    var: "KLD_IMPORT_MAX_STRINGS",
-    what: "shared strings",
-};
-
 /// Excel's last row (`1048576`) and column (`XFD`, 16384): a cell
 /// reference past them is not a cell any spreadsheet can hold.
 pub const EXCEL_ROWS: u64 = 1_048_576;
@@ -69,38 +45,6 @@ impl Default for Limits {
             columns: EXCEL_COLUMNS,
             strings: 2_000_000,
         }
-    }
-}
-
-/// The limit of `name` whose value is past it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// [`Limits::bytes`].
-    Bytes,
-    /// [`Limits::cells`].
-    Cells,
-    /// [`Limits::rows`].
-    Rows,
-    /// [`Limits::columns`].
-    Columns,
-    /// [`Limits::strings`].
-    Strings,
-}
-
-impl Limit {
-    fn spec(self) -> Spec {
-        match self {
-            Limit::Bytes => BYTES,
-            Limit::Cells => CELLS,
-            Limit::Rows => ROWS,
-            Limit::Columns => COLUMNS,
-            Limit::Strings => STRINGS,
-        }
-    }
-
-    /// The environment variable that sets it.
-    pub fn var(self) -> &'static str {
-        self.spec().var
     }
 }
 
@@ -161,24 +105,6 @@ impl Limits {
             max,
             limit,
         })
-    }
-}
-
-/// `s` cut to at most `max` characters (an ellipsis and the count of what
-/// was cut after), so that no message quotes a whole file.
-pub fn bounded(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => {
-            let rest = s[i..].chars().count();
-            format!("{}… ({rest} more characters)", &s[..i])
-        }
-    }
-}
-
-impl std::fmt::Display for Limit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.spec().what)
     }
 }
 

@@ -12,8 +12,8 @@
 //! are decompressed into nothing (counting), the XML scanned by quick-xml,
 //! the compound file's header and the workbook stream's records walked.
 
+use super::bounds::{Limit, Limits, EXCEL_COLUMNS, EXCEL_ROWS};
 use super::failure::{ImportError, Location, Result};
-use super::limits::{Limit, Limits, EXCEL_COLUMNS, EXCEL_ROWS};
 use quick_xml::events::Event;
 use std::io::{Cursor, Read};
 
@@ -49,7 +49,7 @@ pub fn cell_ref(r: &[u8]) -> Option<(u64, u64)> {
 
 /// A reference as a message shows it.
 fn shown(r: &[u8]) -> String {
-    super::limits::bounded(&String::from_utf8_lossy(r), 40)
+    super::quota::bounded(&String::from_utf8_lossy(r), 40)
 }
 
 /// Checks a reference (`A1`, a row number alone when `row_only`) is a cell
@@ -181,7 +181,7 @@ pub fn xlsx(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
             continue;
         };
         let name = f.name().to_string();
-        let part = format!("part {}", super::limits::bounded(&name, 80));
+        let part = format!("part {}", super::quota::bounded(&name, 80));
         limits.check(at, Limit::Bytes, f.size(), &format!("{part} (declared)"))?;
         let lower = name.to_ascii_lowercase();
         if !(lower.ends_with(".xml") || lower.ends_with(".rels")) {
@@ -207,7 +207,7 @@ pub fn xlsx(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
         } else {
             continue;
         };
-        let part = format!("part {}", super::limits::bounded(f.name(), 80));
+        let part = format!("part {}", super::quota::bounded(f.name(), 80));
         scan(at, &part, f, kind, limits)?;
     }
     Ok(())
