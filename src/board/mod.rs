@@ -204,12 +204,18 @@ SELECT ?rg ?graph ?benchmark ?exported ?format ?key ?value WHERE {
     karenina:label [ karenina:labelKey ?key ; karenina:labelValue ?value ] } }
 }"#;
 
-/// The question IDs of each benchmark that has runs.
+/// The question IDs of each benchmark that has runs, and the IDs a CSV
+/// export gives its scenarios' turns (Karenina's `generate_question_id` of
+/// a node's question text, as `pass-rate-by-benchmark` takes them).
 const MEMBERS: &str = r#"PREFIX karenina: <urn:karenina:vocab:>
 PREFIX schema: <https://schema.org/>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 SELECT DISTINCT ?graph ?qid WHERE {
   { SELECT DISTINCT ?graph WHERE { ?rg karenina:forBenchmark ?graph } }
-  GRAPH ?graph { ?item a schema:DataFeedItem ; karenina:id ?qid }
+  { GRAPH ?graph { ?item a schema:DataFeedItem ; karenina:id ?qid } }
+  UNION
+  { GRAPH ?graph { ?ts a karenina:Scenario ; karenina:node/schema:question/schema:text ?text FILTER(DATATYPE(?text) = xsd:string) }
+    BIND(CONCAT("urn:uuid:question-", SUBSTR(REPLACE(REPLACE(LCASE(?text), " ", "-"), "[?.,]", ""), 1, 50), "-", SUBSTR(MD5(?text), 1, 8)) AS ?qid) }
 }"#;
 
 /// The scenario nodes of each benchmark that has runs.
