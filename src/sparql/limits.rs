@@ -39,7 +39,7 @@ pub const MAX_DEPTH: usize = 1000;
 
 /// Queries with more operators (graph patterns, triple patterns and
 /// property path steps) than this are evaluated without the optimizer.
-pub const MAX_OPTIMIZED_OPERATORS: usize = 64;
+pub const MAX_OPTIMIZED_OPERATORS: usize = 80;
 
 /// Largest stack segment a query may grow into. It is reserved address
 /// space: only the pages a query touches are ever committed, and the segment

@@ -106,6 +106,35 @@ fn products(pattern: &GraphPattern, flagged: &mut HashSet<Variable>) {
     }
 }
 
+/// The variables every `SELECT` (the query's and its subqueries') projects.
+fn projected(pattern: &GraphPattern, named: &mut HashSet<Variable>) {
+    use GraphPattern as P;
+    #[allow(unreachable_patterns)]
+    match pattern {
+        P::Join { left, right }
+        | P::Union { left, right }
+        | P::Minus { left, right }
+        | P::LeftJoin { left, right, .. } => {
+            projected(left, named);
+            projected(right, named);
+        }
+        P::Project { inner, variables } => {
+            named.extend(variables.iter().cloned());
+            projected(inner, named);
+        }
+        P::Filter { inner, .. }
+        | P::Graph { inner, .. }
+        | P::OrderBy { inner, .. }
+        | P::Distinct { inner }
+        | P::Reduced { inner }
+        | P::Slice { inner, .. }
+        | P::Service { inner, .. }
+        | P::Extend { inner, .. }
+        | P::Group { inner, .. } => projected(inner, named),
+        _ => {}
+    }
+}
+
 /// Counts, as an answer's solutions pass, the rows in which each variable
 /// bound by a product is unbound.
 pub(super) struct Unbound {
@@ -124,6 +153,12 @@ impl Unbound {
         };
         let mut flagged = HashSet::new();
         products(pattern, &mut flagged);
+        // Only variables a SELECT names are watched: an aggregate's own
+        // variable (spargebra names it at random) only carries the flag to
+        // the variable its result is bound to.
+        let mut named = HashSet::new();
+        projected(pattern, &mut named);
+        flagged.retain(|v| named.contains(v));
         if flagged.is_empty() {
             return None;
         }
