@@ -54,10 +54,15 @@ fn benchmark_of(folder: &Path) -> Option<PathBuf> {
         .as_str()
         .unwrap()
         .to_string();
-    [PathBuf::from(&given), root().join(&given)]
-        .into_iter()
-        .find(|p| p.is_file())
-        .map(|p| std::fs::canonicalize(p).unwrap())
+    // As kld resolves it: from the directory it runs in (the repository's
+    // root), then from the run folder's parent.
+    [
+        Path::new(env!("KLD_SOURCE_ROOT")).join(&given),
+        root().join(&given),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .map(|p| std::fs::canonicalize(p).unwrap())
 }
 
 fn file_url(p: &Path) -> String {
