@@ -36,7 +36,7 @@ print(json.dumps(rs.get_summary()["template_pass_by_combo"], default=str))
 "#;
 
 fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("KLD_SOURCE_ROOT"))
 }
 
 fn best<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
