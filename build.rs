@@ -14,10 +14,13 @@
 //! whose own build scripts point two folders up.
 
 fn main() {
-    println!(
-        "cargo:rustc-env=KLD_SOURCE_ROOT={}",
-        std::env::var("CARGO_MANIFEST_DIR").unwrap()
-    );
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    println!("cargo:rustc-env=KLD_SOURCE_ROOT={root}");
+    // Watched by absolute path: after a build of another checkout into the
+    // same target directory (the fresh-clone check), the other checkout's
+    // path is gone and cargo reruns this script rather than keep its root.
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed={root}/Cargo.toml");
     if std::env::var_os("DEP_KLD_SPAREVAL_PATCHED_PATCHED").is_none() {
         eprintln!(
             "karenina-ld needs its patched SPARQL evaluator (query time limits, ORDER BY \

@@ -8,4 +8,9 @@ fn main() {
     let root = root.canonicalize().unwrap_or(manifest);
     println!("cargo:rustc-env=KLD_SOURCE_ROOT={}", root.display());
     println!("cargo:rerun-if-changed=build.rs");
+    // The root by its absolute path: a build of another checkout into the
+    // same target directory (the fresh-clone check) leaves a path that no
+    // longer exists, and cargo reruns this script when a path it watches is
+    // gone, instead of keeping the other checkout's root.
+    println!("cargo:rerun-if-changed={}", root.join("Cargo.toml").display());
 }
