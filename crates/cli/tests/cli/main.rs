@@ -64,6 +64,7 @@ mod siege_left;
 mod siege_memory;
 mod siege_serve;
 mod siege_two;
+mod siege_values;
 mod table_interop;
 mod table_watch;
 mod taskeval;
