@@ -62,6 +62,7 @@ mod serving_claims;
 mod sidecars;
 mod siege_left;
 mod siege_memory;
+mod siege_notes;
 mod siege_serve;
 mod siege_two;
 mod siege_values;
