@@ -16,6 +16,7 @@ __version__: str
 __all__ = [
     "__version__",
     "Checkpoint",
+    "Comparison",
     "Diagnostic",
     "Preset",
     "Results",
@@ -28,6 +29,8 @@ __all__ = [
     "query_text",
     "validate",
     "import_questions",
+    "compare",
+    "rate_names",
 ]
 
 def main(argv: Sequence[str]) -> int: ...
@@ -161,6 +164,7 @@ def compare(
 ) -> Comparison: ...
 def rate_names() -> list[dict[str, Any]]: ...
 
+@final
 class Preset:
     @staticmethod
     def load(path: _Path) -> Preset: ...
