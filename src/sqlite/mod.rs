@@ -20,7 +20,7 @@
 //! Karenina would refuse is a [`BadValue`], left out and returned.
 
 use crate::error::{Error, Result};
-use crate::results::{ResultsOptions, RowMapper};
+use crate::rdf::verification::{ResultsOptions, RowMapper};
 use crate::vocab;
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};

@@ -5,8 +5,8 @@
 use super::{CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::kind::{DB_BENCHMARK, DB_RUN};
+use crate::rdf::verification::ResultsOptions;
 use crate::rdf::{self, Processor};
-use crate::results::ResultsOptions;
 use crate::sqlite;
 use crate::store::binding::link::Link;
 use crate::vocab;

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::model::Checkpoint;
 use crate::rdf;
-use crate::results::ResultsOptions;
+use crate::rdf::verification::ResultsOptions;
 use crate::vocab;
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, NamedNode, Quad};
