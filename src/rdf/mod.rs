@@ -12,11 +12,11 @@
 //! rows [`crate::results`] reads) into quads: the results vocabulary.
 
 pub mod compact;
-pub mod emit;
+pub(crate) mod emit;
 pub mod identity;
 pub mod lossless;
 pub mod metadata;
-pub mod to_checkpoint;
+pub(crate) mod to_checkpoint;
 pub mod verification;
 
 use crate::error::{Error, Result};

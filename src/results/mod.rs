@@ -5,7 +5,7 @@
 //! Reading (Karenina `results_exporter.py`; `docs/results.md`): the v2.2 stream writes the
 //! header on line 1 and one row per line after it, so rows are read and handed
 //! on one at a time ([`Visit`]; a 1 GB export never becomes one tree); a CSV is
-//! read record by record into the same row shape ([`csv_export`]); older JSON
+//! read record by record into the same row shape (`csv_export`); older JSON
 //! layouts (a bare array, `{"results": …}`, `{"runs": …}`) are parsed whole.
 //! Karenina writes bare `NaN` / `Infinity` tokens, which strict JSON readers
 //! refuse: they are read here and kept as the JSON tokens of
@@ -16,9 +16,9 @@
 //! beside the checkpoint mapping, and Karenina's numbers in
 //! [`crate::numbers`].
 
-pub mod coerce;
+pub(crate) mod coerce;
 pub(crate) mod csv_export;
-pub mod gui_csv;
+pub(crate) mod gui_csv;
 pub mod lacks;
 pub mod outcome;
 pub mod progress;
@@ -76,7 +76,7 @@ pub enum Layout {
     /// A TaskEval export (`TaskEvalResult.export_json()`): verification
     /// results grouped by step, no run header ([`task_eval`]).
     TaskEval,
-    /// A karenina-gui CSV export, plain or custom ([`gui_csv`]).
+    /// A karenina-gui CSV export, plain or custom (`gui_csv`).
     GuiCsv,
 }
 
@@ -190,7 +190,7 @@ pub trait Visit {
 /// Reads a results export from disk, streamed (the file is never held
 /// whole, except an old whole-document JSON layout), handing its header and
 /// rows to `visit`. Returns the SHA-256 of the file's bytes.
-pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
+pub(crate) fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
     let f = crate::fsutil::open_input(file)?;
     let mut hashing = Hashing {
         inner: f,
@@ -203,7 +203,7 @@ pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
 
 /// [`read_path`] without hashing the file's bytes, for readers that need
 /// no hash (a summary): SHA-256 of a 100 MB export is a third of reading it.
-pub fn read_path_unhashed(file: &Path, visit: &mut dyn Visit) -> Result<()> {
+pub(crate) fn read_path_unhashed(file: &Path, visit: &mut dyn Visit) -> Result<()> {
     let mut f = crate::fsutil::open_input(file)?;
     read_from(file, &mut f, visit, false)
 }

@@ -143,7 +143,7 @@ pub fn lacks(state_file: &Path, state: &ProgressState) -> Vec<String> {
 
 impl ProgressState {
     /// A legacy (format 1.0) state.
-    pub fn is_legacy(&self) -> bool {
+    pub(crate) fn is_legacy(&self) -> bool {
         self.format_version == LEGACY_STATE_FORMAT
     }
 
@@ -181,7 +181,7 @@ impl ProgressState {
 
 /// True when a sidecar ends in a partial line: a write cut short (Karenina
 /// appends each result with its newline), which Karenina's reader skips.
-pub fn ends_partial(file: &Path) -> Result<bool> {
+pub(crate) fn ends_partial(file: &Path) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = crate::fsutil::open_regular(file)?;
     let len = f.metadata().map_err(|e| Error::io(file, e))?.len();
@@ -198,7 +198,7 @@ pub fn ends_partial(file: &Path) -> Result<bool> {
 /// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`;
 /// a partial last line ([`ends_partial`]) is skipped, as Karenina skips it.
 /// Returns the SHA-256 of its bytes.
-pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
+pub(crate) fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
     let bytes = crate::fsutil::read_regular(file)?;
     let whole = match bytes.iter().rposition(|b| *b == b'\n') {
         Some(i) => &bytes[..=i],
@@ -268,7 +268,7 @@ pub(crate) fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
 }
 
 /// The results file a `.state` sidecar stands for (`<out>.state` → `<out>`).
-pub fn output_of(state_file: &Path) -> PathBuf {
+pub(crate) fn output_of(state_file: &Path) -> PathBuf {
     state_file.with_file_name(
         state_file
             .file_name()

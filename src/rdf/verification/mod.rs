@@ -3,7 +3,7 @@
 //! mapping of [`crate::rdf`].
 //!
 //! [`crate::results`] reads what Karenina wrote into rows; this room maps
-//! them, one at a time as a reader hands them on ([`Mapping`] is a
+//! them, one at a time as a reader hands them on (`Mapping` is a
 //! [`Visit`]or), so a 1 GB export never becomes one tree. One node for the
 //! run (job id, export time, Karenina version, format version, job summary
 //! and configured models as JSON) and one per result (IRI
@@ -21,9 +21,9 @@
 //! unless asked for ([`ResultsOptions`]): they are most of a file's size and
 //! rarely queried.
 //!
-//! - [`rows`]: one row (or the run header) → quads ([`RowMapper`]);
-//! - [`prov`]: a run's provenance as PROV-O (workspace captures, repairs);
-//! - [`run_node`]: what a run folder's manifest and an unfinished run's
+//! - `rows`: one row (or the run header) → quads ([`RowMapper`]);
+//! - `prov`: a run's provenance as PROV-O (workspace captures, repairs);
+//! - `run_node`: what a run folder's manifest and an unfinished run's
 //!   state say about the run, on its node.
 //!
 //! ```
@@ -44,7 +44,7 @@ pub(crate) mod rows;
 pub(crate) mod run_node;
 
 pub use rows::{RowMapper, CSV_RESULT_ID};
-pub use run_node::{map_progress, map_run_folder, RunMapped};
+pub(crate) use run_node::{map_progress, map_run_folder};
 
 use crate::error::Result;
 use crate::results::lacks::Lacks;
@@ -152,7 +152,7 @@ pub fn map_path(
 /// ([`Lacks::messages`]: `at /results/0/metadata: lacks …`, for a
 /// message that names the file first; empty for a file Karenina's Python
 /// wrote).
-pub fn map_path_noting(
+pub(crate) fn map_path_noting(
     file: &Path,
     graph: &GraphName,
     opts: ResultsOptions,
@@ -167,7 +167,7 @@ pub fn map_path_noting(
 /// ([`crate::results::repair::sidecars`]): its repairs are mapped too. Returns the file's
 /// SHA-256 and its notes: what it lacks for Karenina's numbers (as
 /// [`map_path_noting`]) and the repairs' located warnings (`KLD-W202`).
-pub fn map_path_with_repairs(
+pub(crate) fn map_path_with_repairs(
     file: &Path,
     graph: &GraphName,
     opts: ResultsOptions,

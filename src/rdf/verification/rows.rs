@@ -177,7 +177,7 @@ impl RowMapper {
 
     /// The rows after this call are of a TaskEval step (`Some`) or of its
     /// global evaluation (`None`).
-    pub fn set_step(&mut self, step: Option<&str>) {
+    pub(crate) fn set_step(&mut self, step: Option<&str>) {
         self.step = Some(step.map(str::to_string));
     }
 
@@ -224,7 +224,7 @@ impl RowMapper {
     }
 
     /// The node of the run (its facts are added by [`RowMapper::run`]).
-    pub fn run_node(&self) -> &BlankNode {
+    pub(crate) fn run_node(&self) -> &BlankNode {
         &self.run
     }
 

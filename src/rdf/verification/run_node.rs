@@ -30,7 +30,7 @@ pub struct RunMapped {
 /// Maps a run folder into `graph`: its results (export or sidecar) as an
 /// export is mapped, the manifest on the run node, its workspace captures
 /// and repairs with PROV-O.
-pub fn map_run_folder(
+pub(crate) fn map_run_folder(
     run: &RunFolder,
     graph: &GraphName,
     opts: ResultsOptions,
@@ -177,7 +177,7 @@ pub fn map_run_folder(
 /// `benchmarkPath`, `configuration` (`rdf:JSON`, secrets as Karenina masked
 /// them), `plannedTasks`, `completedTasks`, `failedTasks`, `resultsFrom`.
 /// Returns its digest: SHA-256 of the state's bytes and the JSONL's digest.
-pub fn map_progress(
+pub(crate) fn map_progress(
     state_file: &Path,
     state: &ProgressState,
     graph: &GraphName,
