@@ -30,7 +30,7 @@ pub struct Summary {
 
 /// The evaluation kind of a trait: `boolean`, `score`, `literal`, `template`,
 /// `regex` or `metric` (dynamic traits report their member's kind).
-pub fn trait_kind(r: &Rating) -> String {
+pub(crate) fn trait_kind(r: &Rating) -> String {
     let kind_prop = r.prop_value("kind");
     let named = |default: &str| match kind_prop {
         Some(Json::String(s)) => s.clone(),

@@ -105,7 +105,7 @@ fn same_obj(x: &Object, y: &Object) -> bool {
 }
 
 /// Recognises a context object.
-pub fn classify(ctx: &Object) -> ContextKind {
+pub(crate) fn classify(ctx: &Object) -> ContextKind {
     if same_obj(ctx, canonical()) {
         return ContextKind::Canonical;
     }
@@ -117,7 +117,7 @@ pub fn classify(ctx: &Object) -> ContextKind {
 }
 
 /// Remote references inside a context object (`@import`, nested string contexts).
-pub fn remote_references(ctx: &Object) -> Vec<String> {
+pub(crate) fn remote_references(ctx: &Object) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(Json::String(s)) = ctx.get("@import") {
         out.push(s.clone());

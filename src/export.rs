@@ -53,7 +53,7 @@ impl ExportFormat {
     }
 
     /// The Oxigraph format.
-    pub fn rdf_format(self) -> RdfFormat {
+    pub(crate) fn rdf_format(self) -> RdfFormat {
         match self {
             Self::NTriples => RdfFormat::NTriples,
             Self::NQuads => RdfFormat::NQuads,
@@ -69,7 +69,7 @@ impl ExportFormat {
 
 /// Oxigraph's streaming serializer for `format` (not JSON-LD, which is
 /// compacted whole), with Karenina's prefixes where the syntax has prefixes.
-pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
+pub(crate) fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
     let mut ser = RdfSerializer::from_format(format.rdf_format());
     if !matches!(format, ExportFormat::NTriples | ExportFormat::NQuads) {
         for (p, iri) in [
@@ -87,7 +87,7 @@ pub fn rdf_serializer(format: ExportFormat) -> Result<RdfSerializer> {
 /// True for a character XML 1.0 can hold (its `Char` production: tab, line
 /// feed, carriage return and everything from U+0020 but the surrogates,
 /// U+FFFE and U+FFFF).
-pub fn is_xml_char(c: char) -> bool {
+pub(crate) fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
@@ -96,7 +96,7 @@ pub const ANY_TERM_RDF: &str = "N-Triples, N-Quads, Turtle, TriG and JSON-LD";
 
 /// Refuses `term` when XML 1.0 cannot hold one of its characters
 /// ([`Error::NotRepresentable`], naming `format` and the formats that can).
-pub fn check_xml_term(
+pub(crate) fn check_xml_term(
     term: oxigraph::model::TermRef<'_>,
     format: &'static str,
     formats: &'static str,
@@ -133,7 +133,7 @@ pub fn check_xml_term(
 /// `\r` would read back changed. Oxigraph's XML writers leave it raw; in
 /// their output a raw `\r` can only stand inside a value, where the
 /// character reference keeps it.
-pub fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
+pub(crate) fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
     if !xml.contains(&b'\r') {
         return xml;
     }
@@ -154,7 +154,7 @@ pub fn escape_cr(xml: Vec<u8>) -> Vec<u8> {
 /// U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F,
 /// U+3000). The ASCII ones never stand raw in Oxigraph's output but as the
 /// space between terms or inside a string, where rdflib reads them.
-pub fn is_python_space(c: char) -> bool {
+pub(crate) fn is_python_space(c: char) -> bool {
     matches!(
         c,
         '\u{85}' | '\u{A0}' | '\u{1680}' | '\u{2000}'
@@ -163,7 +163,7 @@ pub fn is_python_space(c: char) -> bool {
 }
 
 /// A writer for N-Triples and N-Quads that writes every character
-/// [`is_python_space`] holds as a `\u` escape, which the grammar allows in
+/// `is_python_space` holds as a `\u` escape, which the grammar allows in
 /// IRIs and strings alike. Oxigraph writes them raw, and rdflib (7.6) reads
 /// N-Triples with patterns whose `\s` is Python's, matching every Unicode
 /// space: a line holding U+2028 was split, an IRI holding U+00A0 or U+3000
@@ -191,7 +191,7 @@ impl<W: Write> LineSafe<W> {
         }
     }
 
-    /// Wraps `inner` for Turtle or TriG: every [`is_python_space`] escaped
+    /// Wraps `inner` for Turtle or TriG: every `is_python_space` escaped
     /// but U+1680, which can be part of a prefixed name.
     pub fn turtle(inner: W) -> Self {
         LineSafe {
@@ -202,7 +202,7 @@ impl<W: Write> LineSafe<W> {
 
     /// [`LineSafe::new`] for N-Triples and N-Quads, [`LineSafe::turtle`]
     /// for the other formats.
-    pub fn for_format(format: ExportFormat, inner: W) -> Self {
+    pub(crate) fn for_format(format: ExportFormat, inner: W) -> Self {
         match format {
             ExportFormat::NTriples | ExportFormat::NQuads => LineSafe::new(inner),
             _ => LineSafe::turtle(inner),
@@ -288,7 +288,7 @@ impl<W: Write> Write for LineSafe<W> {
 }
 
 /// [`check_xml_term`] for every term of `quads` (RDF/XML).
-pub fn check_xml_quads(quads: &[Quad]) -> Result<()> {
+pub(crate) fn check_xml_quads(quads: &[Quad]) -> Result<()> {
     for q in quads {
         check_xml_term(q.subject.as_ref().into(), "RDF/XML", ANY_TERM_RDF)?;
         check_xml_term(q.predicate.as_ref().into(), "RDF/XML", ANY_TERM_RDF)?;

@@ -8,7 +8,7 @@
 //! is; every command scans directories and checks named files with this.
 //!
 //! This is the one place that holds the order in which inputs are told
-//! apart ([`recognise`] for an input to load, [`find`] for a directory
+//! apart (`recognise` for an input to load, [`find`] for a directory
 //! scan); each format's own test of its first bytes stays with its reader
 //! (`crate::results::sniff`, `crate::sqlite::sniff_file`, …).
 
@@ -73,7 +73,7 @@ pub enum Input {
 /// inputs in: a database run or benchmark by name, a run folder, an
 /// unfinished run's sidecars, a whole database, a results export by its
 /// first bytes, else a file read as a checkpoint.
-pub fn recognise(path: &Path) -> Result<Input> {
+pub(crate) fn recognise(path: &Path) -> Result<Input> {
     if let Some((db, run)) = database_run(path) {
         return Ok(Input::DatabaseRun { db, run });
     }

@@ -27,6 +27,34 @@
 //!                    └─► rdfc (RDFC-1.0 hashes), diff (semantic diff)
 //! ```
 //!
+//! # API entry points
+//!
+//! What the faces (the `kld` command line, `kld serve`, the SPARQL client,
+//! the Python module) call, and what an embedder starts from:
+//!
+//! | to … | call |
+//! |---|---|
+//! | read a checkpoint (Karenina's load rules, lints) | [`model::read_checkpoint`], [`model::analyze`] |
+//! | write Karenina's exact bytes | [`save::write_checkpoint`] |
+//! | load files into a store, bind runs to checkpoints | [`store::CheckpointStore`] (`load_files`, `bind`) |
+//! | tell what inputs are, by content | [`kind::find`] |
+//! | run a bounded SPARQL query, find a catalogue query | [`sparql::run`], [`sparql::find`] |
+//! | map checkpoints and results to quads | [`rdf::lossless_quads`], [`rdf::verification::map_path`] |
+//! | Karenina's numbers of a run (`kld info RESULTS`) | [`numbers::tally::summarize`] |
+//! | count what a checkpoint holds (`kld info CHECKPOINT`) | [`contents::count`] |
+//! | the leaderboard and the matrix | [`board::read`] |
+//! | import sheets and datasets as checkpoints | [`import::import`] |
+//! | merge and diff checkpoints | [`merge::merge`], [`diff::diff`] |
+//! | RDFC-1.0 hashes, RDF serializations | [`rdfc::hash_checkpoint`], [`export::write`] |
+//! | Croissant, Every Eval Ever, Inspect AI | [`interop`] |
+//! | intervals, paired comparisons, judge agreement | [`stats`] |
+//!
+//! What semver covers: these modules as listed below and their documented
+//! public items; `pub(crate)` and `#[doc(hidden)]` items are internals
+//! (ARCHITECTURE.md, "API boundary"). Modules such as [`json`], [`fsutil`],
+//! [`terminal`] and [`vocab`] are public because the faces share them, not
+//! as a general-purpose API.
+//!
 //! # Examples
 //!
 //! Read a checkpoint and write the bytes Karenina writes:

@@ -132,7 +132,7 @@ impl Limits {
     };
 
     /// Limits sized to the machine: a quarter of its memory for all queries
-    /// together, a sixteenth for one (see [`physical_memory`]).
+    /// together, a sixteenth for one (see `physical_memory`).
     pub fn for_machine() -> Limits {
         let total = physical_memory();
         Limits {
@@ -152,7 +152,7 @@ impl Default for Limits {
 /// The memory this process may use: the machine's (`MemTotal` in
 /// `/proc/meminfo`), or its cgroup's limit when lower (a container); 8 GiB
 /// where neither can be read.
-pub fn physical_memory() -> u64 {
+pub(crate) fn physical_memory() -> u64 {
     static MEMORY: OnceLock<u64> = OnceLock::new();
     *MEMORY.get_or_init(|| {
         let total = std::fs::read_to_string("/proc/meminfo")
@@ -217,7 +217,7 @@ impl Account {
     }
 
     /// The limit passed, if one was.
-    pub fn exceeded(&self) -> Option<Exceeded> {
+    pub(crate) fn exceeded(&self) -> Option<Exceeded> {
         self.exceeded.get()
     }
 
@@ -278,7 +278,7 @@ impl Account {
 /// doubling before the allocator could see it. The evaluator asks this
 /// before a string function allocates its result, and before the dataset
 /// copies a large value in or out (vendor/spareval, patches 5 and 6).
-pub fn reserve(bytes: usize) -> bool {
+pub(crate) fn reserve(bytes: usize) -> bool {
     CURRENT
         .try_with(|c| {
             let account = c.get();
@@ -321,7 +321,8 @@ pub fn uncharged<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Bytes charged to all open accounts together (to a MiB per account).
-pub fn in_queries() -> u64 {
+#[cfg(test)]
+fn in_queries() -> u64 {
     IN_QUERIES.load(Relaxed).max(0) as u64
 }
 
@@ -377,7 +378,7 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
 }
 
 /// `bytes` for a message: `1.5 GiB`, `512 MiB`, `900 KiB`.
-pub fn show_size(bytes: u64) -> String {
+pub(crate) fn show_size(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= (1u64 << 30) as f64 {
         format!("{:.1} GiB", b / (1u64 << 30) as f64)

@@ -177,7 +177,7 @@ impl Filter {
 /// Karenina's `CATEGORY_TO_GROUP` (`schemas/results/failure.py`): the
 /// failure group of a failure category, for graphs mapped before
 /// `karenina:failureGroup` was written.
-pub use crate::results::outcome::group_of_category as failure_group;
+use crate::results::outcome::group_of_category as failure_group;
 
 /// The outcomes in the order the board shows them.
 pub const OUTCOMES: &[&str] = &[

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 mod render;
 mod text;
-pub use render::{word_diff, Style};
+pub use render::Style;
 pub use text::{unified, DIFF_DEADLINE};
 
 /// One field whose value changed (values as JSON).
@@ -269,7 +269,7 @@ fn keywords(it: &Item) -> serde_json::Value {
 }
 
 /// A unified diff of two template sources (`None` when equal).
-pub fn template_diff(a: &str, b: &str) -> Option<String> {
+pub(crate) fn template_diff(a: &str, b: &str) -> Option<String> {
     (a != b).then(|| unified(a, b, "A", "B", 2))
 }
 

@@ -198,7 +198,7 @@ fn tail(s: &str) -> String {
 /// a few unchanged words of context on each side of every change and `…`
 /// where unchanged text is left out. Every changed region is shown whole,
 /// whatever the texts' length.
-pub fn word_diff(a: &str, b: &str, st: Style) -> String {
+pub(crate) fn word_diff(a: &str, b: &str, st: Style) -> String {
     let segs = changes(a, b);
     let last = segs.len().saturating_sub(1);
     let mut out = String::new();

@@ -126,7 +126,7 @@ pub fn locate(src: &str, diags: &mut [Diagnostic]) {
 
 impl Diagnostic {
     /// The located error for a JSON parse failure of `src`.
-    pub fn from_parse_failure(f: json::ParseFailure, src: &str) -> Self {
+    pub(crate) fn from_parse_failure(f: json::ParseFailure, src: &str) -> Self {
         let (line, column) = json::line_col(src, f.offset);
         let mut d = Diagnostic::error(f.code, json::path_at_offset(src, f.offset), f.message);
         d.location = Some(Location {
@@ -183,7 +183,7 @@ impl Report {
 
     /// The first error, rendered, on one line (for one-line notes such as
     /// "does not parse (…); showing a line diff").
-    pub fn first_error_line(&self) -> Option<String> {
+    pub(crate) fn first_error_line(&self) -> Option<String> {
         self.errors().next().map(|d| {
             self.render(d)
                 .lines()

@@ -109,7 +109,7 @@ pub enum Error {
     },
     /// A results database another process keeps locked (a write being
     /// committed) for longer than kld waits
-    /// ([`crate::sqlite::busy_wait`]): nothing was read.
+    /// (`crate::sqlite::busy_wait`): nothing was read.
     #[error("{}: error[KLD-E204]: results database locked by another process (a write being committed) after waiting {waited_secs} s: nothing read; try again when the write ends (KLD_SQLITE_BUSY sets the wait in seconds)", path.display())]
     DatabaseLocked {
         /// The file.

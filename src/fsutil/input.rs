@@ -35,7 +35,7 @@ fn stdin_bytes() -> Result<&'static [u8]> {
 }
 
 /// An input file's bytes; `-` is standard input, and a pipe named as an
-/// input (`<(git show HEAD:a.jsonld)`) is read whole once ([`pipe_bytes`]).
+/// input (`<(git show HEAD:a.jsonld)`) is read whole once (`pipe_bytes`).
 pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     if is_stdio(path) {
         return stdin_bytes().map(<[u8]>::to_vec);
@@ -61,7 +61,7 @@ pub fn input_head(path: &Path, n: u64) -> Result<Vec<u8>> {
 }
 
 /// An input file opened for streaming; `-` is standard input.
-pub fn open_input(path: &Path) -> Result<Box<dyn std::io::Read + Send>> {
+pub(crate) fn open_input(path: &Path) -> Result<Box<dyn std::io::Read + Send>> {
     if is_stdio(path) {
         return Ok(Box::new(stdin_bytes()?));
     }
@@ -85,7 +85,7 @@ pub fn canonical_input(path: &Path) -> Result<PathBuf> {
 }
 
 /// An input's size in bytes; `-` is standard input.
-pub fn input_len(path: &Path) -> Result<u64> {
+pub(crate) fn input_len(path: &Path) -> Result<u64> {
     if is_stdio(path) {
         return stdin_bytes().map(|b| b.len() as u64);
     }

@@ -13,7 +13,7 @@
 //! rename gives the path a new inode, so the other names keep the old
 //! content. Temporary files are named `.kld-<pid>.<random>.tmp`; those of a
 //! process that no longer runs (killed mid-write) are removed by the next
-//! write in that directory ([`sweep_temporaries`]).
+//! write in that directory (`sweep_temporaries`).
 //!
 //! What is not a regular file is never replaced: a FIFO, a device, a
 //! terminal or the process's own `/dev/stdout` is written through
@@ -24,12 +24,15 @@ mod input;
 mod pipe;
 mod regular;
 mod through;
-pub use input::{canonical_input, input_head, input_len, is_stdio, open_input, read_input, STDIO};
-pub use pipe::{forget_pipe, is_fifo, pipe_bytes, read_file_or_pipe, read_pipe_once};
+pub use input::{canonical_input, input_head, is_stdio, read_input, STDIO};
+pub(crate) use input::{input_len, open_input};
+pub(crate) use pipe::pipe_bytes;
+pub use pipe::{forget_pipe, is_fifo, read_file_or_pipe, read_pipe_once};
 pub use regular::{
-    describe, is_regular, max_file_size, not_regular, open_regular, read_head, read_regular,
-    read_regular_capped, read_regular_to_string, DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV,
+    describe, max_file_size, not_regular, open_regular, read_regular, read_regular_to_string,
+    DEFAULT_MAX_FILE_SIZE, MAX_FILE_SIZE_ENV,
 };
+pub(crate) use regular::{read_head, read_regular_capped};
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -55,7 +58,7 @@ pub fn replace(path: &Path, data: &[u8]) -> Result<Replaced> {
 /// Like [`write_atomic`], with the content written by `fill`. If `fill`, the
 /// fsync or the rename fails, the temporary file is removed and `path` is left
 /// exactly as it was.
-pub fn write_atomic_with(
+pub(crate) fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
@@ -100,7 +103,7 @@ pub fn through_symlinks(path: &Path) -> Result<PathBuf> {
 /// longer running left in `dir` (killed mid-write); a live process's are
 /// kept. Returns the files removed. Older names without a process id are
 /// removed when an hour old.
-pub fn sweep_temporaries(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn sweep_temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
         return removed;
@@ -136,7 +139,7 @@ pub fn sweep_temporaries(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
-/// [`sweep_temporaries`] once per directory per process: the first write
+/// `sweep_temporaries` once per directory per process: the first write
 /// into a directory sweeps it (a batch writing thousands of files there
 /// reads it once).
 pub fn sweep_temporaries_once(dir: &Path) -> Vec<PathBuf> {
@@ -227,12 +230,6 @@ impl AtomicFile {
         })
     }
 
-    /// Whether the target is written through (not a regular file: a FIFO,
-    /// a device, a terminal, `/dev/stdout`) rather than replaced.
-    pub fn writes_through(&self) -> bool {
-        matches!(self.sink, Sink::Through(_))
-    }
-
     fn file_mut(&mut self) -> &mut std::fs::File {
         match &mut self.sink {
             Sink::Temporary(t) => t.as_file_mut(),
@@ -319,7 +316,7 @@ pub fn collect_inputs(args: &[PathBuf], exts: &[&str]) -> Vec<Result<PathBuf>> {
 /// [`collect_inputs`], with the directories `is_unit` accepts (Karenina run
 /// folders, told by the caller) as inputs themselves: given, or found while
 /// searching, such a directory is one input and is not searched.
-pub fn collect_inputs_and_units(
+pub(crate) fn collect_inputs_and_units(
     args: &[PathBuf],
     exts: &[&str],
     is_unit: &dyn Fn(&Path) -> bool,

@@ -76,11 +76,11 @@ pub fn is_fifo(path: &Path) -> bool {
 /// The bytes of the pipe `path` names, read the first time they are asked
 /// for (until its writer closes it) and kept for the rest of the process;
 /// a failure (too large, unreadable) is kept too and given again.
-pub fn pipe_bytes(path: &Path) -> Result<Arc<[u8]>> {
+pub(crate) fn pipe_bytes(path: &Path) -> Result<Arc<[u8]>> {
     read_pipe_once(path, &|| false)
 }
 
-/// [`pipe_bytes`], giving up (an error of kind `Interrupted`) once `stop`
+/// `pipe_bytes`, giving up (an error of kind `Interrupted`) once `stop`
 /// says so while the pipe is still read.
 pub fn read_pipe_once(path: &Path, stop: &dyn Fn() -> bool) -> Result<Arc<[u8]>> {
     if let Some(o) = cached(path) {

@@ -6,7 +6,7 @@
 //! their questions and renamed their file over it: both exited 0 and one
 //! set of questions was gone. An output that is an input (same file by
 //! device and inode, so through links and `..` too) is refused; `--into`
-//! takes the lock the store's writers take ([`crate::store::acquire_for_file`])
+//! takes the lock the store's writers take (`crate::store::acquire_for_file`)
 //! before it reads the checkpoint and holds it until the new one is in
 //! place, so a second import waits and reads what the first wrote.
 

@@ -66,7 +66,7 @@ pub const UNKNOWN_LICENSE: &str = "unknown";
 /// an explicit note, a `sc:CreativeWork` named `unknown` that says so
 /// (Croissant 1.1 requires `license` and allows a CreativeWork as its value);
 /// anything else is [`license_url`].
-pub fn license_value(license: &str) -> Result<Value> {
+pub(crate) fn license_value(license: &str) -> Result<Value> {
     if license.trim().eq_ignore_ascii_case(UNKNOWN_LICENSE) {
         return Ok(json!({
             "@type": "sc:CreativeWork",
@@ -78,7 +78,7 @@ pub fn license_value(license: &str) -> Result<Value> {
 }
 
 /// The licence as a URL: an SPDX identifier becomes its spdx.org page.
-pub fn license_url(license: &str) -> Result<String> {
+pub(crate) fn license_url(license: &str) -> Result<String> {
     let l = license.trim();
     if l.starts_with("http://") || l.starts_with("https://") {
         return Ok(l.to_string());

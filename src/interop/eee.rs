@@ -213,7 +213,7 @@ fn num(r: &Row, k: &str) -> Option<f64> {
 const MAX_SEGMENT: usize = 100;
 
 /// A path segment: letters, digits, `.`, `-`, `_` kept, the rest `_`; one
-/// longer than [`MAX_SEGMENT`] is cut and ends in a digest of the whole name
+/// longer than `MAX_SEGMENT` is cut and ends in a digest of the whole name
 /// (stable, and two long names that share a start stay apart).
 pub fn slug(s: &str) -> String {
     let t = slug_chars(s);

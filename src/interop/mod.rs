@@ -30,7 +30,7 @@ pub struct QuestionRow {
 }
 
 /// The questions of `cp`, in file order.
-pub fn question_rows(cp: &Checkpoint) -> Vec<QuestionRow> {
+pub(crate) fn question_rows(cp: &Checkpoint) -> Vec<QuestionRow> {
     cp.items.iter().map(question_row).collect()
 }
 

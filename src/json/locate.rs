@@ -9,12 +9,12 @@ use super::{JsonPath, Seg};
 use std::collections::HashMap;
 
 /// 1-based line and column (in characters) of a byte offset.
-pub fn line_col(src: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
     line_cols(src, &[offset])[0]
 }
 
 /// Line and column of each offset in `sorted` (ascending), in one forward scan.
-pub fn line_cols(src: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
+pub(crate) fn line_cols(src: &str, sorted: &[usize]) -> Vec<(usize, usize)> {
     let (mut pos, mut line, mut line_start) = (0usize, 1usize, 0usize);
     sorted
         .iter()
@@ -148,12 +148,12 @@ fn string_end(b: &[u8], start: usize) -> usize {
 }
 
 /// The JSON path of the innermost value being read at `offset` (for syntax errors).
-pub fn path_at_offset(src: &str, offset: usize) -> JsonPath {
+pub(crate) fn path_at_offset(src: &str, offset: usize) -> JsonPath {
     JsonPath(walk(src, offset, |_, _| true))
 }
 
 /// Byte offsets of the values at `paths` (None for a path not in the document).
-pub fn locate_paths(src: &str, paths: &[JsonPath]) -> Vec<Option<usize>> {
+pub(crate) fn locate_paths(src: &str, paths: &[JsonPath]) -> Vec<Option<usize>> {
     if paths.is_empty() {
         return Vec::new();
     }

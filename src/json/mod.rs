@@ -13,7 +13,7 @@ pub mod nan;
 mod parse;
 pub mod py;
 
-pub use locate::{line_col, line_cols, locate_paths, path_at_offset};
+pub(crate) use locate::{line_col, line_cols, locate_paths, path_at_offset};
 pub use parse::{parse, ParseFailure, MAX_DEPTH};
 
 use std::fmt;

@@ -14,8 +14,8 @@ pub const NEG_INF: &str = "\u{0}kld:-Infinity";
 
 /// Replaces bare `NaN`, `Infinity`, `-Infinity` tokens outside strings by
 /// sentinel strings serde_json accepts; the results mapping
-/// (`crate::results::quads`) turns them back into doubles.
-pub fn replace_tokens(text: &str) -> std::borrow::Cow<'_, str> {
+/// (`crate::rdf::verification`) turns them back into doubles.
+pub(crate) fn replace_tokens(text: &str) -> std::borrow::Cow<'_, str> {
     if !(text.contains("NaN") || text.contains("Infinity")) {
         return std::borrow::Cow::Borrowed(text);
     }

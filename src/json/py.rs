@@ -11,7 +11,7 @@ use super::{Json, Number, PyNumber};
 /// Python's `repr(float)`: shortest round-trip digits, exponent form when the
 /// decimal exponent is < -4 or >= 16 (`1e-05`, `1e+16`), otherwise fixed with at
 /// least one fractional digit (`1.0`, `0.30000000000000004`).
-pub fn float_repr(v: f64) -> String {
+pub(crate) fn float_repr(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -61,7 +61,7 @@ pub fn float_repr(v: f64) -> String {
 
 /// What Python writes for a JSON number it read: ints exactly (`-0` → `0`),
 /// floats in `repr` form (`1E5` → `100000.0`).
-pub fn number_repr(n: &Number) -> String {
+pub(crate) fn number_repr(n: &Number) -> String {
     match n.to_py() {
         PyNumber::Int(s) => {
             if s.bytes().all(|b| b == b'0' || b == b'-') {
@@ -115,24 +115,24 @@ impl PyWriter {
     }
 
     /// `{`
-    pub fn begin_object(&mut self) {
+    pub(crate) fn begin_object(&mut self) {
         self.out.push('{');
         self.stack.push(false);
     }
 
     /// `}` (on its own line unless the object is empty).
-    pub fn end_object(&mut self) {
+    pub(crate) fn end_object(&mut self) {
         self.close('}');
     }
 
     /// `[`
-    pub fn begin_array(&mut self) {
+    pub(crate) fn begin_array(&mut self) {
         self.out.push('[');
         self.stack.push(false);
     }
 
     /// `]`
-    pub fn end_array(&mut self) {
+    pub(crate) fn end_array(&mut self) {
         self.close(']');
     }
 
@@ -208,13 +208,13 @@ impl PyWriter {
     }
 
     /// A member `"k": <string>`.
-    pub fn field_str(&mut self, k: &str, v: &str) {
+    pub(crate) fn field_str(&mut self, k: &str, v: &str) {
         self.key(k);
         self.string(v);
     }
 
     /// A member `"k": <json>`.
-    pub fn field_json(&mut self, k: &str, v: &Json) {
+    pub(crate) fn field_json(&mut self, k: &str, v: &Json) {
         self.key(k);
         self.json(v);
     }
@@ -225,7 +225,7 @@ impl PyWriter {
 }
 
 /// Appends `s` as a JSON string literal the way Python's encoder does.
-pub fn escape_into(out: &mut String, s: &str, ascii: bool) {
+pub(crate) fn escape_into(out: &mut String, s: &str, ascii: bool) {
     out.push('"');
     let mut start = 0;
     for (i, c) in s.char_indices() {

@@ -6,13 +6,13 @@
 //! load. Here the three versions are read through the normal reader, written
 //! as Karenina's canonical bytes and merged as trees: questions by ID, traits
 //! and properties by name, keywords by value, timestamps to the later one
-//! ([`tree`]). The result is Karenina's exact bytes; a true conflict is
+//! (`tree`). The result is Karenina's exact bytes; a true conflict is
 //! confined to the lines that differ between the merge taking our value and
 //! the merge taking theirs, with git-style markers around just those lines
 //! ([`mark`], question by question), and comes back as a typed [`Conflict`]
 //! (question, field, why, both values). A merge that Karenina would refuse
 //! though neither side was refused is redone with the trait, rubric or
-//! question at fault in conflict ([`gate`]), so no clean merge is one
+//! question at fault in conflict (`gate`), so no clean merge is one
 //! Karenina cannot load and run. A side that is not a checkpoint (or a preset, merged by config key)
 //! is refused with a typed [`Refusal`], so the caller falls back to a text
 //! merge. Nothing here prints.

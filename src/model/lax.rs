@@ -128,7 +128,7 @@ pub fn strings(v: &Json) -> Result<Vec<&str>, Refused> {
 }
 
 /// A `dict[str, str]` field.
-pub fn string_map(v: &Json) -> Result<Vec<(&str, &str)>, Refused> {
+pub(crate) fn string_map(v: &Json) -> Result<Vec<(&str, &str)>, Refused> {
     match v {
         Json::Object(o) => {
             o.0.iter()

@@ -291,7 +291,7 @@ fn present(o: &Object, k: &str) -> bool {
 /// Why Karenina refuses the object `v` as an agentic trait's
 /// `model_override` (`ModelConfig(**v)`, then the trait's agent-tier
 /// check), or `None` when it takes it.
-pub fn override_problem(v: &Json) -> Option<String> {
+pub(crate) fn override_problem(v: &Json) -> Option<String> {
     let at = "model_override";
     if let Err(e) = check_model(v, MODEL_CONFIG, at) {
         return Some(e);

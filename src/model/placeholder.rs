@@ -53,7 +53,7 @@ impl Placeholder {
 }
 
 /// [`Placeholder::of`] a checkpoint.
-pub fn of_checkpoint(cp: &Checkpoint) -> Option<Placeholder> {
+pub(crate) fn of_checkpoint(cp: &Checkpoint) -> Option<Placeholder> {
     let n = cp
         .items
         .iter()

@@ -15,7 +15,7 @@ pub fn md5_hex(text: &str) -> String {
 }
 
 /// The readable prefix: `lower()`, `' '` → `-`, drop `?` `.` `,`, first 50 code points.
-pub fn id_prefix(text: &str) -> String {
+pub(crate) fn id_prefix(text: &str) -> String {
     text.to_lowercase()
         .chars()
         .filter(|c| !matches!(c, '?' | '.' | ','))
@@ -52,7 +52,7 @@ pub fn question_ids<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String>
 /// 32-hex MD5 (Karenina's `Question.id`, written when a `Question` object is
 /// added) when `old` is one, else the readable `urn:uuid:question-…` URN
 /// (written by `add_question` with a text).
-pub fn current_id(old: &str, text: &str) -> String {
+pub(crate) fn current_id(old: &str, text: &str) -> String {
     if old.len() == 32 && old.bytes().all(|b| b.is_ascii_hexdigit()) {
         md5_hex(text)
     } else {
@@ -74,7 +74,7 @@ pub enum IdCheck {
 }
 
 /// Classifies `id` against `text`.
-pub fn check_id(id: &str, text: &str) -> IdCheck {
+pub(crate) fn check_id(id: &str, text: &str) -> IdCheck {
     if let Some(rest) = id.strip_prefix("urn:uuid:question-") {
         let base = question_id(text);
         if id == base {

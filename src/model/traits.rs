@@ -532,7 +532,7 @@ fn agentic(j: &mut Judge) {
 /// `Rubric` / `DynamicRubric` validators over converted traits: names unique
 /// within a family and across families, no `.` in names; a dynamic member
 /// also needs a summary or a description.
-pub fn rubric_problems(traits: &[(&Rating, Family)], dynamic: bool) -> Vec<String> {
+pub(crate) fn rubric_problems(traits: &[(&Rating, Family)], dynamic: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut per_family = std::collections::HashSet::new();
     let mut all = std::collections::HashSet::new();
@@ -559,7 +559,7 @@ pub fn rubric_problems(traits: &[(&Rating, Family)], dynamic: bool) -> Vec<Strin
 }
 
 /// `merge_rubrics`: a question trait with the name and family of a global one.
-pub fn merge_conflicts(
+pub(crate) fn merge_conflicts(
     global: &[(&Rating, Family)],
     question: &[(&Rating, Family)],
 ) -> Vec<String> {

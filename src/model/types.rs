@@ -298,7 +298,7 @@ impl TraitType {
     }
 
     /// The local name, e.g. `GlobalRegexTrait`.
-    pub fn local_name(&self) -> String {
+    pub(crate) fn local_name(&self) -> String {
         let scope = match self.scope {
             Scope::Global => "Global",
             Scope::QuestionSpecific => "QuestionSpecific",
@@ -312,7 +312,7 @@ impl TraitType {
     }
 
     /// The written form, e.g. `karenina:GlobalRegexTrait`.
-    pub fn as_curie(&self) -> String {
+    pub(crate) fn as_curie(&self) -> String {
         format!("karenina:{}", self.local_name())
     }
 

@@ -122,7 +122,7 @@ fn rate_names_of_info() -> Value {
 }
 
 /// Karenina's numbers of one run of Karenina's results database (its rows
-/// as [`crate::sqlite::read_run`] hands them on, the read loading
+/// as `crate::sqlite::read_run` hands them on, the read loading
 /// makes), with the values Karenina refuses, left out of them.
 pub fn of_database_run(
     file: &std::path::Path,

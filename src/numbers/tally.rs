@@ -176,7 +176,7 @@ impl Visit for Counting {
             _ => "unknown",
         };
         *m.failures.entry(cat.to_string()).or_default() += 1;
-        for &(dict, family) in crate::results::quads::SCORE_DICTS {
+        for &(dict, family) in crate::results::SCORE_DICTS {
             let family = family.unwrap_or("unknown");
             for key in row["rubric"][dict]
                 .as_object()

@@ -84,7 +84,7 @@ const BATCH_BYTES: usize = 1 << 20;
 /// treats the items of a top-level array one by one, so this is the same
 /// document as compacting the whole at once (a document of one item is
 /// compacted whole, as its item is not wrapped in `@graph`).
-pub fn compacted_until(quads: &[Quad], stopped: &dyn Fn() -> bool) -> Result<String> {
+pub(crate) fn compacted_until(quads: &[Quad], stopped: &dyn Fn() -> bool) -> Result<String> {
     compacted_in_slices(quads, stopped, BATCH_BYTES)
 }
 
@@ -178,7 +178,7 @@ fn compact_slices(
 /// `serde_json::to_string_pretty` would print the whole. An answer of one
 /// batch is compacted whole, exactly as before. Ends with
 /// [`Error::Cancelled`] when `stopped` says so between slices.
-pub fn write_compacted(
+pub(crate) fn write_compacted(
     quads: impl Iterator<Item = Result<Quad>>,
     stopped: &dyn Fn() -> bool,
     out: &mut dyn std::io::Write,

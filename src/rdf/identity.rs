@@ -16,7 +16,7 @@ use oxigraph::model::NamedNode;
 use std::collections::{HashMap, HashSet};
 
 /// The IDs of the checkpoint's `DataFeed` and items that become IRI nodes.
-pub fn iri_ids(cp: &Checkpoint) -> HashSet<&str> {
+pub(crate) fn iri_ids(cp: &Checkpoint) -> HashSet<&str> {
     let mut counts: HashMap<&str, usize> = HashMap::new();
     count_ids(cp, &mut counts);
     std::iter::once(&cp.id)

@@ -53,12 +53,12 @@ fn double<E: Emit>(e: &mut E, n: &mut E::Node, key: Key, v: f64) {
 /// literals on insert): using it from the start makes a store's export equal to
 /// a file's. The value and its float-ness (the datatype) are what the canonical
 /// writer needs.
-pub fn double_lexical(v: f64) -> String {
+pub(crate) fn double_lexical(v: f64) -> String {
     Literal::from(v).value().to_string()
 }
 
 /// The canonical lexical form of an integer (`-0` → `0`); big integers as written.
-pub fn integer_lexical(lexical: &str) -> String {
+pub(crate) fn integer_lexical(lexical: &str) -> String {
     lexical
         .parse::<i64>()
         .map(|i| i.to_string())
@@ -124,7 +124,7 @@ fn list<E: Emit, T>(
 }
 
 /// Walks a checkpoint; returns the root node.
-pub fn emit<E: Emit>(e: &mut E, cp: &Checkpoint) -> E::Node {
+pub(crate) fn emit<E: Emit>(e: &mut E, cp: &Checkpoint) -> E::Node {
     let iris = super::identity::iri_ids(cp);
     fn iri_of<'a>(iris: &HashSet<&str>, id: &'a Option<String>) -> Option<&'a str> {
         id.as_deref().filter(|i| iris.contains(i))
@@ -359,7 +359,7 @@ impl<F: FnMut(Quad)> QuadEmitter<F> {
 }
 
 /// The IRI a term or compact IRI expands to under the canonical context.
-pub fn expand_term(key: &str) -> String {
+pub(crate) fn expand_term(key: &str) -> String {
     if let Some(local) = key.strip_prefix("karenina:") {
         return vocab::karenina(local);
     }
@@ -410,13 +410,13 @@ impl<F: FnMut(Quad)> Emit for QuadEmitter<F> {
 }
 
 /// The quads of the lossless reading, emitted directly into `graph`.
-pub fn direct_quads(cp: &Checkpoint, graph: &GraphName) -> Vec<Quad> {
+pub(crate) fn direct_quads(cp: &Checkpoint, graph: &GraphName) -> Vec<Quad> {
     let mut quads = Vec::with_capacity(4096);
     emit(&mut QuadEmitter::new(graph.clone(), |q| quads.push(q)), cp);
     quads
 }
 
 /// Streams the quads of the lossless reading into `sink` without collecting them.
-pub fn direct_quads_into(cp: &Checkpoint, graph: &GraphName, sink: impl FnMut(Quad)) {
+pub(crate) fn direct_quads_into(cp: &Checkpoint, graph: &GraphName, sink: impl FnMut(Quad)) {
     emit(&mut QuadEmitter::new(graph.clone(), sink), cp);
 }

@@ -80,7 +80,7 @@ pub const ADELE_KEY: &str = "adele_classification";
 
 /// The ADeLe levels of a classification (`scores`: dimension → level; 0–5
 /// only), in its order, with the label Karenina recorded for each.
-pub fn adele_levels(v: &Json) -> Vec<(&str, i64, Option<&str>)> {
+pub(crate) fn adele_levels(v: &Json) -> Vec<(&str, i64, Option<&str>)> {
     let Some(o) = v.as_object() else {
         return Vec::new();
     };
@@ -120,7 +120,7 @@ fn adele<E: Emit>(e: &mut E, q: &mut E::Node, v: &Json) {
 }
 
 /// The key Karenina's `custom_metadata` gives a `custom_…` property, if it is one.
-pub fn custom_key(name: &str) -> Option<String> {
+pub(crate) fn custom_key(name: &str) -> Option<String> {
     name.starts_with("custom_")
         .then(|| name.replace("custom_", ""))
 }

@@ -7,13 +7,17 @@
 //! default to [`Processor::Direct`], which emits the same quads from the same
 //! mapping walk; tests assert all three are isomorphic for every corpus file.
 //! Nothing here reads files, touches the network or sees the store.
+//!
+//! Beside it, [`verification`] maps Karenina's verification results (the
+//! rows [`crate::results`] reads) into quads: the results vocabulary.
 
 pub mod compact;
-pub mod emit;
+pub(crate) mod emit;
 pub mod identity;
 pub mod lossless;
 pub mod metadata;
-pub mod to_checkpoint;
+pub(crate) mod to_checkpoint;
+pub mod verification;
 
 use crate::error::{Error, Result};
 use crate::json::Json;

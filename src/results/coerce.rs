@@ -162,7 +162,7 @@ pub fn row(row: &mut Value) -> Result<(), Refused> {
 
 /// [`row`], but a refused value is set to `null` and handed to `refused`
 /// (a database row: the value left out, the rest of the run read).
-pub fn row_leaving_out(row: &mut Value, refused: &mut dyn FnMut(Refused)) {
+pub(crate) fn row_leaving_out(row: &mut Value, refused: &mut dyn FnMut(Refused)) {
     let _ = each(row, &mut |p, reason| {
         refused(Refused { path: p, reason });
         Ok(())
@@ -305,7 +305,7 @@ pub(super) fn int(digits: &str) -> Value {
 
 /// `v` as pydantic's lax mode validates it into `ty`: `Ok(None)` when it is
 /// already that, `Ok(Some(coerced))`, or pydantic's reason for refusing it.
-pub fn coerce(v: &Value, ty: Ty) -> Result<Option<Value>, String> {
+pub(crate) fn coerce(v: &Value, ty: Ty) -> Result<Option<Value>, String> {
     let p = py(v);
     match ty {
         Ty::Bool => match p {

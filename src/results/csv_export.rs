@@ -46,7 +46,7 @@ const MAPPED: &[&str] = &[
 /// Where the raw cells travel inside a synthesized row (see [`super::map`]).
 pub(crate) const RAW_CELLS: &str = "\u{0}csv";
 /// The score dictionary of CSV trait columns (trait family unknown).
-pub(super) const CSV_SCORES: &str = "\u{0}csv_trait_scores";
+pub(crate) const CSV_SCORES: &str = "\u{0}csv_trait_scores";
 
 /// Reads a CSV export, handing a header built from the first row's run
 /// columns and then each row, in the JSON row shape.
@@ -397,7 +397,7 @@ fn py_json_string(s: &str, out: &mut String) {
 }
 
 /// `VerificationResultMetadata.compute_result_id` without scenario fields.
-pub(super) fn result_id(
+pub(crate) fn result_id(
     answering: &Value,
     parsing: &Value,
     question_id: &str,

@@ -86,7 +86,7 @@ fn lacking_at(row: &Value, path: &[&str]) -> Option<usize> {
 /// The lacks of one file, counted row by row.
 #[derive(Clone, Debug, Default)]
 pub struct Lacks {
-    /// Rows read from a CSV ([`super::gui_csv`]): messages name the row and
+    /// Rows read from a CSV (`super::gui_csv`): messages name the row and
     /// the column, not a path inside the row kld made of it.
     pub columns: bool,
     rows: usize,

@@ -1,50 +1,35 @@
-//! Karenina verification-results exports (JSON 2.x and CSV) as graphs next
-//! to the checkpoints they ran, so "pass rate per model per benchmark" is a
-//! query.
+//! What Karenina wrote about a run, read into rows: verification-results
+//! exports (JSON 2.x and CSV), TaskEval and GUI CSV exports, run folders,
+//! progressive-save sidecars, workspace manifests and repair sidecars.
 //!
 //! Reading (Karenina `results_exporter.py`; `docs/results.md`): the v2.2 stream writes the
-//! header on line 1 and one row per line after it, so rows are read and mapped
-//! one at a time (a 1 GB export never becomes one tree); a CSV is read record
-//! by record into the same row shape ([`csv`]); older JSON layouts (a bare
-//! array, `{"results": …}`, `{"runs": …}`) are parsed whole. Karenina writes
-//! bare `NaN` / `Infinity` tokens, which strict JSON readers refuse: they are
-//! read here and kept as `xsd:double` NaN / INF.
+//! header on line 1 and one row per line after it, so rows are read and handed
+//! on one at a time ([`Visit`]; a 1 GB export never becomes one tree); a CSV is
+//! read record by record into the same row shape (`csv_export`); older JSON
+//! layouts (a bare array, `{"results": …}`, `{"runs": …}`) are parsed whole.
+//! Karenina writes bare `NaN` / `Infinity` tokens, which strict JSON readers
+//! refuse: they are read here and kept as the JSON tokens of
+//! [`crate::json::nan`].
 //!
-//! The mapping (vocabulary `karenina:`, documented in `docs/results.md`): one node for
-//! the run (job id, export time, Karenina version, format version, job summary
-//! and configured models as JSON) and one per result (IRI
-//! `urn:karenina:result:<result_id>` when the ID is unique in the file) with
-//! its question ID (and `karenina:question <id>` when the ID is an IRI),
-//! answering and parsing model, replicate, timestamp, evaluation mode, failure
-//! category, verdicts, check outcomes, tokens, execution time, one
-//! `karenina:score` node per score key (pointing to one `karenina:ScoredTrait`
-//! node per trait), what Karenina's summary counts by (model display
-//! strings, combo, MCP servers, template verification performed, failure
-//! group and stage, outcome class, per-stage usage, agent metrics: see
-//! [`outcome`]), and everything no triple holds in one `rdf:JSON` literal
-//! (`karenina:rest`). Raw responses and traces are dropped unless asked for:
-//! they are most of a file's size and rarely queried.
+//! Nothing here makes RDF: the rows become quads in
+//! [`crate::rdf::verification`] (the results vocabulary of docs/results.md),
+//! beside the checkpoint mapping, and Karenina's numbers in
+//! [`crate::numbers`].
 
-pub mod coerce;
+pub(crate) mod coerce;
 mod csv_cells;
 pub(crate) mod csv_export;
-pub mod gui_csv;
+pub(crate) mod gui_csv;
 pub mod lacks;
 pub mod outcome;
 pub mod progress;
-pub(crate) mod quads;
 pub mod repair;
 pub mod run_folder;
 mod score_dicts;
 pub mod task_eval;
 pub mod workspace;
 
-pub use quads::{RowMapper, CSV_RESULT_ID};
-
 use crate::error::{Error, Result};
-use crate::vocab::{RDF_JSON, XSD_DATETIME, XSD_INTEGER};
-use oxigraph::model::{GraphName, Quad};
-use oxigraph::model::{Literal, NamedNode, Term};
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -53,43 +38,23 @@ use std::path::Path;
 // (and their children) use it under its old local names.
 use crate::json::nan::{replace_tokens as nan_tokens, NAN, NEG_INF, POS_INF};
 
+/// The score dictionaries of a row's `rubric`, with the trait family each
+/// holds (`None`: a CSV export's trait columns, which do not say).
+pub(crate) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
+    ("llm_trait_scores", Some("llm")),
+    ("regex_trait_scores", Some("regex")),
+    ("callable_trait_scores", Some("callable")),
+    ("metric_trait_scores", Some("metric")),
+    ("agentic_trait_scores", Some("agentic")),
+    (csv_export::CSV_SCORES, None),
+];
+
 /// The manifest's file name in a run folder.
 pub const MANIFEST: &str = "run_manifest.json";
 
 /// True when `dir` is a run folder (a directory holding `run_manifest.json`).
 pub fn is_run_folder(dir: &Path) -> bool {
     dir.join(MANIFEST).is_file()
-}
-
-/// A `karenina:` term.
-pub(super) use crate::vocab::term as k;
-
-/// A timestamp: `xsd:dateTime` when RFC 3339, else a plain literal.
-pub(super) fn time(s: &str) -> Term {
-    if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
-        Term::Literal(Literal::new_typed_literal(
-            s,
-            NamedNode::new_unchecked(XSD_DATETIME),
-        ))
-    } else {
-        Term::Literal(Literal::new_simple_literal(s))
-    }
-}
-
-/// A value as an `rdf:JSON` literal.
-pub(super) fn json(v: &impl serde::Serialize) -> Term {
-    Term::Literal(Literal::new_typed_literal(
-        serde_json::to_string(v).unwrap_or_default(),
-        NamedNode::new_unchecked(RDF_JSON),
-    ))
-}
-
-/// An `xsd:integer`.
-pub(super) fn int(n: u64) -> Term {
-    Term::Literal(Literal::new_typed_literal(
-        n.to_string(),
-        NamedNode::new_unchecked(XSD_INTEGER),
-    ))
 }
 
 /// Why a row is not a verification result (its reader locates it).
@@ -103,13 +68,6 @@ impl From<&str> for RowError {
     }
 }
 
-/// Options for reading results.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ResultsOptions {
-    /// Keep raw responses and traces (in `karenina:rest`).
-    pub with_traces: bool,
-}
-
 /// The two export formats Karenina writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -120,7 +78,7 @@ pub enum Layout {
     /// A TaskEval export (`TaskEvalResult.export_json()`): verification
     /// results grouped by step, no run header ([`task_eval`]).
     TaskEval,
-    /// A karenina-gui CSV export, plain or custom ([`gui_csv`]).
+    /// A karenina-gui CSV export, plain or custom (`gui_csv`).
     GuiCsv,
 }
 
@@ -234,7 +192,7 @@ pub trait Visit {
 /// Reads a results export from disk, streamed (the file is never held
 /// whole, except an old whole-document JSON layout), handing its header and
 /// rows to `visit`. Returns the SHA-256 of the file's bytes.
-pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
+pub(crate) fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
     let f = crate::fsutil::open_input(file)?;
     let mut hashing = Hashing {
         inner: f,
@@ -247,7 +205,7 @@ pub fn read_path(file: &Path, visit: &mut dyn Visit) -> Result<String> {
 
 /// [`read_path`] without hashing the file's bytes, for readers that need
 /// no hash (a summary): SHA-256 of a 100 MB export is a third of reading it.
-pub fn read_path_unhashed(file: &Path, visit: &mut dyn Visit) -> Result<()> {
+pub(crate) fn read_path_unhashed(file: &Path, visit: &mut dyn Visit) -> Result<()> {
     let mut f = crate::fsutil::open_input(file)?;
     read_from(file, &mut f, visit, false)
 }
@@ -424,102 +382,6 @@ fn read_document(file: &Path, text: &str, visit: &mut dyn Visit) -> Result<()> {
             .map_err(|m| located(file, 1, 1, &path, m))?;
     }
     Ok(())
-}
-
-/// A [`Visit`]or that maps what a reader hands it into quads: an export
-/// read from a file, a run folder's results, a database run's rows.
-pub(crate) struct Mapping<'a> {
-    pub(crate) mapper: RowMapper,
-    pub(crate) sink: &'a mut dyn FnMut(Quad),
-    /// Whether a header was seen (a run folder's sidecar may have none).
-    pub(crate) header_seen: bool,
-    /// What the rows lack for Karenina's numbers.
-    pub(crate) lacks: lacks::Lacks,
-}
-
-impl<'a> Mapping<'a> {
-    /// Maps into `graph`, calling `sink` for each quad.
-    pub(crate) fn new(
-        graph: &GraphName,
-        opts: ResultsOptions,
-        sink: &'a mut dyn FnMut(Quad),
-    ) -> Self {
-        Mapping {
-            mapper: RowMapper::new(graph.clone(), opts),
-            sink,
-            header_seen: false,
-            lacks: lacks::Lacks::default(),
-        }
-    }
-}
-
-impl Visit for Mapping<'_> {
-    fn header(&mut self, header: &serde_json::Value) {
-        self.header_seen = true;
-        self.lacks.columns = header["source_format"] == "gui-csv";
-        self.mapper.run(header, self.sink);
-    }
-    fn row(&mut self, row: serde_json::Value) -> std::result::Result<(), RowError> {
-        self.mapper.row(row, self.sink)
-    }
-    fn row_at(&mut self, path: &str, row: serde_json::Value) -> std::result::Result<(), RowError> {
-        self.lacks.check(path, &row);
-        self.mapper.row(row, self.sink)
-    }
-    fn step(&mut self, step: Option<&str>) {
-        self.mapper.set_step(step);
-    }
-}
-
-/// Reads a results export and maps it into `graph`, calling `sink` for each
-/// quad (rows are read and mapped one at a time). Returns the SHA-256 of the
-/// file's bytes.
-pub fn map_path(
-    file: &Path,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<String> {
-    Ok(map_path_noting(file, graph, opts, sink)?.0)
-}
-
-/// [`map_path`], also returning what the file lacks for Karenina's numbers
-/// ([`lacks::Lacks::messages`]: `at /results/0/metadata: lacks …`, for a
-/// message that names the file first; empty for a file Karenina's Python
-/// wrote).
-pub fn map_path_noting(
-    file: &Path,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<(String, Vec<String>)> {
-    let mut m = Mapping::new(graph, opts, sink);
-    let sha = read_path(file, &mut m)?;
-    Ok((sha, m.lacks.messages()))
-}
-
-/// [`map_path`] for an export with `karenina repair` sidecars beside it
-/// ([`repair::sidecars`]): its repairs are mapped too. Returns the file's
-/// SHA-256 and its notes: what it lacks for Karenina's numbers (as
-/// [`map_path_noting`]) and the repairs' located warnings (`KLD-W202`).
-pub fn map_path_with_repairs(
-    file: &Path,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<(String, Vec<String>)> {
-    let mut m = Mapping::new(graph, opts, sink);
-    m.mapper.record_rows();
-    let sha = read_path(file, &mut m)?;
-    if !m.header_seen {
-        m.mapper.run(&serde_json::json!({}), m.sink);
-    }
-    let run = oxigraph::model::NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
-    let rows = m.mapper.take_recorded();
-    let repaired = repair::map(file, &run, &rows, graph, &mut *m.sink);
-    let mut notes = m.lacks.messages();
-    notes.extend(repaired.warnings);
-    Ok((sha, notes))
 }
 
 fn check_header(file: &Path, v: &serde_json::Value) -> Result<()> {

@@ -20,7 +20,7 @@ pub const OUTCOMES: [&str; 7] = [
 ];
 
 /// `FailureCategory` → `FailureGroup` (Karenina's `CATEGORY_TO_GROUP`).
-pub fn group_of_category(category: &str) -> Option<&'static str> {
+pub(crate) fn group_of_category(category: &str) -> Option<&'static str> {
     Some(match category {
         "content" => "content",
         "recursion_limit" | "trace_validation" | "deep_judgment" | "deep_judgment_rubric" => {
@@ -36,7 +36,7 @@ pub fn group_of_category(category: &str) -> Option<&'static str> {
 /// The failure group of a row's `metadata.failure`: its `group` (Karenina
 /// writes the computed field) or, without one, its category's group. `None`
 /// for no failure, or one that names neither (a CSV keeps only the reason).
-pub fn failure_group(row: &Value) -> Option<String> {
+pub(crate) fn failure_group(row: &Value) -> Option<String> {
     let f = row["metadata"].get("failure").filter(|f| f.is_object())?;
     if let Some(g) = f.get("group").and_then(Value::as_str) {
         return Some(g.to_string());
@@ -129,7 +129,7 @@ pub fn canonical_key(id: &Value) -> String {
 /// (`_key_string(ResultRowKey.from_result(row))`): question ID, answering
 /// and parsing canonical keys, replicate (`none` when null) and run name
 /// (empty when null), joined by `|`.
-pub fn row_key(row: &Value) -> String {
+pub(crate) fn row_key(row: &Value) -> String {
     let m = &row["metadata"];
     let replicate = match &m["replicate"] {
         Value::Number(n) => n.to_string(),
@@ -189,7 +189,7 @@ pub(crate) fn model_of(row: &Value, side: &str) -> (String, String) {
 
 /// The answering MCP servers of a row (`template.answering_mcp_servers`),
 /// sorted as Karenina sorts them for its combo key.
-pub fn mcp_servers(row: &Value) -> Vec<String> {
+pub(crate) fn mcp_servers(row: &Value) -> Vec<String> {
     let mut v: Vec<String> = row["template"]
         .get("answering_mcp_servers")
         .and_then(Value::as_array)

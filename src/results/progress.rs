@@ -143,7 +143,7 @@ pub fn lacks(state_file: &Path, state: &ProgressState) -> Vec<String> {
 
 impl ProgressState {
     /// A legacy (format 1.0) state.
-    pub fn is_legacy(&self) -> bool {
+    pub(crate) fn is_legacy(&self) -> bool {
         self.format_version == LEGACY_STATE_FORMAT
     }
 
@@ -181,7 +181,7 @@ impl ProgressState {
 
 /// True when a sidecar ends in a partial line: a write cut short (Karenina
 /// appends each result with its newline), which Karenina's reader skips.
-pub fn ends_partial(file: &Path) -> Result<bool> {
+pub(crate) fn ends_partial(file: &Path) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = crate::fsutil::open_regular(file)?;
     let len = f.metadata().map_err(|e| Error::io(file, e))?.len();
@@ -198,7 +198,7 @@ pub fn ends_partial(file: &Path) -> Result<bool> {
 /// Hands the rows of a `.results.jsonl` sidecar to `visit`, after `header`;
 /// a partial last line ([`ends_partial`]) is skipped, as Karenina skips it.
 /// Returns the SHA-256 of its bytes.
-pub fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
+pub(crate) fn read_jsonl(file: &Path, header: &Value, visit: &mut dyn Visit) -> Result<String> {
     let bytes = crate::fsutil::read_regular(file)?;
     let whole = match bytes.iter().rposition(|b| *b == b'\n') {
         Some(i) => &bytes[..=i],
@@ -258,74 +258,8 @@ pub fn benchmark_of(state_file: &Path, state: &ProgressState, cwd: &Path) -> Opt
         .and_then(|f| std::fs::canonicalize(f).ok())
 }
 
-/// Maps an unfinished run from its sidecars (`state_file` and the
-/// `.results.jsonl` beside it, if any) into `graph`: its results as Karenina
-/// would have exported them, and on the run node `runSource
-/// "progressive-save"`, `runStatus "incomplete"`, `createdAt`, `updatedAt`,
-/// `benchmarkPath`, `configuration` (`rdf:JSON`, secrets as Karenina masked
-/// them), `plannedTasks`, `completedTasks`, `failedTasks`, `resultsFrom`.
-/// Returns its digest: SHA-256 of the state's bytes and the JSONL's digest.
-pub fn map(
-    state_file: &Path,
-    state: &ProgressState,
-    graph: &oxigraph::model::GraphName,
-    opts: super::ResultsOptions,
-    sink: &mut dyn FnMut(oxigraph::model::Quad),
-) -> Result<String> {
-    use super::{int, json, k, time};
-    use oxigraph::model::{Literal, NamedOrBlankNode, Quad, Term};
-    let mut m = super::Mapping::new(graph, opts, sink);
-    let jsonl = results_sidecar(state_file, state);
-    let header = state.header();
-    let jsonl_sha = match (jsonl.is_file(), state.is_legacy()) {
-        // A legacy state's `.tmp` is a whole export, with its own header.
-        (true, true) => super::read_path(&jsonl, &mut m)?,
-        (true, false) => read_jsonl(&jsonl, &header, &mut m)?,
-        (false, _) => {
-            m.header(&header);
-            String::new()
-        }
-    };
-    let sha = combine(state_file, &jsonl_sha)?;
-    let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
-    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
-    let mut facts: Vec<(&str, Term)> = vec![
-        ("runSource", string("progressive-save")),
-        ("runStatus", string("incomplete")),
-        ("benchmarkPath", string(&state.benchmark_path)),
-        ("configuration", json(&state.config)),
-        (
-            "resultsFrom",
-            string(if state.is_legacy() {
-                "progressive-save .tmp export (state format 1.0)"
-            } else {
-                "progressive-save sidecar"
-            }),
-        ),
-    ];
-    for (p, n) in [
-        ("plannedTasks", state.total_tasks),
-        ("completedTasks", state.completed_count),
-        ("failedTasks", state.failed_count),
-    ] {
-        if let Some(n) = n {
-            facts.push((p, int(n)));
-        }
-    }
-    if let Some(t) = &state.created_at {
-        facts.push(("createdAt", time(t)));
-    }
-    if let Some(t) = &state.last_updated_at {
-        facts.push(("updatedAt", time(t)));
-    }
-    for (p, o) in facts {
-        (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
-    }
-    Ok(sha)
-}
-
 /// SHA-256 of the state's bytes and its JSONL's digest.
-fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
+pub(crate) fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
     let bytes = crate::fsutil::read_regular(state_file)?;
     let mut h = Sha256::new();
     h.update(&bytes);
@@ -334,7 +268,7 @@ fn combine(state_file: &Path, jsonl_sha: &str) -> Result<String> {
 }
 
 /// The results file a `.state` sidecar stands for (`<out>.state` → `<out>`).
-pub fn output_of(state_file: &Path) -> PathBuf {
+pub(crate) fn output_of(state_file: &Path) -> PathBuf {
     state_file.with_file_name(
         state_file
             .file_name()

@@ -8,7 +8,7 @@
 //! mode (`replay` or `live`), the counts and the selected rows' keys
 //! (`question|answering key|parsing key|replicate|run name`). A repaired
 //! export is a derivation of another, which kld says with PROV-O
-//! (docs/results.md, "Workspaces and repairs"): the run `prov:wasDerivedFrom`
+//! ([`crate::rdf::verification`]; docs/results.md, "Workspaces and repairs"): the run `prov:wasDerivedFrom`
 //! the source (`karenina:sourceSha256`), each repair is a `prov:Activity`,
 //! and each replaced result `prov:wasRevisionOf` the row it replaced, with a
 //! qualified `prov:Revision` saying by which repair, under which key, and
@@ -20,14 +20,8 @@
 //! mismatch, a missing file, a malformed sidecar and a key that names no
 //! row are located warnings (`KLD-W202`); the run still loads.
 
-use super::quads::RowFacts;
-use super::{k, Visit};
-use crate::vocab::{prov, RDF_TYPE, XSD_DATETIME};
-use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde::Deserialize;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -85,7 +79,13 @@ pub fn sidecars(export: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::Display) -> String {
+pub(crate) fn warning(
+    file: &Path,
+    line: usize,
+    column: usize,
+    at: &str,
+    m: impl std::fmt::Display,
+) -> String {
     format!(
         "{}:{line}:{column}: warning[KLD-W202] at {at}: {m}",
         file.display()
@@ -345,221 +345,6 @@ pub fn infos(export: &Path) -> (Vec<RepairInfo>, Vec<String>) {
     (out, warnings)
 }
 
-/// What a row said before a repair.
-#[derive(Clone, Debug, Default)]
-struct Before {
-    result_id: Option<String>,
-    outcome: Option<&'static str>,
-    verify_result: Option<bool>,
-}
-
-/// Collects the rows of `keys` from an export.
-struct Collect<'a> {
-    keys: &'a HashSet<&'a str>,
-    found: HashMap<String, Before>,
-}
-
-impl Visit for Collect<'_> {
-    fn header(&mut self, _: &Value) {}
-    fn row(&mut self, row: Value) -> Result<(), super::RowError> {
-        let key = super::outcome::row_key(&row);
-        if self.keys.contains(key.as_str()) {
-            let before = Before {
-                result_id: row["metadata"]["result_id"].as_str().map(str::to_string),
-                outcome: super::outcome::outcome(&row),
-                verify_result: row["template"]["verify_result"].as_bool(),
-            };
-            self.found.insert(key, before);
-        }
-        Ok(())
-    }
-}
-
-/// What mapping a run's repairs gives back.
-#[derive(Debug, Default)]
-pub(crate) struct Mapped {
-    /// Located warnings.
-    pub(crate) warnings: Vec<String>,
-    /// The old result ID of each replaced row → its node (so a workspace
-    /// captured for the replaced row is tied to it).
-    pub(crate) replaced: HashMap<String, NamedOrBlankNode>,
-    /// The key of each replaced row whose old result ID is unknown (no
-    /// backup to read) → its node.
-    pub(crate) replaced_keys: HashMap<String, NamedOrBlankNode>,
-    /// The sidecars' bytes (for the run's digest).
-    pub(crate) bytes: Vec<u8>,
-}
-
-/// Maps the repairs of `export` (whose rows are `rows`, mapped into
-/// `graph` with the run node `run`).
-pub(crate) fn map(
-    export: &Path,
-    run: &NamedOrBlankNode,
-    rows: &[RowFacts],
-    graph: &GraphName,
-    sink: &mut dyn FnMut(Quad),
-) -> Mapped {
-    let mut m = Mapped::default();
-    let files = sidecars(export);
-    if files.is_empty() {
-        return m;
-    }
-    let beside = export.parent().unwrap_or(Path::new("."));
-    let mut out = |s: &NamedOrBlankNode, p: NamedNode, o: Term| {
-        sink(Quad::new(s.clone(), p, o, graph.clone()))
-    };
-    let a = || NamedNode::new_unchecked(RDF_TYPE);
-    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
-    // Each key's row as it stands after the repairs read so far (newest
-    // first): a key repaired twice is the older repair's new row in the
-    // newer one's backup.
-    let mut current: HashMap<String, NamedOrBlankNode> = rows
-        .iter()
-        .map(|r| (r.key.clone(), r.node.clone()))
-        .collect();
-    let mut newest = true;
-    for file in files.iter().rev() {
-        if let Ok(b) = crate::fsutil::read_regular(file) {
-            m.bytes.extend_from_slice(&b);
-        }
-        let s = match read(file) {
-            Ok(s) => s,
-            Err(w) => {
-                m.warnings.push(w.to_string());
-                continue;
-            }
-        };
-        let rep = NamedOrBlankNode::BlankNode(BlankNode::default());
-        out(&rep, a(), prov("Activity").into());
-        out(&rep, a(), k("Repair").into());
-        out(&rep, k("repairMode"), string(&s.mode));
-        out(
-            &rep,
-            k("repairSidecar"),
-            string(&file.file_name().unwrap_or_default().to_string_lossy()),
-        );
-        out(&rep, k("selectedCount"), super::int(s.selected_count));
-        out(&rep, k("replacedCount"), super::int(s.replaced_count));
-        if let Some(t) = timestamp(&s.timestamp) {
-            out(
-                &rep,
-                prov("endedAtTime"),
-                Term::Literal(Literal::new_typed_literal(
-                    t,
-                    NamedNode::new_unchecked(XSD_DATETIME),
-                )),
-            );
-        }
-        for key in &s.selected_keys {
-            out(&rep, k("selectedKey"), string(key));
-        }
-        out(run, k("repair"), rep.clone().into());
-        if newest {
-            out(run, prov("wasGeneratedBy"), rep.clone().into());
-            newest = false;
-        }
-        // The source: its bytes are the backup's after an in-place repair.
-        let src = NamedOrBlankNode::BlankNode(BlankNode::default());
-        out(&src, a(), prov("Entity").into());
-        out(&src, a(), k("ResultsExport").into());
-        out(&src, k("path"), string(&s.source_path));
-        out(&src, k("sourceSha256"), string(&s.source_sha256));
-        out(&rep, prov("used"), src.clone().into());
-        out(run, prov("wasDerivedFrom"), src.clone().into());
-        if s.source_path == s.output_path {
-            if let Some(b) = &s.backup_path {
-                out(&src, k("backupPath"), string(b));
-            }
-        }
-        let (check, holder) = source_check(&s, file, beside);
-        if let Some(w) = check.warning.clone() {
-            m.warnings.push(w);
-        }
-        let check = (check.state, holder);
-        out(&src, k("sourceCheck"), string(check.0.as_str()));
-        let keys: HashSet<&str> = s.selected_keys.iter().map(String::as_str).collect();
-        let before = match check.1.filter(|_| check.0 == SourceState::Matches) {
-            Some(h) => {
-                let mut c = Collect {
-                    keys: &keys,
-                    found: HashMap::new(),
-                };
-                match super::read_path_unhashed(&h, &mut c) {
-                    Ok(()) => c.found,
-                    Err(e) => {
-                        m.warnings.push(warning(
-                            file,
-                            1,
-                            1,
-                            "/",
-                            format!("the repair's source does not read: {e}"),
-                        ));
-                        HashMap::new()
-                    }
-                }
-            }
-            None => HashMap::new(),
-        };
-        for (i, key) in s.selected_keys.iter().enumerate() {
-            let Some(new) = current.get(key.as_str()).cloned() else {
-                m.warnings.push(warning(
-                    file,
-                    1,
-                    1,
-                    &format!("/selected_keys/{i}"),
-                    format!("{key:?} names no result of the repaired export"),
-                ));
-                continue;
-            };
-            let q = NamedOrBlankNode::BlankNode(BlankNode::default());
-            out(&new, prov("qualifiedRevision"), q.clone().into());
-            out(&q, a(), prov("Revision").into());
-            out(&q, prov("hadActivity"), rep.clone().into());
-            out(&q, k("rowKey"), string(key));
-            let b = before.get(key.as_str()).cloned().unwrap_or_default();
-            if let Some(o) = b.outcome {
-                out(&q, k("previousOutcome"), string(o));
-            }
-            if let Some(v) = b.verify_result {
-                out(
-                    &q,
-                    k("previousVerifyResult"),
-                    Term::Literal(Literal::from(v)),
-                );
-            }
-            let old = match &b.result_id {
-                Some(id) => {
-                    out(&q, k("previousResultId"), string(id));
-                    let node = NamedNode::new(format!("urn:karenina:result:{id}"))
-                        .ok()
-                        .filter(|n| NamedOrBlankNode::NamedNode(n.clone()) != new)
-                        .map(NamedOrBlankNode::NamedNode)
-                        .unwrap_or_else(|| NamedOrBlankNode::BlankNode(BlankNode::default()));
-                    m.replaced.insert(id.clone(), node.clone());
-                    node
-                }
-                None => {
-                    let node = NamedOrBlankNode::BlankNode(BlankNode::default());
-                    m.replaced_keys.insert(key.clone(), node.clone());
-                    node
-                }
-            };
-            out(&old, a(), prov("Entity").into());
-            out(&q, prov("entity"), old.clone().into());
-            out(&new, prov("wasRevisionOf"), old.clone().into());
-            current.insert(key.clone(), old);
-        }
-    }
-    m
-}
-
-/// `YYYYmmddTHHMMSSZ` as `xsd:dateTime` text.
-fn timestamp(t: &str) -> Option<String> {
-    chrono::NaiveDateTime::parse_from_str(t, "%Y%m%dT%H%M%SZ")
-        .ok()
-        .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,9 +387,5 @@ mod tests {
         std::fs::write(&f, r#"{"schema_version": "1.0", "mode": 3}"#).unwrap();
         let w = read(&f).unwrap_err().to_string();
         assert!(w.contains("at /mode") && w.contains("invalid type"), "{w}");
-        assert_eq!(
-            timestamp("20261122T100000Z").as_deref(),
-            Some("2026-11-22T10:00:00Z")
-        );
     }
 }

@@ -23,12 +23,10 @@
 //! (`rdf:JSON`, secrets as Karenina masked them), `runFailureType`,
 //! `runFailureMessage`.
 
-use super::{located, ResultsOptions, Visit};
+use super::located;
 use crate::error::Result;
-use oxigraph::model::{GraphName, Literal, NamedOrBlankNode, Quad, Term};
 use serde::Deserialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 pub use super::{is_run_folder, MANIFEST};
@@ -346,34 +344,6 @@ fn find_benchmark(given: &str, dir: &Path, cwd: &Path) -> Benchmark {
     ))
 }
 
-use super::{int, json, k, time};
-
-fn models(ms: &[ModelIdentity]) -> Value {
-    Value::Array(
-        ms.iter()
-            .map(|m| {
-                serde_json::json!({
-                    "interface": m.interface, "model_name": m.model_name,
-                    "tools": m.tools, "config_id": m.config_id,
-                })
-            })
-            .collect(),
-    )
-}
-
-/// What mapping a run folder gives back.
-#[derive(Clone, Debug, Default)]
-pub struct Mapped {
-    /// The folder's digest: SHA-256 of the manifest's bytes, the results'
-    /// SHA-256, the progressive-save state, the workspace manifest and the
-    /// repair sidecars.
-    pub sha256: String,
-    /// Located warnings about its workspace manifest and repair sidecars
-    /// (`KLD-W201`, `KLD-W202`): the run loads, these say what was left out
-    /// or does not match.
-    pub warnings: Vec<String>,
-}
-
 /// Why a run folder's workspaces are not read (`KLD-W201`): its manifest's
 /// `workspaces_path` leaves the folder. The text is the located warning.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -400,149 +370,6 @@ pub fn workspaces_dir(run: &RunFolder) -> std::result::Result<PathBuf, Workspace
         });
     }
     Ok(run.dir.join(rel))
-}
-
-/// Maps a run folder into `graph`: its results (export or sidecar) as an
-/// export is mapped, the manifest on the run node, its workspace captures
-/// and repairs with PROV-O.
-pub fn map(
-    run: &RunFolder,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<Mapped> {
-    let mut warnings = Vec::new();
-    let workspaces = match workspaces_dir(run) {
-        Ok(d) => Some(d),
-        Err(w) => {
-            warnings.push(w.to_string());
-            None
-        }
-    };
-    let manifest = workspaces.as_deref().and_then(super::workspace::read);
-    let repairs = run
-        .results
-        .as_deref()
-        .map(super::repair::sidecars)
-        .unwrap_or_default();
-    let mut m = super::Mapping::new(graph, opts, sink);
-    if manifest.is_some() || !repairs.is_empty() {
-        m.mapper.record_rows();
-    }
-    let header = run
-        .state
-        .as_ref()
-        .map_or_else(|| serde_json::json!({}), |(_, s)| s.header());
-    let results_sha = match (&run.results, &run.sidecar) {
-        (Some(f), _) => super::read_path(f, &mut m)?,
-        (None, Some(jsonl)) => super::progress::read_jsonl(jsonl, &header, &mut m)?,
-        (None, None) => {
-            if run.state.is_some() {
-                m.header(&header);
-            }
-            String::new()
-        }
-    };
-    // The folder's digest: its manifest's bytes and its results' digest, so
-    // a new status is a change too.
-    let p = run.dir.join(MANIFEST);
-    let bytes = crate::fsutil::read_regular(&p)?;
-    let mut h = Sha256::new();
-    h.update(&bytes);
-    h.update(results_sha.as_bytes());
-    if let Some((f, _)) = &run.state {
-        h.update(crate::fsutil::read_regular(f)?);
-    }
-    if !m.header_seen {
-        m.mapper.run(&serde_json::json!({}), m.sink);
-    }
-    let node = NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
-    let rows = m.mapper.take_recorded();
-    let repaired = match &run.results {
-        Some(f) if !repairs.is_empty() => super::repair::map(f, &node, &rows, graph, &mut *m.sink),
-        _ => super::repair::Mapped::default(),
-    };
-    h.update(&repaired.bytes);
-    warnings.extend(repaired.warnings);
-    if let (Some(mf), Some(dir)) = (&manifest, &workspaces) {
-        if let Ok(b) = crate::fsutil::read_regular(&mf.file) {
-            h.update(b);
-        }
-        let results: std::collections::HashMap<String, NamedOrBlankNode> = rows
-            .iter()
-            .filter_map(|r| Some((r.result_id.clone()?, r.node.clone())))
-            .collect();
-        let targets = super::workspace::Targets {
-            results: &results,
-            replaced: &repaired.replaced,
-            replaced_keys: &repaired.replaced_keys,
-        };
-        warnings.extend(super::workspace::map(
-            mf,
-            dir,
-            &run.dir,
-            &targets,
-            graph,
-            &mut *m.sink,
-        ));
-    }
-    let sha = format!("{:x}", h.finalize());
-    let mf = &run.manifest;
-    let string = |s: &str| Term::Literal(Literal::new_simple_literal(s));
-    let mut facts: Vec<(&str, Term)> = vec![
-        ("runSource", string("run-folder")),
-        ("runStatus", string(mf.status.as_str())),
-        ("runLabel", string(&mf.label)),
-        ("manifestRunName", string(&mf.run_name)),
-        ("createdAt", time(&mf.created_at)),
-        ("updatedAt", time(&mf.updated_at)),
-        ("benchmarkPath", string(&mf.benchmark_path)),
-        ("replicateCount", int(mf.replicate_count)),
-        ("answeringModels", json(&models(&mf.answering_models))),
-        ("parsingModels", json(&models(&mf.parsing_models))),
-        ("configuration", json(&mf.configuration)),
-    ];
-    if let Some(t) = &mf.completed_at {
-        facts.push(("completedAt", time(t)));
-    }
-    if let Some(n) = mf.selected_question_count {
-        facts.push(("selectedQuestionCount", int(n)));
-    }
-    if let Some(t) = &mf.failure_type {
-        facts.push(("runFailureType", string(t)));
-    }
-    if let Some(t) = &mf.failure_message {
-        facts.push(("runFailureMessage", string(t)));
-    }
-    if let Some((_, st)) = &run.state {
-        for (p, n) in [
-            ("plannedTasks", st.total_tasks),
-            ("completedTasks", st.completed_count),
-            ("failedTasks", st.failed_count),
-        ] {
-            if let Some(n) = n {
-                facts.push((p, int(n)));
-            }
-        }
-        if let Some(t) = &st.last_updated_at {
-            facts.push(("progressUpdatedAt", time(t)));
-        }
-    }
-    if run.results.is_none() {
-        let from = if run.sidecar.is_some() || run.state.is_some() {
-            "progressive-save sidecar"
-        } else {
-            "none"
-        };
-        facts.push(("resultsFrom", string(from)));
-    }
-    for (p, o) in facts {
-        (m.sink)(Quad::new(node.clone(), k(p), o, graph.clone()));
-    }
-    Ok(Mapped {
-        sha256: sha,
-        warnings,
-    })
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ impl Control {
     }
 
     /// Notes on the answer of a query that ran (a known trap its author
-    /// fell into: [`super::traps`]), for the caller to show.
+    /// fell into: `super::traps`), for the caller to show.
     pub fn notes(&self) -> Vec<String> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }

@@ -10,14 +10,14 @@
 //! 1. a lexical scan (no recursion) refuses bracket nesting deeper than
 //!    [`MAX_DEPTH`] before the parser sees the text;
 //! 2. parsing, checking and dropping the parsed query run where enough stack
-//!    remains, growing a fresh segment if needed ([`with_stack`]); the
+//!    remains, growing a fresh segment if needed (`with_stack`); the
 //!    algebra tree's depth is measured without recursion and refused past
 //!    [`MAX_DEPTH`];
 //! 3. a query with more than [`MAX_OPTIMIZED_OPERATORS`] operators is
 //!    evaluated without Oxigraph's optimizer (join order as written), whose
 //!    cost would otherwise grow with the cube of the operator count.
 //!
-//! Evaluation runs with a stack sized by the query's depth ([`stack_for`]),
+//! Evaluation runs with a stack sized by the query's depth (`stack_for`),
 //! enough for every query below these bounds (tested at the bound in debug
 //! builds, whose frames are the largest). Shallow queries, nearly all of
 //! them, run on the caller's stack at no cost: a thread per query cost about
@@ -49,7 +49,7 @@ pub const STACK_SIZE: usize = 256 << 20;
 /// Stack a query of `depth` levels may need to be parsed, dropped or
 /// evaluated: a margin of 1 MiB plus 64 KiB a level (debug builds, whose
 /// frames are the largest, were measured at under 30 KiB a level).
-pub fn stack_for(depth: usize) -> usize {
+pub(crate) fn stack_for(depth: usize) -> usize {
     (1 << 20) + depth.saturating_mul(64 << 10)
 }
 
@@ -57,7 +57,7 @@ pub fn stack_for(depth: usize) -> usize {
 /// stack when it has them (no cost), else on a fresh [`STACK_SIZE`] segment
 /// of the same thread (stacker, as rustc does), unmapped afterwards. A panic
 /// in `f` becomes [`Error::QueryPanicked`] with its message.
-pub fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Result<T> {
     let run = std::panic::AssertUnwindSafe(|| stacker::maybe_grow(need, STACK_SIZE, f));
     std::panic::catch_unwind(run).unwrap_or_else(|payload| {
         let message = payload
@@ -91,7 +91,7 @@ pub const MAX_NEGATIONS: usize = 12;
 /// more than [`MAX_NEGATIONS`] negations, without parsing it; returns the
 /// deepest nesting. Strings, IRIs and comments are skipped, so brackets and
 /// words inside them do not count.
-pub fn check_text(sparql: &str) -> Result<usize> {
+pub(crate) fn check_text(sparql: &str) -> Result<usize> {
     let b = sparql.as_bytes();
     let (mut i, mut depth, mut max, mut binds) = (0usize, 0usize, 0usize, 0usize);
     // The depth each open negation's operand closes at.

@@ -301,7 +301,7 @@ fn graph_iri(iri: &str) -> Result<oxigraph::model::NamedNode> {
 }
 
 /// Runs an already parsed query (see [`run_with`]) with a stack for its
-/// depth ([`limits::with_stack`]). It ends at `opts.timeout`
+/// depth (`limits::with_stack`). It ends at `opts.timeout`
 /// ([`Error::Timeout`], checked for every tuple the evaluator produces and
 /// every write), past `opts.max_result_bytes` ([`Error::ResultTooLarge`]), or
 /// when `opts.control` is cancelled ([`Error::Cancelled`]); a panic in the

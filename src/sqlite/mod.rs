@@ -6,7 +6,7 @@
 //! so kld reads what is committed, never a write under way nor values later
 //! rolled back. Each connection reads in one read transaction (one snapshot
 //! of the database however long the read takes); a lock held by a writer
-//! committing is waited for ([`busy_wait`]), then reported
+//! committing is waited for (`busy_wait`), then reported
 //! ([`Error::DatabaseLocked`]). The file's bytes and mtime never change (in
 //! WAL mode SQLite's reader may create the `-wal` and `-shm` files beside
 //! it, as any reader does). It must hold
@@ -15,12 +15,12 @@
 //! (`metadata_*`, `template_*`, `rubric_*`, `dj_*`, `djr_*`, Karenina's
 //! `FLATTEN_CONFIG`) are folded back into the export's row shape
 //! (`metadata.answering.interface`, …; `JSON` columns parsed, `BOOLEAN`
-//! columns as booleans: [`cells`]) and mapped by the export's [`RowMapper`],
+//! columns as booleans: `cells`) and mapped by the export's [`RowMapper`],
 //! so the result IRIs and every query answer as for the export. A value
 //! Karenina would refuse is a [`BadValue`], left out and returned.
 
 use crate::error::{Error, Result};
-use crate::results::{ResultsOptions, RowMapper};
+use crate::rdf::verification::{ResultsOptions, RowMapper};
 use crate::vocab;
 use oxigraph::model::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use rusqlite::{types::ValueRef, Connection, OpenFlags};
@@ -147,7 +147,7 @@ pub const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
 /// How long [`open`]'s connection waits for a lock another process holds
 /// before the read fails with [`Error::DatabaseLocked`]: `KLD_SQLITE_BUSY`
 /// seconds, default 5 (Python's sqlite3 waits as long).
-pub fn busy_wait() -> std::time::Duration {
+pub(crate) fn busy_wait() -> std::time::Duration {
     let secs = std::env::var(BUSY_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
@@ -168,7 +168,7 @@ pub fn deadline() -> std::time::Duration {
 }
 
 /// Puts every statement of `c` under a deadline of `limit` from now.
-pub fn set_deadline(c: &Connection, limit: std::time::Duration) {
+pub(crate) fn set_deadline(c: &Connection, limit: std::time::Duration) {
     let end = std::time::Instant::now() + limit;
     // (Called every 10,000 virtual-machine instructions: microseconds.)
     c.progress_handler(10_000, Some(move || std::time::Instant::now() >= end));
@@ -184,7 +184,7 @@ const TABLES: [&str; 4] = [
 ];
 
 /// Opens the database read-only, with SQLite's locking and WAL, under the
-/// [`deadline`] and the [`busy_wait`], in one read transaction (every read
+/// [`deadline`] and the `busy_wait`, in one read transaction (every read
 /// through the connection sees the snapshot its first read took, until the
 /// connection is dropped), and checks its tables (tables, not views).
 pub fn open(file: &Path) -> Result<Connection> {
@@ -272,7 +272,11 @@ pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
 }
 
 /// The `checkpoint_path` of run `run_id`'s benchmark, if recorded.
-pub fn checkpoint_path_of(file: &Path, c: &Connection, run_id: &str) -> Result<Option<String>> {
+pub(crate) fn checkpoint_path_of(
+    file: &Path,
+    c: &Connection,
+    run_id: &str,
+) -> Result<Option<String>> {
     use rusqlite::OptionalExtension;
     c.query_row(
         "SELECT b.checkpoint_path FROM verification_runs r JOIN benchmarks b ON b.id = r.benchmark_id
@@ -428,7 +432,7 @@ use crate::vocab::term as k;
 /// Hands each result row of `run` to `each`, in the export's row shape, in
 /// the order Karenina inserted them (what [`map_run`] maps). Returns the
 /// values Karenina would refuse, left out of the rows (as nulls).
-pub fn read_run(
+pub(crate) fn read_run(
     file: &Path,
     c: &Connection,
     run: &Run,
@@ -494,7 +498,7 @@ pub fn read_run(
 /// `configuration` (`rdf:JSON`), `runFailureMessage`, `benchmarkName`,
 /// `benchmarkPath`, and the counts and import source of
 /// [`run_meta::facts`]. Returns the values Karenina would refuse, left out.
-pub fn map_run(
+pub(crate) fn map_run(
     file: &Path,
     c: &Connection,
     run: &Run,

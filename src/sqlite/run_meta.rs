@@ -167,7 +167,7 @@ pub(super) fn imports(c: &Connection, file: &Path) -> Result<HashMap<String, Imp
         .map_err(|e| db_err(file, e))
 }
 
-/// The export header [`crate::results::RowMapper::run`] reads for `run`:
+/// The export header [`crate::rdf::verification::RowMapper::run`] reads for `run`:
 /// its id as `jobId`, or for an imported run its export's job id, Karenina
 /// version (`kareninaVersion`), timestamp (`exportTime`) and format version
 /// (`formatVersion`), as the export itself gives them.

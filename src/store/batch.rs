@@ -5,8 +5,8 @@
 
 use super::{Bound, CheckpointStore};
 use crate::error::{Error, Result};
+use crate::rdf::verification::ResultsOptions;
 use crate::rdf::Processor;
-use crate::results::ResultsOptions;
 use crate::store::binding::link::Link;
 use std::path::PathBuf;
 

@@ -5,8 +5,8 @@
 use super::{CheckpointStore, Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::kind::{DB_BENCHMARK, DB_RUN};
+use crate::rdf::verification::ResultsOptions;
 use crate::rdf::{self, Processor};
-use crate::results::ResultsOptions;
 use crate::sqlite;
 use crate::store::binding::link::Link;
 use crate::vocab;
@@ -34,13 +34,13 @@ pub fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
 /// True when a graph's source is a database benchmark (`DB#benchmark=<name>`):
 /// the database's copy of a benchmark, which a loaded checkpoint file of the
 /// same benchmark replaces (docs/results.md, "Benchmarks in the database").
-pub fn is_benchmark_copy(source: &str) -> bool {
+pub(crate) fn is_benchmark_copy(source: &str) -> bool {
     source.contains(DB_BENCHMARK)
 }
 
 /// The graph IRI of benchmark `name` of database `db`:
 /// `<the database's file URL>#benchmark=<name, form-encoded>`.
-pub fn benchmark_graph_name(db: &Path, name: &str) -> Result<String> {
+pub(crate) fn benchmark_graph_name(db: &Path, name: &str) -> Result<String> {
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let enc: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
     Ok(format!("{}{DB_BENCHMARK}{enc}", rdf::file_url(&canon)?))
@@ -190,7 +190,7 @@ pub fn run_digest(file_digest: &str, run_id: &str) -> String {
 /// The checkpoint file a benchmark's `checkpoint_path` leads to (canonical):
 /// as Karenina stored it, tried against the current directory, then the
 /// database's directory.
-pub fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
+pub(crate) fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(db).ok()?.parent()?.to_path_buf();
     let cwd = std::env::current_dir().ok();
     cwd.map(|c| c.join(checkpoint_path))
@@ -202,7 +202,7 @@ pub fn checkpoint_at(db: &Path, checkpoint_path: &str) -> Option<PathBuf> {
 
 /// The checkpoint graph the run `run_id` of `db` names by its benchmark's
 /// `checkpoint_path`, if that file exists.
-pub fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
+pub(crate) fn named_checkpoint(db: &Path, run_id: &str) -> Result<Option<String>> {
     let c = sqlite::open(db)?;
     let path = sqlite::checkpoint_path_of(db, &c, run_id)?;
     match path.and_then(|p| checkpoint_at(db, &p)) {
@@ -366,7 +366,7 @@ fn key_quads(g: &NamedNode, run: &sqlite::Run, keys: &[sqlite::RunKey]) -> Vec<Q
 
 /// The values of run `run` of `db` that Karenina refuses, each a located
 /// `KLD-E203` message: those of its `verification_runs` row, then `bad`, those
-/// of its result rows ([`sqlite::read_run`]). Loading (`kld load`, `query`,
+/// of its result rows (`sqlite::read_run`). Loading (`kld load`, `query`,
 /// `serve`) and `kld info DB` report these same messages.
 pub fn value_errors(db: &Path, run: &sqlite::Run, bad: &[sqlite::BadValue]) -> Vec<String> {
     run.bad_values

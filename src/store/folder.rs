@@ -6,7 +6,8 @@
 use super::{Content, GraphInfo, Prepared};
 use crate::error::{Error, Result};
 use crate::rdf;
-use crate::results::{progress, run_folder, ResultsOptions};
+use crate::rdf::verification::{map_progress, map_run_folder, ResultsOptions};
+use crate::results::{progress, run_folder};
 use oxigraph::model::GraphName;
 use std::path::Path;
 
@@ -58,7 +59,7 @@ pub(super) fn prepare_state(file: &Path, opts: ResultsOptions) -> Result<Prepare
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
-    info.sha256 = progress::map(&canon, &state, &g, opts, &mut |q| quads.push(q))?;
+    info.sha256 = map_progress(&canon, &state, &g, opts, &mut |q| quads.push(q))?;
     info.quads = quads.len();
     Ok(Prepared {
         info,
@@ -105,7 +106,7 @@ pub(super) fn prepare(dir: &Path, opts: ResultsOptions) -> Result<Prepared> {
     }
     let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
     let mut quads = Vec::new();
-    let mapped = run_folder::map(&run, &g, opts, &mut |q| quads.push(q))?;
+    let mapped = map_run_folder(&run, &g, opts, &mut |q| quads.push(q))?;
     info.sha256 = mapped.sha256;
     info.notes.extend(mapped.warnings);
     info.quads = quads.len();

@@ -8,8 +8,8 @@ use super::{database, folder, GraphInfo, GraphKind};
 use crate::error::{Error, Result};
 use crate::kind::Input;
 use crate::model::{self, Checkpoint, ReadOptions};
+use crate::rdf::verification::ResultsOptions;
 use crate::rdf::{self, Processor};
-use crate::results::ResultsOptions;
 use oxigraph::model::{GraphName, NamedNode, Quad};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -118,10 +118,12 @@ pub fn prepare_with(
         if !crate::results::repair::sidecars(path).is_empty() {
             let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
             let mut quads = Vec::new();
-            let (sha, warnings) =
-                crate::results::map_path_with_repairs(path, &g, results_opts, &mut |q| {
-                    quads.push(q)
-                })?;
+            let (sha, warnings) = crate::rdf::verification::map_path_with_repairs(
+                path,
+                &g,
+                results_opts,
+                &mut |q| quads.push(q),
+            )?;
             info.sha256 = crate::results::repair::digest_with_sidecars(path, sha);
             info.notes.extend(warnings);
             info.quads = quads.len();
@@ -135,7 +137,9 @@ pub fn prepare_with(
         let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
         let mut quads = Vec::new();
         let (sha, lacks) =
-            crate::results::map_path_noting(path, &g, results_opts, &mut |q| quads.push(q))?;
+            crate::rdf::verification::map_path_noting(path, &g, results_opts, &mut |q| {
+                quads.push(q)
+            })?;
         info.sha256 = sha;
         info.notes.extend(lacks);
         info.quads = quads.len();

@@ -51,7 +51,7 @@ pub(super) fn acquire(dir: &Path, limit: Duration) -> Result<StoreLock> {
 /// `kld import --into` adds to): the same `flock`, on the directory that
 /// holds the file (its inode outlives every rename, and nothing is left
 /// beside the file), waiting up to `limit`.
-pub fn acquire_for_file(file: &Path, limit: Duration) -> Result<FileLock> {
+pub(crate) fn acquire_for_file(file: &Path, limit: Duration) -> Result<FileLock> {
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -60,7 +60,7 @@ pub fn acquire_for_file(file: &Path, limit: Duration) -> Result<FileLock> {
     hold(handle, dir, file, limit).map(|l| FileLock { _lock: l })
 }
 
-/// A file's writer lock ([`acquire_for_file`]), held until dropped.
+/// A file's writer lock (`acquire_for_file`), held until dropped.
 pub struct FileLock {
     _lock: StoreLock,
 }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::model::Checkpoint;
 use crate::rdf;
-use crate::results::ResultsOptions;
+use crate::rdf::verification::ResultsOptions;
 use crate::vocab;
 use oxigraph::io::{RdfFormat, RdfParser, RdfSerializer};
 use oxigraph::model::{GraphName, GraphNameRef, NamedNode, Quad};
@@ -46,7 +46,8 @@ use ingest::{now_utc, sha256_hex, Content};
 pub mod labels;
 pub use binding::runs::{RunIdentity, RunRank};
 use load::Dropper;
-pub use lock::{acquire_for_file, wait as store_wait, FileLock, WAIT_ENV};
+pub(crate) use lock::acquire_for_file;
+pub use lock::{wait as store_wait, FileLock, WAIT_ENV};
 use stream::{stream_chunks, stream_threshold};
 
 /// The inputs a store loads from FILE|DIR arguments, as every reading
@@ -210,7 +211,7 @@ impl CheckpointStore {
     }
 
     /// [`Self::open_dir`], waiting at most `wait` for another writer.
-    pub fn open_dir_waiting(dir: &Path, wait: std::time::Duration) -> Result<Self> {
+    pub(crate) fn open_dir_waiting(dir: &Path, wait: std::time::Duration) -> Result<Self> {
         std::fs::create_dir_all(dir.join("graphs")).map_err(|e| Error::io(dir, e))?;
         let held = lock::acquire(dir, wait)?;
         let mut s = Self::read_dir(dir)?;
@@ -307,7 +308,7 @@ impl CheckpointStore {
     /// load time): added to its run node when the graph is next inserted,
     /// and every time after (`serve --watch` reloads). Replaces the labels
     /// set before for that graph.
-    pub fn set_labels(&mut self, graph: String, labels: Vec<labels::Label>) {
+    pub(crate) fn set_labels(&mut self, graph: String, labels: Vec<labels::Label>) {
         if labels.is_empty() {
             self.labels.remove(&graph);
         } else {
@@ -315,7 +316,7 @@ impl CheckpointStore {
         }
     }
 
-    /// [`CheckpointStore::set_labels`] for every file found under `inputs`
+    /// `CheckpointStore::set_labels` for every file found under `inputs`
     /// (`kld load --label K=V INPUT…`, Python's `labels=`): the runs among
     /// them are labelled when they are loaded.
     pub fn label_inputs(&mut self, inputs: &[PathBuf], labels: &[labels::Label]) {
@@ -534,7 +535,7 @@ impl CheckpointStore {
     }
 
     /// Writes the index of a store directory (atomically). No-op in memory.
-    pub fn save_index(&self) -> Result<()> {
+    pub(crate) fn save_index(&self) -> Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
         fsutil::write_atomic(
             &dir.join("index.tsv"),

@@ -46,7 +46,7 @@ pub(super) fn stream_chunks(
             };
             let r = match content {
                 Content::ResultsFile(path, opts) => {
-                    crate::results::map_path(path, graph, *opts, &mut sink).map(Some)
+                    crate::rdf::verification::map_path(path, graph, *opts, &mut sink).map(Some)
                 }
                 Content::NQuadsFile(path) => crate::fsutil::open_regular(path).and_then(|f| {
                     for q in RdfParser::from_format(RdfFormat::NQuads)

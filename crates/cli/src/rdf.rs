@@ -130,7 +130,7 @@ pub(super) fn load_listed(
     results_args: &ResultsArgs,
     listed: &mut dyn FnMut(Listed<'_>),
 ) -> u8 {
-    store.set_results_options(karenina_ld::results::ResultsOptions {
+    store.set_results_options(karenina_ld::rdf::verification::ResultsOptions {
         with_traces: results_args.with_traces,
     });
     label_inputs(store, results_args);

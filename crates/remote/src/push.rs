@@ -134,7 +134,7 @@ pub fn push_file(client: &RemoteClient, file: &Path, graph: &str) -> Result<Push
         let prepared = karenina_ld::store::prepare_with(
             file,
             Processor::Direct,
-            karenina_ld::results::ResultsOptions::default(),
+            karenina_ld::rdf::verification::ResultsOptions::default(),
         )?;
         let (source, sha256) = (prepared.info.source.clone(), prepared.info.sha256.clone());
         let quads = prepared.into_quads()?;
@@ -219,10 +219,10 @@ fn put(
 /// PUT. There is no canonical form to record: `extract` rebuilds checkpoints.
 fn push_results(client: &RemoteClient, file: &Path, graph: &str) -> Result<Pushed> {
     let mut quads = Vec::new();
-    let sha256 = karenina_ld::results::map_path(
+    let sha256 = karenina_ld::rdf::verification::map_path(
         file,
         &GraphName::DefaultGraph,
-        karenina_ld::results::ResultsOptions::default(),
+        karenina_ld::rdf::verification::ResultsOptions::default(),
         &mut |q| quads.push(q),
     )?;
     put(
@@ -242,7 +242,7 @@ fn push_prepared(client: &RemoteClient, input: &Path, graph: &str) -> Result<Pus
     let prepared = karenina_ld::store::prepare_with(
         input,
         Processor::Direct,
-        karenina_ld::results::ResultsOptions::default(),
+        karenina_ld::rdf::verification::ResultsOptions::default(),
     )?;
     let (source, sha256) = (prepared.info.source.clone(), prepared.info.sha256.clone());
     let quads = prepared.into_quads()?;

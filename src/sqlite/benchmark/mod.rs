@@ -92,7 +92,7 @@ pub fn names(file: &Path, c: &Connection) -> Result<Vec<String>> {
 }
 
 /// True when the database has the tables a benchmark is rebuilt from.
-pub fn has_questions(c: &Connection) -> bool {
+pub(crate) fn has_questions(c: &Connection) -> bool {
     ["questions", "benchmark_questions"].iter().all(|t| {
         c.query_row(
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
@@ -156,7 +156,7 @@ fn truthy(v: &Option<Json>) -> bool {
 }
 
 /// `json.dumps(v)`: Python's default separators (`, ` and `: `), ASCII only.
-pub fn py_dumps(v: &Json) -> String {
+pub(crate) fn py_dumps(v: &Json) -> String {
     let mut out = String::new();
     dumps_into(&mut out, v);
     out
@@ -222,7 +222,7 @@ fn prop(name: &str, value: Option<Json>) -> Json {
 
 /// Karenina's default template for a question without one
 /// (`QuestionManager._create_default_template`).
-pub fn default_template(question: &str) -> String {
+pub(crate) fn default_template(question: &str) -> String {
     let head: String = question.chars().take(50).collect();
     format!(
         "class Answer(BaseAnswer):\n    \"\"\"Answer template for: {head}...\"\"\"\n\n    response: str = Field(description=\"The answer response\")\n\n    def verify(self) -> bool:\n        # Default template: returns False to indicate custom verification needed\n        return False\n"

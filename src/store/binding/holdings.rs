@@ -325,8 +325,10 @@ fn order_key(t: &Term) -> (u8, String, String) {
 }
 
 impl RunKeys {
-    /// Reads the keys of the run in results graph `results`.
-    pub fn read(store: &Store, results: &str) -> Result<RunKeys> {
+    /// Reads the keys of the run in results graph `results` (the tests' oracle
+    /// for [`Self::read_all`]).
+    #[cfg(test)]
+    fn read(store: &Store, results: &str) -> Result<RunKeys> {
         let g = crate::error::named_node(results)?;
         let g = GraphNameRef::NamedNode(g.as_ref());
         let qids = by_subject(store, vocab::term("questionId").as_ref(), g)?;
@@ -373,6 +375,7 @@ impl RunKeys {
 
     /// The keys of a run's rows: question IDs, scenario IDs and scenario
     /// nodes, each by row.
+    #[cfg(test)]
     fn from_rows(
         qids: &HashMap<NamedOrBlankNode, Vec<Term>>,
         sids: &HashMap<NamedOrBlankNode, Vec<Term>>,

@@ -201,7 +201,7 @@ impl CheckpointStore {
             Ok(m)
         };
         let mut ids = literals("resultId")?;
-        for (g, csv) in literals(crate::results::CSV_RESULT_ID)? {
+        for (g, csv) in literals(crate::rdf::verification::CSV_RESULT_ID)? {
             ids.entry(g).or_default().extend(csv);
         }
         let mut formats = literals("sourceFormat")?;

@@ -350,7 +350,7 @@ fn leaves(v: &Value, path: String, out: &mut Vec<(String, String)>) {
 
 #[test]
 fn every_value_of_a_row_is_a_triple_or_in_rest() {
-    use karenina_ld::results::{map_path, ResultsOptions};
+    use karenina_ld::rdf::verification::{map_path, ResultsOptions};
     use oxigraph::model::{GraphName, Term};
     let traces = [
         "raw_llm_response",

@@ -11,7 +11,8 @@
 //! 1.0, `entries`), leaving the `.jsonl`. Without a run folder there is no
 //! manifest kld can tie to one run, so only run folders' are read.
 //!
-//! Each entry becomes a PROV-O activity on its result (docs/results.md,
+//! Each entry becomes a PROV-O activity on its result
+//! ([`crate::rdf::verification`]; docs/results.md,
 //! "Workspaces and repairs"): `karenina:workspaceCapture` from the result
 //! (matched by `result_id`, or a result a repair replaced) to a
 //! `prov:Activity` / `karenina:WorkspaceCapture` that `prov:used` the live
@@ -19,10 +20,6 @@
 //! file found in it. An entry that matches no result, a malformed entry or
 //! manifest, and a copy folder missing from the run folder are located
 //! warnings (`KLD-W201`); nothing is dropped in silence.
-
-mod prov;
-
-pub(crate) use prov::{map, Targets};
 
 use crate::json::{line_col, locate_paths, JsonPath};
 use serde::Deserialize;
@@ -36,7 +33,7 @@ pub const MANIFEST_JSONL: &str = "manifest.jsonl";
 
 /// Files listed per capture at most (a `full` capture of a big repository
 /// would otherwise add a node per file): past it, a warning says how many.
-const MAX_FILES: usize = 10_000;
+pub(crate) const MAX_FILES: usize = 10_000;
 
 /// A capture's status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -172,7 +169,13 @@ impl Manifest {
 }
 
 /// A warning at `line:column` of `file`.
-fn warning(file: &Path, line: usize, column: usize, at: &str, m: impl std::fmt::Display) -> String {
+pub(crate) fn warning(
+    file: &Path,
+    line: usize,
+    column: usize,
+    at: &str,
+    m: impl std::fmt::Display,
+) -> String {
     format!(
         "{}:{line}:{column}: warning[KLD-W201] at {at}: {m}",
         file.display()

@@ -1,7 +1,9 @@
 //! One results row (or the run header) → quads. See the module doc of
 //! [`super`] for the vocabulary.
 
-use super::{ResultsOptions, NAN, NEG_INF, POS_INF};
+use super::ResultsOptions;
+use crate::json::nan::{NAN, NEG_INF, POS_INF};
+use crate::results::{csv_export, outcome, RowError, SCORE_DICTS};
 use crate::vocab::{self, RDF_JSON, RDF_TYPE, XSD_DOUBLE, XSD_INTEGER};
 use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use serde_json::Value;
@@ -79,17 +81,6 @@ fn strip<'k>(v: &mut Value, at: &str, keys: impl IntoIterator<Item = &'k str>) {
     }
 }
 
-/// The score dictionaries of a row's `rubric`, with the trait family each
-/// holds (`None`: a CSV export's trait columns, which do not say).
-pub(crate) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
-    ("llm_trait_scores", Some("llm")),
-    ("regex_trait_scores", Some("regex")),
-    ("callable_trait_scores", Some("callable")),
-    ("metric_trait_scores", Some("metric")),
-    ("agentic_trait_scores", Some("agentic")),
-    (super::csv_export::CSV_SCORES, None),
-];
-
 /// One mapped row as the provenance of a run needs it (workspace captures
 /// and repairs are matched to results by ID and by Karenina's row key).
 #[derive(Clone, Debug)]
@@ -98,7 +89,7 @@ pub(crate) struct RowFacts {
     pub(crate) node: NamedOrBlankNode,
     /// `metadata.result_id`.
     pub(crate) result_id: Option<String>,
-    /// Karenina's row key ([`super::outcome::row_key`]).
+    /// Karenina's row key ([`outcome::row_key`]).
     pub(crate) key: String,
 }
 
@@ -186,7 +177,7 @@ impl RowMapper {
 
     /// The rows after this call are of a TaskEval step (`Some`) or of its
     /// global evaluation (`None`).
-    pub fn set_step(&mut self, step: Option<&str>) {
+    pub(crate) fn set_step(&mut self, step: Option<&str>) {
         self.step = Some(step.map(str::to_string));
     }
 
@@ -233,7 +224,7 @@ impl RowMapper {
     }
 
     /// The node of the run (its facts are added by [`RowMapper::run`]).
-    pub fn run_node(&self) -> &BlankNode {
+    pub(crate) fn run_node(&self) -> &BlankNode {
         &self.run
     }
 
@@ -275,7 +266,7 @@ impl RowMapper {
                 self.emit(sink, &r, k(local), json(v));
             }
         }
-        // A TaskEval export: the task's own fields (`super::task_eval`).
+        // A TaskEval export: the task's own fields (`crate::results::task_eval`).
         let te = &header["task_eval"];
         if te.is_object() {
             if let Some(t) = te["task_id"].as_str() {
@@ -337,9 +328,9 @@ impl RowMapper {
     }
 
     /// Maps one row; an error message for a row that is not a result.
-    pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), super::RowError> {
+    pub fn row(&mut self, row: Value, sink: &mut dyn FnMut(Quad)) -> Result<(), RowError> {
         // A row that lacks fields (a GUI custom export) is read for what it
-        // holds (`super::lacks` says what it lacks); a wrong type is an error.
+        // holds (`crate::results::lacks` says what it lacks); a wrong type is an error.
         if !row.is_object() {
             return Err("a result row is a JSON object".into());
         }
@@ -369,7 +360,7 @@ impl RowMapper {
                     .get("result_id")
                     .and_then(Value::as_str)
                     .map(str::to_string),
-                key: super::outcome::row_key(&row),
+                key: outcome::row_key(&row),
             });
         }
         let e = |p: &str, o: Term, sink: &mut dyn FnMut(Quad)| self.emit(sink, &node, k(p), o);
@@ -400,7 +391,7 @@ impl RowMapper {
         e("runName", string(run_name), sink);
         for side in ["answering", "parsing"] {
             let id = &meta[side];
-            let (interface, name) = super::outcome::model_of(&row, side);
+            let (interface, name) = outcome::model_of(&row, side);
             e(&format!("{side}Interface"), string(&interface), sink);
             e(&format!("{side}ModelName"), string(&name), sink);
             if let Some(c) = id.get("config_id").and_then(Value::as_str) {
@@ -414,12 +405,12 @@ impl RowMapper {
             }
         }
         // Karenina's model identities and combo (its summary's keys).
-        let answering = super::outcome::display_string(&row, "answering");
-        let parsing = super::outcome::display_string(&row, "parsing");
-        let mcp = super::outcome::mcp_servers(&row);
+        let answering = outcome::display_string(&row, "answering");
+        let parsing = outcome::display_string(&row, "parsing");
+        let mcp = outcome::mcp_servers(&row);
         e(
             "combo",
-            string(&super::outcome::combo(&answering, &parsing, &mcp)),
+            string(&outcome::combo(&answering, &parsing, &mcp)),
             sink,
         );
         e("answeringModel", string(&answering), sink);
@@ -436,7 +427,7 @@ impl RowMapper {
         // export drops: the ID the CSV of this row recomputes to is kept too,
         // so the two exports of one run are recognised as one.
         if let Some(qid) = qid.filter(|_| meta.get("scenario_id").is_some_and(|v| !v.is_null())) {
-            let rid = super::csv_export::result_id(
+            let rid = csv_export::result_id(
                 &meta["answering"],
                 &meta["parsing"],
                 qid,
@@ -454,10 +445,10 @@ impl RowMapper {
         if let Some(c) = meta["failure"].get("stage").and_then(Value::as_str) {
             e("failureStage", string(c), sink);
         }
-        if let Some(g) = super::outcome::failure_group(&row) {
+        if let Some(g) = outcome::failure_group(&row) {
             e("failureGroup", string(&g), sink);
         }
-        if let Some(o) = super::outcome::outcome(&row) {
+        if let Some(o) = outcome::outcome(&row) {
             e("outcome", string(o), sink);
         }
         let template = &row["template"];
@@ -555,7 +546,7 @@ impl RowMapper {
         // asked for (a CSV row's rest was chosen by its reader).
         let mut rest = row;
         if let Some(cells) = rest
-            .get_mut(super::csv_export::RAW_CELLS)
+            .get_mut(csv_export::RAW_CELLS)
             .and_then(Value::as_object_mut)
         {
             let mut cells = std::mem::take(cells);
