@@ -65,6 +65,7 @@ mod siege_memory;
 mod siege_serve;
 mod siege_two;
 mod table_interop;
+mod table_query;
 mod table_watch;
 mod taskeval;
 mod terminal_names;
