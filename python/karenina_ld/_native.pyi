@@ -16,6 +16,7 @@ __version__: str
 __all__ = [
     "__version__",
     "Checkpoint",
+    "Comparison",
     "Diagnostic",
     "Preset",
     "Results",
@@ -28,6 +29,8 @@ __all__ = [
     "query_text",
     "validate",
     "import_questions",
+    "compare",
+    "rate_names",
 ]
 
 def main(argv: Sequence[str]) -> int: ...
@@ -141,6 +144,25 @@ class Results:
     def aggregate_pass_rate(self, by: str = "question_id") -> dict[str, float]: ...
     def info(self) -> dict[str, Any]: ...
     def to_frame(self) -> pandas.DataFrame: ...
+
+@final
+class Comparison:
+    def pairs(self) -> pandas.DataFrame: ...
+    def rates(self) -> pandas.DataFrame: ...
+    def agreement(self) -> pandas.DataFrame: ...
+    def questions(self) -> pandas.DataFrame: ...
+    def to_json(self) -> dict[str, Any]: ...
+    def to_text(self, hardest: int = 10) -> str: ...
+
+def compare(
+    path: _Path,
+    *,
+    confidence: float = 0.95,
+    reference_judge: str | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+) -> Comparison: ...
+def rate_names() -> list[dict[str, Any]]: ...
 
 @final
 class Preset:

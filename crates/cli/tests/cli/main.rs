@@ -48,6 +48,7 @@ mod prov;
 mod push_stdin;
 mod queries;
 mod query_editor;
+mod rate_names;
 mod rdf;
 mod remote;
 mod results;
