@@ -23,7 +23,7 @@ pub use catalogue::{find, suggest, NamedQuery, CATALOGUE};
 pub use control::Control;
 pub use params::typed_value_hint;
 pub use syntax::{with_prefixes, PREDEFINED};
-pub use write::write_results_of;
+pub use write::{write_results_of, write_solutions};
 
 use crate::error::{Error, Result};
 use oxigraph::sparql::{QueryResults, SparqlEvaluator};

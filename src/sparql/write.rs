@@ -89,6 +89,40 @@ pub fn write_results_of(
     write_results(Ok(results), format, None, None, &|| false, out)
 }
 
+/// Writes solutions computed elsewhere (a number view answered from the
+/// results table, `crate::table::answers`) exactly as a local query's:
+/// `variables` (without `?`) and one row of terms per solution, `None`
+/// where unbound; `width` is the table's (a terminal's columns). Returns
+/// the number of rows.
+pub fn write_solutions(
+    variables: &[String],
+    rows: Vec<Vec<Option<Term>>>,
+    format: ResultFormat,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    use oxigraph::sparql::{QuerySolution, QuerySolutionIter, Variable};
+    use std::sync::Arc;
+    let vars: Arc<[Variable]> = variables
+        .iter()
+        .map(|v| Variable::new(v.as_str()).map_err(|e| Error::Internal(e.to_string())))
+        .collect::<Result<Vec<_>>>()?
+        .into();
+    let solutions = QuerySolutionIter::new(
+        Arc::clone(&vars),
+        rows.into_iter()
+            .map(move |r| Ok(QuerySolution::from((Arc::clone(&vars), r)))),
+    );
+    write_results(
+        Ok(QueryResults::Solutions(solutions)),
+        format,
+        None,
+        width,
+        &|| false,
+        out,
+    )
+}
+
 /// Writes `results` in `format`; `max_bytes` bounds what the XML formats
 /// (checked whole) may collect before writing; `width` is the
 /// table's (a terminal's columns); `stopped` ends a JSON-LD compaction when

@@ -49,6 +49,11 @@ impl<'t> Builder<'t> {
         t.question.push(q);
         let a = t.strings.intern(&r.model("answering"));
         t.answering.push(a);
+        let (interface, name) = crate::results::outcome::model_of(value, "answering");
+        let interface = t.strings.intern(&interface);
+        t.answering_interface.push(interface);
+        let name = t.strings.intern(&name);
+        t.answering_model_name.push(name);
         let p = t.strings.intern(&r.model("parsing"));
         t.parsing.push(p);
         let combo = r.combo();

@@ -20,6 +20,7 @@
 //! It persists as Parquet ([`parquet`]: pandas, polars, DuckDB and Arrow
 //! open it) and writes as CSV ([`csv`]).
 
+pub mod answers;
 mod assemble;
 pub mod catalogue_views;
 pub mod csv;
@@ -157,6 +158,10 @@ pub struct Table {
     pub question: Vec<Sym>,
     /// The answering model (`ModelIdentity.display_string`).
     pub answering: Vec<Sym>,
+    /// The answering model's interface (`karenina:answeringInterface`).
+    pub answering_interface: Vec<Sym>,
+    /// The answering model's name (`karenina:answeringModelName`).
+    pub answering_model_name: Vec<Sym>,
     /// The parsing model (the judge), the same way.
     pub parsing: Vec<Sym>,
     /// The answering MCP servers, sorted, joined by `, `; `None` for none.
@@ -278,6 +283,8 @@ impl Table {
         opt_syms!(run_name);
         syms!(question);
         syms!(answering);
+        syms!(answering_interface);
+        syms!(answering_model_name);
         syms!(parsing);
         opt_syms!(mcp);
         syms!(combo);
@@ -405,6 +412,8 @@ impl Table {
             run_name,
             question,
             answering,
+            answering_interface,
+            answering_model_name,
             parsing,
             mcp,
             combo,
@@ -443,6 +452,8 @@ impl Table {
             run_name,
             question,
             answering,
+            answering_interface,
+            answering_model_name,
             parsing,
             mcp,
             combo,
@@ -499,6 +510,8 @@ impl Table {
             + v(&self.run_name)
             + v(&self.question)
             + v(&self.answering)
+            + v(&self.answering_interface)
+            + v(&self.answering_model_name)
             + v(&self.parsing)
             + v(&self.mcp)
             + v(&self.combo)

@@ -4,7 +4,8 @@
 //!
 //! Columns: the run (`graph`, `run_name`, `source_format`, `labels`,
 //! `benchmark`, `benchmark_name`), the result (`question_id`,
-//! `answering_model`, `parsing_model`, `mcp_servers`, `combo`, `replicate`,
+//! `answering_model`, `answering_interface`, `answering_model_name`,
+//! `parsing_model`, `mcp_servers`, `combo`, `replicate`,
 //! `scenario_id`, `scenario_node`, `in_benchmark`, `timestamp`,
 //! `execution_time`), what Karenina counts
 //! (`template_verification_performed`, `verify_result`,
@@ -36,6 +37,9 @@ use std::sync::Arc;
 const RUNS_KEY: &str = "kld.runs";
 /// The key of the trait columns' layout in the file's metadata.
 const TRAITS_KEY: &str = "kld.traits";
+/// The key of the store state a store directory's table was written for
+/// (`table::stored`: the SHA-256 of the directory's `index.tsv`).
+const STAMP_KEY: &str = "kld.store_index";
 
 /// The table as one Arrow record batch.
 pub fn to_batch(t: &Table) -> Result<RecordBatch> {
@@ -87,6 +91,16 @@ pub fn to_batch(t: &Table) -> Result<RecordBatch> {
     let opt = |c: &[Option<u32>]| c.iter().map(|s| t.opt_text(*s)).collect::<Vec<_>>();
     text("question_id", syms(&t.question), &mut fields);
     text("answering_model", syms(&t.answering), &mut fields);
+    text(
+        "answering_interface",
+        syms(&t.answering_interface),
+        &mut fields,
+    );
+    text(
+        "answering_model_name",
+        syms(&t.answering_model_name),
+        &mut fields,
+    );
     text("parsing_model", syms(&t.parsing), &mut fields);
     text("mcp_servers", opt(&t.mcp), &mut fields);
     text("combo", syms(&t.combo), &mut fields);
@@ -212,12 +226,20 @@ fn runs_json(t: &Table) -> String {
 
 /// The table as the bytes of a Parquet file.
 pub fn to_bytes(t: &Table) -> Result<Vec<u8>> {
+    to_bytes_stamped(t, None)
+}
+
+fn to_bytes_stamped(t: &Table, stamp: Option<&str>) -> Result<Vec<u8>> {
     let batch = to_batch(t)?;
+    let mut kv = vec![
+        KeyValue::new(RUNS_KEY.into(), runs_json(t)),
+        KeyValue::new(TRAITS_KEY.into(), traits_json(t)),
+    ];
+    if let Some(s) = stamp {
+        kv.push(KeyValue::new(STAMP_KEY.into(), s.to_string()));
+    }
     let props = WriterProperties::builder()
-        .set_key_value_metadata(Some(vec![
-            KeyValue::new(RUNS_KEY.into(), runs_json(t)),
-            KeyValue::new(TRAITS_KEY.into(), traits_json(t)),
-        ]))
+        .set_key_value_metadata(Some(kv))
         .build();
     let mut out = Vec::new();
     let err = |e: parquet::errors::ParquetError| {
@@ -232,6 +254,26 @@ pub fn to_bytes(t: &Table) -> Result<Vec<u8>> {
 /// Writes the table to `path` as Parquet (atomically).
 pub fn write(t: &Table, path: &Path) -> Result<()> {
     crate::fsutil::write_atomic(path, &to_bytes(t)?)
+}
+
+/// Writes the table to `path` (atomically) with `stamp`: the state of the
+/// store it was computed for, read back by [`stamp_of`].
+pub fn write_stamped(t: &Table, path: &Path, stamp: &str) -> Result<()> {
+    crate::fsutil::write_atomic(path, &to_bytes_stamped(t, Some(stamp))?)
+}
+
+/// The stamp a table file was written with ([`write_stamped`]), reading
+/// only the file's metadata; `None` for a file without one.
+pub fn stamp_of(path: &Path) -> Result<Option<String>> {
+    let file = crate::fsutil::open_regular(path)?;
+    let meta = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&file)
+        .map_err(|e| Error::Usage(format!("{}: not a kld results table: {e}", path.display())))?;
+    Ok(meta
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|k| k.key == STAMP_KEY))
+        .and_then(|k| k.value.clone()))
 }
 
 /// Reads a table kld wrote as Parquet.
@@ -326,13 +368,17 @@ fn append_batch(
         ("answering_model", 1),
         ("parsing_model", 2),
         ("combo", 3),
+        ("answering_interface", 4),
+        ("answering_model_name", 5),
     ] {
         let v = req(texts(t, name)?, name)?;
         match col {
             0 => t.question.extend(v),
             1 => t.answering.extend(v),
             2 => t.parsing.extend(v),
-            _ => t.combo.extend(v),
+            3 => t.combo.extend(v),
+            4 => t.answering_interface.extend(v),
+            _ => t.answering_model_name.extend(v),
         }
     }
     let v = texts(t, "mcp_servers")?;

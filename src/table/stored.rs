@@ -6,9 +6,10 @@
 
 use super::{Builder, Table};
 use crate::error::{Error, Result};
+use crate::store::binding::holdings::{Holdings, Members};
 use crate::store::{CheckpointStore, GraphKind};
 use oxigraph::model::{GraphNameRef, NamedNode, Term};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The table's file in a store directory.
@@ -110,117 +111,21 @@ fn typed_values(
     out
 }
 
-/// The question IDs of a checkpoint graph (its items' `karenina:id`), for
-/// "a result counts for a benchmark only if its question is in it".
-fn members(store: &CheckpointStore, graph: &str) -> HashSet<String> {
-    let item = NamedNode::new_unchecked(crate::vocab::schema("DataFeedItem"));
-    let mut ids: HashSet<String> = typed_values(store, graph, &item, &crate::vocab::term("id"))
-        .into_iter()
-        .collect();
-    ids.extend(scenario_turn_ids(store, graph));
-    ids
-}
-
-/// The question IDs a CSV export gives a scenario's turns: Karenina's
-/// `generate_question_id` of each node's question text (plain strings only,
-/// as the store's binding index and the catalogue's SPARQL take them).
-fn scenario_turn_ids(store: &CheckpointStore, graph: &str) -> Vec<String> {
-    use oxigraph::model::NamedOrBlankNode;
-    let Ok(g) = NamedNode::new(graph) else {
-        return Vec::new();
-    };
-    let g = GraphNameRef::NamedNode(g.as_ref());
-    let st = store.store();
-    let ty = oxigraph::model::vocab::rdf::TYPE;
-    let scenario = crate::vocab::term("Scenario");
-    let node = crate::vocab::term("node");
-    let question = NamedNode::new_unchecked(crate::vocab::schema("question"));
-    let text = NamedNode::new_unchecked(crate::vocab::schema("text"));
-    let subject = |t: Term| match t {
-        Term::NamedNode(x) => Some(NamedOrBlankNode::from(x)),
-        Term::BlankNode(x) => Some(NamedOrBlankNode::from(x)),
-        _ => None,
-    };
-    let objects = |s: &NamedOrBlankNode, p: &NamedNode| -> Vec<Term> {
-        st.quads_for_pattern(Some(s.as_ref()), Some(p.as_ref()), None, Some(g))
-            .flatten()
-            .map(|q| q.object)
-            .collect()
-    };
-    let mut out = Vec::new();
-    for q in st
-        .quads_for_pattern(None, Some(ty), Some(scenario.as_ref().into()), Some(g))
-        .flatten()
-    {
-        for n in objects(&q.subject, &node).into_iter().filter_map(subject) {
-            for qn in objects(&n, &question).into_iter().filter_map(subject) {
-                for t in objects(&qn, &text) {
-                    if let Term::Literal(l) = t {
-                        if l.datatype() == oxigraph::model::vocab::xsd::STRING {
-                            out.push(crate::model::qid::question_id(l.value()));
-                        }
-                    }
-                }
-            }
+/// What each checkpoint graph of the store holds (question IDs, scenario
+/// nodes), as the store's binding index reads it; a store that cannot be
+/// read gives none, and a note.
+fn members_of(store: &CheckpointStore, notes: &mut Vec<String>) -> HashMap<String, Members> {
+    match Holdings::read(store.store()) {
+        Ok(h) => h
+            .members()
+            .into_iter()
+            .map(|(g, m)| (g.to_string(), m))
+            .collect(),
+        Err(e) => {
+            notes.push(format!("the benchmarks' questions not read: {e}"));
+            HashMap::new()
         }
     }
-    out
-}
-
-/// The (scenario name, node id) pairs of a checkpoint graph's scenarios:
-/// a scenario turn counts for the benchmark by these.
-fn scenario_nodes(store: &CheckpointStore, graph: &str) -> HashSet<(String, String)> {
-    let mut out = HashSet::new();
-    let Ok(g) = NamedNode::new(graph) else {
-        return out;
-    };
-    let g = GraphNameRef::NamedNode(g.as_ref());
-    let st = store.store();
-    let ty = oxigraph::model::vocab::rdf::TYPE;
-    let scenario = crate::vocab::term("Scenario");
-    let name = NamedNode::new_unchecked(crate::vocab::schema("name"));
-    let node = crate::vocab::term("node");
-    let node_id = NamedNode::new_unchecked(crate::vocab::schema("nodeId"));
-    let text = |t: &Term| match t {
-        Term::Literal(l) => Some(l.value().to_string()),
-        _ => None,
-    };
-    for q in st
-        .quads_for_pattern(None, Some(ty), Some(scenario.as_ref().into()), Some(g))
-        .flatten()
-    {
-        let s = q.subject;
-        let names: Vec<String> = st
-            .quads_for_pattern(Some(s.as_ref()), Some(name.as_ref()), None, Some(g))
-            .flatten()
-            .filter_map(|q| text(&q.object))
-            .collect();
-        for n in st
-            .quads_for_pattern(Some(s.as_ref()), Some(node.as_ref()), None, Some(g))
-            .flatten()
-        {
-            let subject = match n.object {
-                Term::NamedNode(x) => oxigraph::model::NamedOrBlankNode::from(x),
-                Term::BlankNode(x) => oxigraph::model::NamedOrBlankNode::from(x),
-                _ => continue,
-            };
-            for id in st
-                .quads_for_pattern(
-                    Some(subject.as_ref()),
-                    Some(node_id.as_ref()),
-                    None,
-                    Some(g),
-                )
-                .flatten()
-                .filter_map(|q| text(&q.object))
-            {
-                for sid in &names {
-                    out.insert((sid.clone(), id.clone()));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The table of the results graphs `store` keeps, each bound as the store
@@ -242,8 +147,8 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
         .unwrap_or_default();
     let name_term = NamedNode::new_unchecked(crate::vocab::schema("name"));
     let feed = NamedNode::new_unchecked(crate::vocab::schema("DataFeed"));
-    type Members = (HashSet<String>, HashSet<(String, String)>);
-    let mut member_cache: HashMap<String, Members> = HashMap::new();
+    // (Read once, when a run is bound.)
+    let mut members: Option<HashMap<String, Members>> = None;
     let key = crate::vocab::term("labelKey");
     let value = crate::vocab::term("labelValue");
     for info in store.graphs().filter(|g| g.kind == GraphKind::Results) {
@@ -301,17 +206,17 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
             .as_ref()
             .and_then(|c| typed_values(store, c, &feed, &name_term).into_iter().next());
         if let Some(c) = checkpoint {
-            let (qs, nodes) = member_cache
-                .entry(c.clone())
-                .or_insert_with(|| (members(store, &c), scenario_nodes(store, &c)));
+            let all = members.get_or_insert_with(|| members_of(store, &mut notes));
+            let none = Members::default();
+            let m = all.get(&c).unwrap_or(&none);
             for i in table.rows_of(before) {
                 let t = &table;
                 let member = match (t.scenario[i], t.scenario_node[i]) {
-                    (Some(sid), Some(nid)) => {
-                        nodes.contains(&(t.text(sid).to_string(), t.text(nid).to_string()))
-                    }
+                    (Some(sid), Some(nid)) => m
+                        .nodes
+                        .contains(&(t.text(sid).to_string(), t.text(nid).to_string())),
                     (Some(_), None) => false,
-                    _ => qs.contains(t.text(t.question[i])),
+                    _ => m.questions.contains(t.text(t.question[i])),
                 };
                 table.in_benchmark[i] = member;
             }
@@ -320,9 +225,43 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
     (table, notes)
 }
 
+/// The state of a store directory a table is computed for: the SHA-256
+/// of its `index.tsv` (every graph's source, hash, load time and binding).
+fn stamp(dir: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let bytes = crate::fsutil::read_regular(&dir.join("index.tsv"))?;
+    Ok(Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 /// Writes the table of a store directory beside its quads (atomically).
-pub fn save(dir: &Path, table: &Table) -> Result<()> {
-    super::parquet::write(table, &file_of(dir))
+/// A `complete` table (every results graph of the store in it) is stamped
+/// with the store's state: [`load_current`] takes it while the store is
+/// unchanged; one that lacks a graph is kept for its rows only.
+pub fn save(dir: &Path, table: &Table, complete: bool) -> Result<()> {
+    if complete {
+        super::parquet::write_stamped(table, &file_of(dir), &stamp(dir)?)
+    } else {
+        super::parquet::write(table, &file_of(dir))
+    }
+}
+
+/// The table a store directory keeps, when it was written for the store as
+/// it is now (the same `index.tsv`): what `kld query --store` answers a
+/// number view from without parsing the quads. `None` when there is no
+/// table, or the store changed since (a command that wrote the store
+/// without it): then the quads answer.
+pub fn load_current(dir: &Path) -> Result<Option<Table>> {
+    let f = file_of(dir);
+    if !f.is_file() {
+        return Ok(None);
+    }
+    if super::parquet::stamp_of(&f)?.as_deref() != Some(stamp(dir)?.as_str()) {
+        return Ok(None);
+    }
+    super::parquet::read(&f).map(Some)
 }
 
 /// The table a store directory keeps, if any.
@@ -345,7 +284,7 @@ pub fn refresh(dir: &Path, store: &CheckpointStore) -> Result<Vec<String>> {
     if t.runs.is_empty() && known.is_none() {
         return Ok(notes);
     }
-    save(dir, &t)?;
+    save(dir, &t, notes.is_empty())?;
     Ok(notes)
 }
 

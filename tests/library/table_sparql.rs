@@ -235,3 +235,269 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
     }
     assert!(compared > 100, "only {compared} values compared");
 }
+
+/// A catalogue query's answer over the quads, whole: variables and terms.
+fn sparql_answer(store: &CheckpointStore, name: &str) -> Answer {
+    let q = query::find(name).unwrap();
+    let parsed = query::parse(q.text).unwrap();
+    query::answer(store.store(), &parsed, &QueryOptions::default()).unwrap()
+}
+
+/// Each number view the table answers (`table::answers`) equals the
+/// query's answer over the quads term for term, row for row, in order.
+fn answers_agree(what: &str, store: &CheckpointStore) -> usize {
+    let t = table_of(store);
+    let mut rows = 0;
+    for name in table::answers::ANSWERED {
+        let ours = table::answers::answer(name, &t).unwrap();
+        let theirs = sparql_answer(store, name);
+        let (
+            Answer::Solutions {
+                variables: v1,
+                rows: r1,
+            },
+            Answer::Solutions {
+                variables: v2,
+                rows: r2,
+            },
+        ) = (&ours, &theirs)
+        else {
+            panic!("{name} is a SELECT");
+        };
+        assert_eq!(v1, v2, "{what}: {name}'s variables");
+        assert_eq!(r1.len(), r2.len(), "{what}: {name}'s rows");
+        for (i, (a, b)) in r1.iter().zip(r2).enumerate() {
+            assert_eq!(a, b, "{what}: {name}, row {i} ({v1:?})");
+        }
+        rows += r1.len();
+    }
+    rows
+}
+
+#[test]
+fn the_number_views_the_table_answers_equal_sparql_on_every_fixture() {
+    let mut rows = 0;
+    for (name, store) in stores() {
+        rows += answers_agree(name, &store);
+    }
+    assert!(rows > 50, "only {rows} rows compared");
+}
+
+/// A run generated from the board's rows: questions in and out of the
+/// benchmark, answering models of other interfaces and names (with and
+/// without MCP servers), verdicts, template verification, failures of every
+/// group and of none, replicates and run names (some absent), by `seed`.
+fn generated_run(seed: u64, rows: usize, out: &Path) {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut templates = Vec::new();
+    for f in ["board-run-1.json", "board-run-2.json"] {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(data("board").join(f)).unwrap()).unwrap();
+        templates.extend(v["results"].as_array().unwrap().iter().cloned());
+    }
+    let questions: Vec<String> = templates
+        .iter()
+        .map(|r| r["metadata"]["question_id"].as_str().unwrap().to_string())
+        .collect();
+    let models = [
+        ("langchain", "gpt-4.1-mini", None, vec![]),
+        (
+            "openai_endpoint",
+            "Qwen/Qwen3-8B",
+            Some("qwen-local"),
+            vec!["pubmed"],
+        ),
+        ("anthropic", "claude-é", None, vec![]),
+        ("manual", "x/y", Some(""), vec!["a", "b"]),
+    ];
+    let failures = [
+        serde_json::Value::Null,
+        serde_json::Value::Null,
+        serde_json::json!({"category": "content", "stage": "parse"}),
+        serde_json::json!({"category": "timeout", "stage": "answer"}),
+        serde_json::json!({"category": "abstention", "stage": "parse"}),
+        serde_json::json!({"category": "recursion_limit", "stage": "answer"}),
+        serde_json::json!({"category": "parsing", "stage": "parse"}),
+        serde_json::json!({"category": "no_such_category", "stage": "parse"}),
+    ];
+    let mut results = Vec::new();
+    for i in 0..rows {
+        let mut r = templates[next(templates.len())].clone();
+        let m = &mut r["metadata"];
+        m["question_id"] = questions[next(questions.len())].clone().into();
+        // A turn of a scenario without its node: not the benchmark's
+        // question (and no key of the run's binding).
+        if next(8) == 0 {
+            m["scenario_id"] = format!("no-such-scenario-{}", next(3)).into();
+        }
+        let (iface, name, config, tools) = &models[next(models.len())];
+        m["answering"] = serde_json::json!({"interface": iface, "model_name": name,
+            "tools": tools, "config_id": config});
+        m["failure"] = failures[next(failures.len())].clone();
+        m["replicate"] = match next(5) {
+            0 => serde_json::Value::Null,
+            k => k.into(),
+        };
+        match next(4) {
+            0 => {
+                m.as_object_mut().unwrap().remove("run_name");
+            }
+            k => m["run_name"] = format!("gen-{seed}-{k}").into(),
+        }
+        m["result_id"] = format!("{seed:08x}{i:08x}").into();
+        let t = &mut r["template"];
+        t["template_verification_performed"] = (next(6) != 0).into();
+        t["verify_result"] = match next(3) {
+            0 => serde_json::Value::Null,
+            k => (k == 1).into(),
+        };
+        t["answering_mcp_servers"] = match next(3) {
+            0 => serde_json::json!(["zeta", "alpha"]),
+            _ => serde_json::Value::Null,
+        };
+        results.push(r);
+    }
+    let header: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data("board/board-run-1.json")).unwrap()).unwrap();
+    let mut doc = header.clone();
+    doc["metadata"]["job_id"] = format!("generated-{seed}").into();
+    doc["results"] = serde_json::Value::Array(results);
+    std::fs::write(out, serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+#[test]
+fn the_number_views_the_table_answers_equal_sparql_on_generated_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = 0;
+    for seed in 1..=6 {
+        let run = dir.path().join(format!("gen-{seed}.json"));
+        generated_run(seed, 400, &run);
+        let inputs = vec![data("board/board.jsonld"), run];
+        let store = read_inputs(&inputs, Default::default(), &|_, _| {})
+            .unwrap()
+            .store;
+        let t = table_of(&store);
+        assert!(
+            t.in_benchmark.iter().any(|m| !m),
+            "seed {seed}: every row is the benchmark's"
+        );
+        assert!(
+            t.runs[0].benchmark.is_some(),
+            "seed {seed}: the generated run is not bound"
+        );
+        rows += answers_agree(&format!("generated run {seed}"), &store);
+    }
+    assert!(rows > 100, "only {rows} rows compared");
+}
+
+/// The `BIND` that gives a scenario turn's question ID in SPARQL, as `file`
+/// (relative to the repository) writes it.
+fn turn_bind(file: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(r#"BIND(CONCAT("urn:uuid:question-""#))
+        .unwrap_or_else(|| panic!("{file}: no scenario-turn BIND"));
+    line.trim().trim_end_matches('}').trim().to_string()
+}
+
+/// Scenario-turn question IDs are computed in Rust in one place
+/// (`holdings::turn_question_id`, which the binding index and the results
+/// table share) and in SPARQL by one `BIND`, written the same in the
+/// catalogue queries and the board's quad reader: on every fixture and on
+/// turn texts made to differ (case, punctuation, spaces, non-ASCII, past 50
+/// characters, language-tagged and typed literals), the SPARQL gives each
+/// checkpoint the question IDs the accessor gives it.
+#[test]
+fn scenario_turn_ids_in_sparql_equal_the_one_rust_accessor() {
+    use karenina_ld::oxigraph::model::{GraphName, Literal, NamedNode, Quad};
+    use karenina_ld::store::binding::holdings::Holdings;
+    let binds: Vec<String> = [
+        "queries/pass-rate-by-benchmark.rq",
+        "queries/scores-by-trait.rq",
+        "src/board/mod.rs",
+    ]
+    .iter()
+    .map(|f| turn_bind(f))
+    .collect();
+    assert!(binds.iter().all(|b| *b == binds[0]), "{binds:#?}");
+    let members = format!(
+        r#"PREFIX karenina: <urn:karenina:vocab:>
+PREFIX schema: <https://schema.org/>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+SELECT DISTINCT ?graph ?qid WHERE {{
+  {{ GRAPH ?graph {{ ?item a schema:DataFeedItem ; karenina:id ?qid }} }}
+  UNION
+  {{ GRAPH ?graph {{ ?ts a karenina:Scenario ; karenina:node/schema:question/schema:text ?text FILTER(DATATYPE(?text) = xsd:string) }}
+    {} }}
+}}"#,
+        binds[0]
+    );
+    let mut compared = 0;
+    for (name, store) in stores() {
+        // A checkpoint graph of turn texts that differ where the ID's
+        // rules do.
+        let g = NamedNode::new("urn:test:turns").unwrap();
+        let s = |l: &str| NamedNode::new(format!("urn:test:{l}")).unwrap();
+        let k = |l: &str| NamedNode::new(format!("urn:karenina:vocab:{l}")).unwrap();
+        let o = |l: &str| NamedNode::new(format!("https://schema.org/{l}")).unwrap();
+        let ty = karenina_ld::oxigraph::model::vocab::rdf::TYPE.into_owned();
+        let st = store.store();
+        let add = |sub: &NamedNode, p: &NamedNode, obj: karenina_ld::oxigraph::model::Term| {
+            st.insert(&Quad::new(sub.clone(), p.clone(), obj, g.clone()))
+                .unwrap();
+        };
+        st.insert(&Quad::new(
+            g.clone(),
+            ty.clone(),
+            k("CheckpointGraph"),
+            GraphName::DefaultGraph,
+        ))
+        .unwrap();
+        add(&s("scenario"), &ty, k("Scenario").into());
+        let texts: Vec<Literal> = vec![
+            Literal::new_simple_literal("What Is  the Dose, Really?"),
+            Literal::new_simple_literal("Ünïcode façade: größe? Ja."),
+            Literal::new_simple_literal(
+                "a very long question text that goes well past the fifty characters kept",
+            ),
+            Literal::new_simple_literal("tabs\tand-dashes..., commas"),
+            Literal::new_language_tagged_literal("Tagged text?", "en").unwrap(),
+            Literal::new_typed_literal("12", karenina_ld::oxigraph::model::vocab::xsd::INTEGER),
+        ];
+        for (i, t) in texts.into_iter().enumerate() {
+            let (node, q) = (s(&format!("node{i}")), s(&format!("q{i}")));
+            add(&s("scenario"), &k("node"), node.clone().into());
+            add(&node, &o("question"), q.clone().into());
+            add(&q, &o("text"), t.into());
+        }
+        let h = Holdings::read(st).unwrap();
+        let ours: std::collections::BTreeSet<(String, String)> = h
+            .members()
+            .into_iter()
+            .flat_map(|(g, m)| m.questions.into_iter().map(move |q| (g.to_string(), q)))
+            .collect();
+        let parsed = query::parse(&members).unwrap();
+        let theirs: std::collections::BTreeSet<(String, String)> =
+            match query::answer(st, &parsed, &QueryOptions::default()).unwrap() {
+                Answer::Solutions { rows, .. } => rows
+                    .into_iter()
+                    .map(|r| (text(r[0].as_ref().unwrap()), text(r[1].as_ref().unwrap())))
+                    .collect(),
+                _ => unreachable!(),
+            };
+        assert_eq!(ours, theirs, "{name}: question IDs by checkpoint");
+        let turns = ours.iter().filter(|(g, _)| g == "urn:test:turns").count();
+        assert_eq!(turns, 4, "{name}: the plain-string turn texts' IDs");
+        compared += ours.len();
+    }
+    assert!(compared > 100, "only {compared} IDs compared");
+}

@@ -122,6 +122,15 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
     if inputs.is_empty() && a.store.is_none() {
         bail!("give checkpoints, results exports or directories to query, or --store DIR");
     }
+    // A number view of a store directory: from its results table when the
+    // table is current (no N-Quads parsed); else the quads answer.
+    if let (Some(dir), true, Some(name), true) =
+        (&a.store, inputs.is_empty(), &a.named, a.param.is_empty())
+    {
+        if let Some(code) = from_table(dir, name, format, a.output.as_deref())? {
+            return Ok(code);
+        }
+    }
     let files = files_of_strict(&inputs, a.store.is_some())?;
     let mut store = open_store(a.store.as_deref())?;
     let status = load_into(&mut store, &files, a.processor.into(), false, &a.results);
@@ -169,6 +178,48 @@ pub fn query(mut a: QueryArgs) -> anyhow::Result<u8> {
         }
     }
     code
+}
+
+/// Catalogue query `name` answered from the results table of store `dir`
+/// (`karenina_ld::table::answers`), when the table answers it and was
+/// written for the store as it is; `None` otherwise.
+fn from_table(
+    dir: &std::path::Path,
+    name: &str,
+    format: Option<ResultFormat>,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<Option<u8>> {
+    use karenina_ld::table;
+    if !table::answers::ANSWERED.contains(&name) {
+        return Ok(None);
+    }
+    // (A table that cannot be read is left to the quads.)
+    let Ok(Some(t)) = table::stored::load_current(dir) else {
+        return Ok(None);
+    };
+    let Some(sparql::Answer::Solutions { variables, rows }) = table::answers::answer(name, &t)
+    else {
+        return Ok(None);
+    };
+    let format = format.unwrap_or(if output.is_some() {
+        default_piped_format(false)
+    } else {
+        default_format(false)
+    });
+    let width = (output.is_none() && std::io::stdout().is_terminal())
+        .then(|| {
+            console::Term::stdout()
+                .size_checked()
+                .map(|(_, w)| w as usize)
+        })
+        .flatten();
+    let run = |out: &mut (dyn Write + Send)| {
+        sparql::write_solutions(&variables, rows, format, width, out)
+    };
+    Ok(Some(match output {
+        Some(path) => write_answer_to(OK, path, run)?,
+        None => write_answer(OK, run)?,
+    }))
 }
 
 /// `VAR=VALUE` of `--param`: VALUE a string, `<IRI>` or an N-Triples literal.

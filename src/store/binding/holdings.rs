@@ -192,8 +192,7 @@ impl Holdings {
                     for q in questions.get(&n).into_iter().flatten().filter_map(subject) {
                         for t in texts.get(&q).into_iter().flatten() {
                             if let TermRef::Literal(l) = t.as_ref() {
-                                if l.datatype() == xsd::STRING {
-                                    let qid = crate::model::qid::question_id(l.value());
+                                if let Some(qid) = turn_question_id(l) {
                                     let qid = Literal::new_simple_literal(qid).into();
                                     push_once(h.items.entry(qid).or_default(), c);
                                 }
@@ -215,6 +214,40 @@ impl Holdings {
         }
         h.checkpoints = checkpoints;
         Ok(h)
+    }
+
+    /// What each checkpoint graph holds, as text (literal values; other
+    /// terms left out), by graph IRI: the question IDs of its items and of
+    /// its scenarios' turns ([`turn_question_id`]), and its (scenario
+    /// name, node id) pairs. The results table counts a row for the
+    /// benchmark its run is bound to by these (`crate::table::stored`).
+    pub fn members(&self) -> HashMap<&str, Members> {
+        let mut out: HashMap<&str, Members> = HashMap::new();
+        let value = |t: &Term| match t {
+            Term::Literal(l) => Some(l.value().to_string()),
+            _ => None,
+        };
+        for (qid, holders) in &self.items {
+            let Some(q) = value(qid) else { continue };
+            for &c in holders {
+                out.entry(&self.checkpoints[c])
+                    .or_default()
+                    .questions
+                    .insert(q.clone());
+            }
+        }
+        for ((sid, nid), holders) in &self.nodes {
+            let (Some(s), Some(n)) = (value(sid), value(nid)) else {
+                continue;
+            };
+            for &c in holders {
+                out.entry(&self.checkpoints[c])
+                    .or_default()
+                    .nodes
+                    .insert((s.clone(), n.clone()));
+            }
+        }
+        out
     }
 
     /// The keys of the run in results graph `results`, as read with the
@@ -291,6 +324,25 @@ impl Holdings {
                 .collect(),
         })
     }
+}
+
+/// What a checkpoint graph holds, as text ([`Holdings::members`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Members {
+    /// Question IDs: its items' and its scenarios' turns'.
+    pub questions: HashSet<String>,
+    /// (scenario name, node id) pairs of its scenarios.
+    pub nodes: HashSet<(String, String)>,
+}
+
+/// The question ID a CSV export gives a scenario's turn whose node asks
+/// `text` (`schema:text` of the node's question): Karenina's
+/// `generate_question_id` of a plain string; none for a language-tagged or
+/// typed text. kld's one Rust definition of it; the catalogue's SPARQL
+/// (`pass-rate-by-benchmark`, `scores-by-trait`) and the board's quad
+/// reader compute it by a `BIND` that a test keeps equal to this.
+pub fn turn_question_id(text: oxigraph::model::LiteralRef<'_>) -> Option<String> {
+    (text.datatype() == xsd::STRING).then(|| crate::model::qid::question_id(text.value()))
 }
 
 /// A term as a subject (none for a literal).

@@ -68,6 +68,7 @@ mod siege_serve;
 mod siege_two;
 mod siege_values;
 mod table_interop;
+mod table_query;
 mod table_watch;
 mod taskeval;
 mod terminal_names;

@@ -1,0 +1,104 @@
+//! `kld query --store DIR --named NAME` of a number view the results table
+//! answers (`karenina_ld::table::answers`) reads the store's Parquet file,
+//! not its N-Quads, and writes the bytes the SPARQL query over the quads
+//! writes, in every result format; a store changed since its table was
+//! written is answered from the quads (issue 45).
+
+use crate::common::data;
+use crate::{kld, stdout_of};
+
+const ANSWERED: [&str; 2] = ["pass-rate-by-benchmark", "outcome-classes"];
+
+fn query_text(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("KLD_SOURCE_ROOT")).join(format!("queries/{name}.rq")),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_number_view_of_a_store_comes_from_its_table_with_the_quads_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    stdout_of(
+        kld()
+            .args(["load", "--store"])
+            .arg(&store)
+            .arg(data("board/board.jsonld"))
+            .arg(data("board/board-run-1.json"))
+            .arg(data("board/board-run-2.json")),
+    );
+    assert!(store.join("results.parquet").is_file());
+    let mut answers = Vec::new();
+    for name in ANSWERED {
+        for format in ["csv", "tsv", "json", "xml"] {
+            let table = stdout_of(
+                kld()
+                    .args(["query", "--format", format, "--named", name, "--store"])
+                    .arg(&store),
+            );
+            // The same query given as text: SPARQL over the quads.
+            let quads = stdout_of(
+                kld()
+                    .args([
+                        "query",
+                        "--format",
+                        format,
+                        "-e",
+                        &query_text(name),
+                        "--store",
+                    ])
+                    .arg(&store),
+            );
+            assert_eq!(table, quads, "{name} as {format}");
+            assert!(table.contains("board-run-2"), "{name} as {format}: {table}");
+            answers.push((name, format, table));
+        }
+    }
+    // Without the quads, the table still answers, the same bytes.
+    std::fs::rename(store.join("graphs"), tmp.path().join("graphs")).unwrap();
+    for (name, format, before) in &answers {
+        let now = stdout_of(
+            kld()
+                .args(["query", "--format", format, "--named", name, "--store"])
+                .arg(&store),
+        );
+        assert_eq!(&now, before, "{name} as {format}, from the table alone");
+    }
+    let quads = kld()
+        .args(["query", "-e", &query_text(ANSWERED[0]), "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(!quads.status.success(), "the quads are gone");
+    // A store changed since the table was written: not answered from the
+    // table (here the quads are gone, so the query fails).
+    let index = store.join("index.tsv");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str(
+        &text
+            .lines()
+            .last()
+            .unwrap()
+            .replace("board-run-2", "board-run-3"),
+    );
+    text.push('\n');
+    std::fs::write(&index, text).unwrap();
+    let stale = kld()
+        .args([
+            "query",
+            "--format",
+            "csv",
+            "--named",
+            ANSWERED[0],
+            "--store",
+        ])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(
+        !stale.status.success(),
+        "a stale table answered: {}",
+        String::from_utf8_lossy(&stale.stdout)
+    );
+}
