@@ -5,7 +5,7 @@
 //! checkpoint is bound once the checkpoint arrives. The matching itself is
 //! [`crate::store::binding::link`]'s.
 
-pub(crate) mod holdings;
+pub mod holdings;
 pub mod link;
 pub(crate) mod runs;
 
