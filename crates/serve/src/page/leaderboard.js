@@ -16,7 +16,9 @@
 // `sparqlString` from app.js, and `showTable`, `roundNumber` and `postQuery`
 // from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
-// benchmarkLabel, shortBenchmarkLabel, cutText.
+// benchmarkLabel, shortBenchmarkLabel, cutText, openMatrix. With every
+// judge (the default), the pass-rate view is figures.js's model × judge
+// grid; the matrix is drawn by figures.js too.
 (() => {
 "use strict";
 
@@ -230,47 +232,10 @@ async function passAnswers(put) {
 }
 
 // ---- the matrix ------------------------------------------------------------
-// What a matrix cell says, by outcome.
-const MATRIX_TEXT = { passed: "✓ pass", content: "✗ wrong", abstained: "abstained", autofail: "auto-fail",
-  retry: "infra: retry", system: "infra: system", no_verdict: "no verdict", unclassified: "failed (CSV)" };
-
 // Question × model × replicate of one benchmark under one judge: one run's
-// results, or the latest of each question across runs.
+// results, or the latest of each question across runs; figures.js draws it
+// with its totals, order and heatmap.
 const matrixAnswer = () => boardJson("/matrix", boardParams({ latest: "" }));
-
-// Draws the matrix `m` and returns the status line.
-function drawMatrix(m) {
-  const box = byId("matrix");
-  const cells = new Map();
-  for (const c of m.cells) {
-    const k = `${c.question}\u0000${c.model}\u0000${c.replicate}`;
-    if (!cells.has(k)) cells.set(k, []);
-    cells.get(k).push(c);
-  }
-  const reps = m.replicates;
-  const repName = (r) => (r === null ? "result" : `rep ${r}`);
-  const table = el("table", { id: "matrix-table" },
-    el("thead", {},
-      el("tr", {}, el("th", { scope: "col", rowSpan: 2 }, "Question"),
-        ...m.models.map((x) => el("th", { scope: "colgroup", colSpan: reps.length, title: modelLabel(x) }, cutText(modelLabel(x), 60)))),
-      el("tr", {}, ...m.models.flatMap(() => reps.map((r) => el("th", { scope: "col" }, repName(r)))))),
-    el("tbody", {}, ...m.questions.map((q, qi) => el("tr", {},
-      el("th", { scope: "row", title: `${q.id}${q.text ? `\n${q.text}` : ""}` }, cutText(q.text ?? q.id, 90)),
-      ...m.models.flatMap((x, mi) => reps.map((r) => {
-        const here = cells.get(`${qi}\u0000${mi}\u0000${r}`) ?? [];
-        const td = el("td", {}, ...here.map((c) => el("span", {
-          className: `outcome outcome-${c.outcome}`, title: `${c.outcome} · verify_result ${c.verify} · ${c.run}` }, MATRIX_TEXT[c.outcome] ?? c.outcome)));
-        if (!here.length) td.append("–");
-        Object.assign(td.dataset, { question: q.id, model: x.answering, replicate: r ?? "", count: here.length,
-          outcome: here.map((c) => c.outcome).join(" ") });
-        return td;
-      }))))));
-  box.replaceChildren(el("div", { className: "table-scroll" }, table));
-  const run = byId("board-run").value;
-  return `${m.questions.length} questions × ${m.models.length} models × ${reps.length} replicates · judge ${m.judge ?? "none"}`
-    + (byId("board-judge").value ? "" : " (the first; choose one above)")
-    + ` · ${m.latest ? "latest result per question" : `run ${baseName(run)}`}`;
-}
 
 // The scores behind a trait cell: each result's score of that trait and
 // key, joined as scores-by-trait joins them (so as many scores as its n).
@@ -372,14 +337,24 @@ async function drawBoard() {
   // Another view has other columns: its sort starts again.
   if (board.view !== view) Object.assign(board, { view, sort: { col: -1, asc: false } });
   for (const p of document.querySelectorAll(".board-legend")) p.hidden = p.dataset.view !== view;
+  // Every judge, each apart, is the model × judge grid (figures.js).
+  const gridView = view === "pass" && !byId("board-judge").value;
   byId("matrix").hidden = view !== "matrix";
-  byId("leaderboard").closest(".table-scroll").hidden = view === "matrix";
+  byId("grid").hidden = !gridView;
+  byId("leaderboard").closest(".table-scroll").hidden = view === "matrix" || gridView;
   byId("board-latest").closest("label").hidden = view !== "pass";
   const status = byId("board-status");
   status.textContent = "loading…";
   if (view === "matrix") {
     const m = await matrixAnswer();
-    if (current()) status.textContent = drawMatrix(m);
+    if (!current()) return;
+    const line = await drawMatrixView(m, boardParams({ latest: "" }));
+    if (current()) status.textContent = line;
+    return;
+  }
+  if (gridView) {
+    const line = await drawGrid(boardParams());
+    if (current()) status.textContent = line;
     return;
   }
   const columns = new Map(); // key -> { label, title, parts }
@@ -455,5 +430,5 @@ function renderBoard(focus = -1) {
   if (focus >= 0) table.tHead.querySelectorAll("button.sort")[focus]?.focus();
 }
 
-Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText });
+Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText, openMatrix });
 })();
