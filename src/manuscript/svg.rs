@@ -70,17 +70,19 @@ fn marker(i: usize, x: f64, y: f64) -> String {
     }
 }
 
-/// The dot plot of `grid` (see the module docs), `width` px wide (about
-/// 7.5 in at 96 px per inch by default).
+/// The dot plot of `grid` (see the module docs), 900 px (9.4 in at 96 px
+/// per inch) wide: a printed figure has no hover, so names are cut only
+/// past 56 characters (the model's) and 64 (a judge's, two to a legend
+/// line).
 pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
-    let width = 760.0;
+    let width = 900.0;
     let longest = grid
         .rows
         .iter()
         .map(|r| r.label.chars().count())
         .max()
         .unwrap_or(10);
-    let left = (longest.min(40) as f64 * 6.4 + 16.0).max(90.0);
+    let left = (longest.min(56) as f64 * 6.0 + 16.0).max(90.0);
     let right = 56.0;
     let top = 52.0;
     let row_h = 26.0;
@@ -95,8 +97,9 @@ pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
     }
     let step = if b - a > 50.0 { 10.0 } else { 5.0 };
     let x = |v: f64| left + (v - a) / (b - a) * (width - left - right);
-    // Legend: judges in rows of entries about 230 px wide.
-    let per_line = ((width - 20.0) / 240.0).floor().max(1.0) as usize;
+    // Legend: judges two to a line.
+    let entry = 440.0;
+    let per_line = ((width - 20.0) / entry).floor().max(1.0) as usize;
     let legend_lines = grid.judges.len().div_ceil(per_line) + 1;
     let height = top + plot_h + 34.0 + legend_lines as f64 * 18.0 + 10.0;
     let mut s = format!(
@@ -133,7 +136,7 @@ pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
             esc(&r.label),
             left - 8.0,
             y + 4.0,
-            esc(&cut(&r.label, 40)),
+            esc(&cut(&r.label, 56)),
             width - right
         ));
         if let Some(m) = &r.mean {
@@ -180,7 +183,7 @@ pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
     // Legend.
     let ly = top + plot_h + 46.0;
     for (ji, j) in grid.judges.iter().enumerate() {
-        let lx = 14.0 + (ji % per_line) as f64 * 240.0;
+        let lx = 14.0 + (ji % per_line) as f64 * entry;
         let y = ly + (ji / per_line) as f64 * 18.0;
         s.push_str(&format!(
             r#"<g class="legend"><title>{}</title>{}<text x="{:.1}" y="{:.1}">{}</text></g>"#,
@@ -188,7 +191,7 @@ pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
             marker(ji, lx, y - 4.0),
             lx + 10.0,
             y,
-            esc(&cut(j, 34))
+            esc(&cut(j, 64))
         ));
     }
     let y = ly + grid.judges.len().div_ceil(per_line) as f64 * 18.0;
@@ -220,9 +223,20 @@ pub fn dot_plot_csv(grid: &Grid, digits: Digits) -> Result<String> {
         "template pass rate (%)",
         "passed",
         "n",
+        "interval lower (%)",
+        "interval upper (%)",
+        "interval",
     ]
     .map(String::from)
     .to_vec()];
+    let interval = |i: Option<&super::Interval>| match i {
+        Some(i) => vec![
+            digits.fmt(i.lower),
+            digits.fmt(i.upper),
+            format!("{} % {}", (i.level * 100.0).round(), i.method),
+        ],
+        None => vec![String::new(); 3],
+    };
     let run = grid.column.run_name.clone().unwrap_or_default();
     for r in &grid.rows {
         for (ji, c) in r.cells.iter().enumerate() {
@@ -236,6 +250,9 @@ pub fn dot_plot_csv(grid: &Grid, digits: Digits) -> Result<String> {
                     c.passed.to_string(),
                     c.n.to_string(),
                 ]);
+                rows.last_mut()
+                    .expect("just pushed")
+                    .extend(interval(c.interval.as_ref()));
             }
         }
         if let Some(m) = &r.mean {
@@ -248,6 +265,9 @@ pub fn dot_plot_csv(grid: &Grid, digits: Digits) -> Result<String> {
                 String::new(),
                 m.judges.to_string(),
             ]);
+            rows.last_mut()
+                .expect("just pushed")
+                .extend(interval(m.interval.as_ref()));
         }
     }
     csv_out(rows)
@@ -416,10 +436,13 @@ mod tests {
         assert!(svg.contains("Bench #1, run paper &amp; co_1"));
         let csv = dot_plot_csv(g, Digits(1)).unwrap();
         assert!(
-            csv.contains("Bench #1,paper & co_1,lc:a,lc:j1,66.7,2,3"),
+            csv.contains("Bench #1,paper & co_1,lc:a,lc:j1,66.7,2,3,20.8,93.9,95 % Wilson"),
             "{csv}"
         );
-        assert!(csv.contains("lc:a,mean of judges,50.0,,2"), "{csv}");
+        assert!(
+            csv.contains("lc:a,mean of judges,50.0,,2,50.0,50.0,95 % question-clustered t"),
+            "{csv}"
+        );
     }
 
     #[test]

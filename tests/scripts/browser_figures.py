@@ -62,6 +62,8 @@ return { cells: cells.map((c) => ({ ...c.dataset, text: c.textContent })), top, 
 
 
 def grid(size):
+    # (A page already at /#board would not load again.)
+    driver.get("about:blank")
     driver.get(base + "/#board")
     status = wait.until(lambda d: (t := d.find_element(By.ID, "board-status").text) and "cells" in t and t)
     seen[f"status_{size}"] = status

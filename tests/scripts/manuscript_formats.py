@@ -43,7 +43,9 @@ for r in body:
         if not rate:
             continue
         cells += 1
-        if text != f"{rate} (n={n})":
+        lo, hi = crow.get(f"{judge}: interval lower (%)"), crow.get(f"{judge}: interval upper (%)")
+        want = f"{rate} [{lo}, {hi}] (n={n})" if lo else f"{rate} (n={n})"
+        if text != want:
             ok = False
             seen.setdefault("mismatch", []).append([model, judge, text, rate, n])
     if not r[-1].startswith(crow["mean of judges (%)"]):

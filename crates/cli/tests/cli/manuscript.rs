@@ -390,6 +390,81 @@ fn the_html_report_is_one_file_with_its_figures_inline() {
     }
 }
 
+/// `GET /grid` and `GET /figure` answer the bytes `kld leaderboard` and
+/// `kld figure` write, and refuse a format, kind, digits or column they
+/// lack (docs/serving.md).
+#[test]
+fn the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack() {
+    let files = run1();
+    let s = super::serve::serve(&files, &[]);
+    let get = |path: &str| {
+        let r = super::serve::client()
+            .get(format!("{}{path}", s.base))
+            .send()
+            .unwrap();
+        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+        (r.status().as_u16(), ct, r.text().unwrap())
+    };
+    let cli = |args: &[&str]| stdout_of(kld().args(args).args(&files));
+    for (path, args, ct) in [
+        (
+            "/grid?format=csv&digits=2",
+            &["leaderboard", "-f", "csv", "--digits", "2"][..],
+            "text/csv",
+        ),
+        (
+            "/grid?format=markdown",
+            &["leaderboard", "-f", "markdown"][..],
+            "text/markdown",
+        ),
+        (
+            "/grid?format=latex",
+            &["leaderboard", "-f", "latex"][..],
+            "application/x-tex",
+        ),
+        (
+            "/grid?format=html",
+            &["leaderboard", "-f", "html"][..],
+            "text/html",
+        ),
+        (
+            "/figure?kind=dots&format=svg",
+            &["figure", "dots"][..],
+            "image/svg+xml",
+        ),
+        (
+            "/figure?kind=dots&format=csv&confidence=0.9",
+            &["figure", "dots", "-f", "csv", "--confidence", "0.9"][..],
+            "text/csv",
+        ),
+        (
+            "/figure?kind=heatmap&format=csv",
+            &["figure", "heatmap", "-f", "csv"][..],
+            "text/csv",
+        ),
+    ] {
+        let (status, got_ct, body) = get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(got_ct.starts_with(ct), "{path}: {got_ct}");
+        assert_eq!(body, cli(args), "{path}");
+    }
+    let (status, _, json) = get("/grid");
+    assert_eq!(status, 200);
+    let served: Value = serde_json::from_str(&json).unwrap();
+    let written: Value = serde_json::from_str(&cli(&["leaderboard", "-f", "json"])).unwrap();
+    assert_eq!(served, written);
+    for (path, status) in [
+        ("/grid?format=pdf", 400),
+        ("/grid?digits=13", 400),
+        ("/grid?confidence=2", 400),
+        ("/figure?kind=pie", 400),
+        ("/figure?kind=dots&format=gif", 400),
+        ("/figure?kind=dots&column=9", 404),
+    ] {
+        assert_eq!(get(path).0, status, "{path}");
+    }
+}
+
 #[test]
 fn several_columns_ask_which_for_a_dot_plot() {
     let out = kld()
@@ -414,7 +489,7 @@ fn several_columns_ask_which_for_a_dot_plot() {
 /// opens the HTML report offline and draws every figure. Screenshots go to
 /// target/screenshots/report-*.png.
 #[test]
-#[ignore = "interop tier, needs python3 with markdown-it-py and selenium, pdflatex (texlive-latex-recommended), chromium"]
+#[ignore = "interop: needs python3 with markdown-it-py and selenium, pdflatex (texlive-latex-recommended), chromium"]
 fn markdown_parses_latex_compiles_and_the_report_opens_offline() {
     let dir = tempfile::tempdir().unwrap();
     let files = run1();

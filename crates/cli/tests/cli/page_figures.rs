@@ -40,7 +40,7 @@ fn paper_run(dir: &Path, questions: usize) -> (PathBuf, PathBuf) {
 }
 
 #[test]
-#[ignore = "interop tier, needs Karenina's venv (KLD_KARENINA_VENV), chromium, chromedriver and selenium"]
+#[ignore = "interop: needs Karenina's venv (KLD_KARENINA_VENV), chromium, chromedriver and selenium"]
 fn the_grid_shows_49_cells_with_n_and_the_figures_download_the_cli_s_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let (ck, res) = paper_run(dir.path(), 10);

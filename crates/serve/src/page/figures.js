@@ -83,7 +83,8 @@ function gridCell(c, judge, g, model) {
   const o = c.outcomes;
   b.title = `${c.combo}\ntemplate pass rate ${c.rate === null ? "none" : `${c.rate.toFixed(2)} %`}: ${c.passed} passed of n = ${c.n} `
     + `results whose template verification was performed (Karenina's template_pass_by_combo)\n${c.results} results of ${c.questions} questions: `
-    + Object.entries(o).filter(([, v]) => v).map(([k, v]) => `${v} ${OUTCOME_NAMES[k] ?? k}`).join(", ")
+    + `${o.content ?? 0} wrong, ${(o.retry ?? 0) + (o.system ?? 0)} infra (retries exhausted or a system error)`
+    + Object.entries(o).filter(([k, v]) => v && !["content", "retry", "system"].includes(k)).map(([k, v]) => `, ${v} ${OUTCOME_NAMES[k] ?? k}`).join("")
     + (c.interval ? `\n${Math.round(c.interval.level * 100)} % interval ${c.interval.lower.toFixed(1)}–${c.interval.upper.toFixed(1)} (${c.interval.method})` : "");
   Object.assign(b.dataset, { judge, combo: c.combo, answering: model.answering, mcp: model.mcp.join(", "),
     checkpoint: g.column.checkpoint, run: g.column.run ?? "", passed: c.passed, total: c.n, passPct: c.rate ?? "",
@@ -125,14 +126,23 @@ function ordered(g, sort) {
   });
 }
 
+// A judge's header: its interface on one line, its model on the next, each
+// cut with an ellipsis (the whole name on hover).
+function judgeLabel(j) {
+  const at = j.indexOf(":");
+  return at > 0
+    ? [el("span", { className: "cut iface" }, j.slice(0, at + 1)), el("span", { className: "cut" }, j.slice(at + 1))]
+    : [el("span", { className: "cut" }, j)];
+}
+
 function gridTable(g, gi, focus) {
   const sort = (grid.sorts[gi] ??= { col: -1, asc: false });
   const [lo, hi] = (() => {
     const v = [...g.rows.flatMap((r) => r.cells.map((c) => c?.rate)), ...g.rows.map((r) => r.mean?.mean)].filter((x) => x !== null && x !== undefined);
     return v.length ? [Math.min(...v), Math.max(...v)] : [0, 100];
   })();
-  const head = (text, title, i) => {
-    const button = el("button", { type: "button", className: "sort", title }, el("span", { className: "label" }, text));
+  const head = (content, title, i) => {
+    const button = el("button", { type: "button", className: "sort", title }, el("span", { className: "label" }, ...[content].flat()));
     // The model column sorts A to Z first; a rate column highest first.
     button.onclick = () => { sort.asc = sort.col === i ? !sort.asc : i === 0; sort.col = i; drawGridTables(gi * 100 + i); };
     const th = el("th", { scope: "col" }, button);
@@ -143,7 +153,7 @@ function gridTable(g, gi, focus) {
   const k = g.judges.length;
   const table = el("table", { className: "grid-table", id: `grid-${gi}` },
     el("thead", {}, el("tr", {}, head("Answering model", "interface:model (sort)", 0),
-      ...g.judges.map((j, i) => head(cutText(j, 24), `judge (parsing model): ${j}`, i + 1)),
+      ...g.judges.map((j, i) => head(judgeLabel(j), `judge (parsing model): ${j}`, i + 1)),
       head("Mean of judges", "the unweighted mean of the judges' rates; never one pooled count", k + 1))),
     el("tbody", {}, ...ordered(g, sort).map((r) => el("tr", {},
       el("th", { scope: "row", className: "model", title: r.label }, el("span", { className: "cut" }, r.label)),
