@@ -100,6 +100,13 @@ try:
     seen["grid_downloads"] = sorted(grid_links)
     # The matrix: sticky question column, order by difficulty, totals, heatmap.
     settle(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("matrix"), "questions")
+    seen["matrix_compact"] = driver.execute_script(
+        "return document.getElementById('matrix-table').classList.contains('compact')")
+    driver.execute_script("document.getElementById('matrix').scrollIntoView()")
+    driver.save_screenshot(os.path.join(shots, "figures-matrix-1280.png"))
+    # Compact, ten questions fit the box; every outcome written out, the
+    # matrix is wider than its box and scrolls sideways inside it.
+    settle(lambda: driver.find_element(By.ID, "matrix-compact").click(), "questions")
     box = driver.find_element(By.CSS_SELECTOR, "#matrix .matrix-scroll")
     before = driver.execute_script("return document.querySelector('#matrix-table tbody th').getBoundingClientRect().left")
     driver.execute_script("arguments[0].scrollLeft = 600", box)
@@ -115,7 +122,7 @@ try:
         scroll: [document.documentElement.scrollWidth, window.innerWidth] };""")
     seen["matrix"]["left_before"] = before
     driver.execute_script("document.getElementById('matrix').scrollIntoView()")
-    driver.save_screenshot(os.path.join(shots, "figures-matrix-1280.png"))
+    driver.save_screenshot(os.path.join(shots, "figures-matrix-1280-scrolled.png"))
     driver.execute_script("document.querySelector('#matrix details').open = true")
     links = {a.text: a for a in driver.find_elements(By.CSS_SELECTOR, "#matrix .kld-figure a.download")}
     seen["heatmap_csv"] = downloaded(links["CSV (its data)"].click)[1].decode()
@@ -124,8 +131,8 @@ try:
     # A question opens its results under every judge.
     driver.find_element(By.CSS_SELECTOR, "#matrix-table .question-link").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#question-results table"))
-    seen["question_results"] = driver.execute_script(
-        "return document.querySelectorAll('#question-results tbody tr').length")
+    # (The results table pages 100 rows at a time: its total says all.)
+    seen["question_results"] = int(driver.find_element(By.ID, "question-results-table").get_attribute("data-total"))
     # 700 px: the grid and the matrix within the window.
     driver.set_window_size(700, 900)
     grid("700")

@@ -137,7 +137,9 @@ fn the_grid_shows_49_cells_with_n_and_the_figures_download_the_cli_s_numbers() {
     assert_eq!(m["rows"], 10);
     assert_eq!(m["totals"].as_array().unwrap().len(), 10);
     assert_eq!(m["col_totals"].as_array().unwrap().len(), 7);
-    assert_eq!(m["compact"], true);
+    // Compact (colour only) by default; written out, the matrix above.
+    assert_eq!(seen["matrix_compact"], true);
+    assert_eq!(m["compact"], false);
     let rates: Vec<f64> = m["totals"]
         .as_array()
         .unwrap()

@@ -154,7 +154,8 @@ function gridTable(g, gi, focus) {
   const table = el("table", { className: "grid-table", id: `grid-${gi}` },
     el("thead", {}, el("tr", {}, head("Answering model", "interface:model (sort)", 0),
       ...g.judges.map((j, i) => head(judgeLabel(j), `judge (parsing model): ${j}`, i + 1)),
-      head("Mean of judges", "the unweighted mean of the judges' rates; never one pooled count", k + 1))),
+      head([el("span", { className: "cut" }, "Mean of"), el("span", { className: "cut" }, "judges")],
+        "the unweighted mean of the judges' rates; never one pooled count", k + 1))),
     el("tbody", {}, ...ordered(g, sort).map((r) => el("tr", {},
       el("th", { scope: "row", className: "model", title: r.label }, el("span", { className: "cut" }, r.label)),
       ...r.cells.map((c, ji) => {
