@@ -2,13 +2,13 @@
 //! one run, or over the latest result per question), answering models as
 //! rows, judges as columns, then the judges' mean.
 
-use crate::board::{leaderboard, BoardData, Column, Filter, Leaderboard, Model};
+use crate::board::{leaderboard, BoardData, Column, Filter, Model};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A confidence interval on a rate, in percent, as [`crate::stats`]
-/// computes it ([`super::intervals`] says which one); `None` where the
-/// statistic is not defined, and nothing prints one then.
+/// computes it (the manuscript module's `intervals` says which one); `None`
+/// where the statistic is not defined, and nothing prints one then.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Interval {
     /// Lower bound (percent).
@@ -17,8 +17,8 @@ pub struct Interval {
     pub upper: f64,
     /// The confidence level (0.95).
     pub level: f64,
-    /// Its name: [`super::intervals::WILSON`] or
-    /// [`super::intervals::CLUSTERED`].
+    /// Its name: `Wilson` or `question-clustered t` (the manuscript
+    /// module's `intervals`).
     pub method: &'static str,
 }
 
@@ -89,12 +89,10 @@ pub struct Grid {
     pub column: Column,
     /// The judges (parsing models) with results here, in the board's order.
     pub judges: Vec<String>,
-    /// The interval the cells carry ([`super::intervals::WILSON`] when no
-    /// question repeats in a cell, else [`super::intervals::CLUSTERED`]);
-    /// `None` when no cell has one.
+    /// The interval the cells carry (`Wilson` when no question repeats in
+    /// a cell, else `question-clustered t`); `None` when no cell has one.
     pub cell_interval: Option<&'static str>,
-    /// The interval the means carry ([`super::intervals::CLUSTERED`]), or
-    /// `None`.
+    /// The interval the means carry (`question-clustered t`), or `None`.
     pub mean_interval: Option<&'static str>,
     /// The rows, highest mean first (rows without a rate last, then by
     /// name).
@@ -147,17 +145,10 @@ impl Grid {
     }
 }
 
-/// The leaderboard `filter` asks of `data` as grids, in the board's column
-/// order, each cell and mean with its interval at `confidence` (0.95) from
-/// the statistics layer ([`super::intervals`]).
-pub fn grids(data: &BoardData, filter: &Filter, confidence: f64) -> Vec<Grid> {
-    let mut g = arrange(&leaderboard(data, filter));
-    super::intervals::fill(&mut g, data, filter, confidence);
-    g
-}
-
-/// The board's columns as grids, intervals not filled.
-fn arrange(board: &Leaderboard) -> Vec<Grid> {
+/// The leaderboard `filter` asks of `data` as grids, intervals not filled
+/// (`super::grids` fills them).
+pub(super) fn arrange(data: &BoardData, filter: &Filter) -> Vec<Grid> {
+    let board = &leaderboard(data, filter);
     (0..board.columns.len())
         .map(|col| {
             let cells: Vec<_> = board.cells.iter().filter(|c| c.column == col).collect();
@@ -234,7 +225,7 @@ fn arrange(board: &Leaderboard) -> Vec<Grid> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::grids;
+    use super::super::grids;
     use crate::board::{leaderboard, BoardData, Filter, ResultRow, RunInfo};
 
     /// Two models, two judges, one run; model b has no results under j2.

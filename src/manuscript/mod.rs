@@ -26,7 +26,7 @@ mod tables;
 
 pub use heatmap::{question_rates, QuestionRates};
 pub use html_report::html_report;
-pub use judge_grid::{grids, Grid, GridCell, GridRow, Interval, JudgeMean};
+pub use judge_grid::{Grid, GridCell, GridRow, Interval, JudgeMean};
 pub use svg::{dot_plot_csv, dot_plot_svg, heatmap_csv, heatmap_svg};
 pub use tables::{caption, csv, latex, markdown};
 
@@ -40,6 +40,19 @@ pub const RATE_DEFINITION: &str = crate::stats::formats::RATE_DEFINITION;
 /// What the mean column is.
 pub const MEAN_DEFINITION: &str =
     "the unweighted mean of the judges' template pass rates (judges are never pooled)";
+
+/// The leaderboard `filter` asks of `data` as model × judge grids, in the
+/// board's column order, each cell and mean with its interval at
+/// `confidence` (0.95) from the statistics layer ([`intervals`]).
+pub fn grids(
+    data: &crate::board::BoardData,
+    filter: &crate::board::Filter,
+    confidence: f64,
+) -> Vec<Grid> {
+    let mut g = judge_grid::arrange(data, filter);
+    intervals::fill(&mut g, data, filter, confidence);
+    g
+}
 
 /// How numbers are written: digits after the decimal point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
