@@ -12,5 +12,8 @@ fn main() {
     // same target directory (the fresh-clone check) leaves a path that no
     // longer exists, and cargo reruns this script when a path it watches is
     // gone, instead of keeping the other checkout's root.
-    println!("cargo:rerun-if-changed={}", root.join("Cargo.toml").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("Cargo.toml").display()
+    );
 }

@@ -23,6 +23,7 @@ from ._errors import (
 )
 from ._native import (
     Checkpoint,
+    Comparison,
     Diagnostic,
     Preset,
     Results,
@@ -30,10 +31,12 @@ from ._native import (
     Store,
     Triples,
     __version__,
+    compare,
     import_questions,
     question_id,
     queries,
     query_text,
+    rate_names,
     validate,
 )
 
@@ -50,6 +53,7 @@ class IRI(str):
 __all__ = [
     "IRI",
     "Checkpoint",
+    "Comparison",
     "Diagnostic",
     "InvalidFileError",
     "JsonSyntaxError",
@@ -65,6 +69,8 @@ __all__ = [
     "Triples",
     "WrongKindError",
     "__version__",
+    "compare",
+    "rate_names",
     "question_id",
     "queries",
     "query_text",

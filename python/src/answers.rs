@@ -14,11 +14,12 @@ use std::sync::Arc;
 
 /// A SELECT query's answer: iterate it for one dict per row (variable →
 /// int, float, Decimal, bool, datetime, date, str, or None when unbound);
-/// `variables`, `len()`, `to_frame()`, `serialize(format=…)`.
+/// `variables`, `len()`, `to_frame()`, `serialize(format=…)`, and `notes`.
 #[pyclass(frozen, module = "karenina_ld")]
 pub struct Solutions {
     pub(crate) variables: Vec<String>,
     pub(crate) rows: Vec<Vec<Option<Term>>>,
+    pub(crate) notes: Vec<String>,
 }
 
 #[pymethods]
@@ -27,6 +28,15 @@ impl Solutions {
     #[getter]
     fn variables(&self) -> Vec<String> {
         self.variables.clone()
+    }
+
+    /// What the answer should be read with: the notes `kld query` prints
+    /// after it (a query naming `http://schema.org/` terms that found
+    /// nothing, decimals left unbound); each was also issued as a
+    /// `UserWarning` when the query ran.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn __len__(&self) -> usize {
@@ -91,10 +101,17 @@ impl Solutions {
 #[pyclass(frozen, module = "karenina_ld")]
 pub struct Triples {
     pub(crate) triples: Vec<Triple>,
+    pub(crate) notes: Vec<String>,
 }
 
 #[pymethods]
 impl Triples {
+    /// The notes the answer came with (as [`Solutions::notes`]).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
     fn __len__(&self) -> usize {
         self.triples.len()
     }

@@ -436,10 +436,13 @@ impl Results {
 
     /// One row per answering model: `model`, `results`, `verified_true`,
     /// `verified_false`, `verified_null`, `verified_false_or_null` and
-    /// `pass_rate` (Karenina's `aggregate_pass_rate(by="answering_model")`:
-    /// verified true over the results with a verdict, every judge together;
-    /// None when no result has a verdict, and from a CSV).
+    /// `pass_rate` (the verdict pass rate: Karenina's
+    /// `aggregate_pass_rate(by="answering_model")`, verified true over the
+    /// results with a verdict, every judge together; None when no result
+    /// has a verdict, and from a CSV), and `rate_name` (that name;
+    /// `attrs["rate_names"]` maps `pass_rate` to it too).
     fn to_frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let rate = karenina_ld::numbers::names::VERDICT_PASS_RATE.name;
         let names = [
             "model",
             "results",
@@ -448,6 +451,7 @@ impl Results {
             "verified_null",
             "verified_false_or_null",
             "pass_rate",
+            "rate_name",
         ];
         let columns: Vec<Bound<'py, PyList>> = names.iter().map(|_| PyList::empty(py)).collect();
         for (model, m) in &self.summary.models {
@@ -458,8 +462,13 @@ impl Results {
             columns[4].append(m.verified_null)?;
             columns[5].append(m.verified_false_or_null)?;
             columns[6].append(m.pass_rate())?;
+            columns[7].append(rate)?;
         }
-        frame(py, &names, columns)
+        let df = frame(py, &names, columns)?;
+        let named = PyDict::new(py);
+        named.set_item("pass_rate", rate)?;
+        df.getattr("attrs")?.set_item("rate_names", named)?;
+        Ok(df)
     }
 }
 

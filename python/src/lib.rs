@@ -11,6 +11,7 @@ mod errors;
 mod interrupt;
 mod lock;
 mod sheets;
+mod stats;
 mod store;
 mod values;
 
@@ -48,6 +49,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sheets::import_questions, m)?)?;
     m.add_function(wrap_pyfunction!(store::queries, m)?)?;
     m.add_function(wrap_pyfunction!(store::query_text, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::rate_names, m)?)?;
+    m.add_class::<stats::Comparison>()?;
     m.add_class::<errors::Diagnostic>()?;
     m.add_class::<checkpoint::Checkpoint>()?;
     m.add_class::<checkpoint::Results>()?;

@@ -10,7 +10,7 @@ use crate::lock::Shared;
 use karenina_ld::rdf::Processor;
 use karenina_ld::sparql::{self, Answer, QueryOptions};
 use karenina_ld::store::CheckpointStore;
-use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -295,12 +295,26 @@ impl Store {
         })?
         .ok_or_else(stopped_waiting)?
         .map_err(to_py)?;
+        // The notes `kld query` prints after an answer: shown as warnings
+        // (a notebook displays them), and kept on the answer.
+        let notes = control.notes();
+        for note in &notes {
+            let text = std::ffi::CString::new(format!("kld: note: {note}"))
+                .unwrap_or_else(|_| c"kld: note".to_owned());
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &text, 1)?;
+        }
         Ok(match answer {
             Answer::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
-            Answer::Solutions { variables, rows } => {
-                Py::new(py, Solutions { variables, rows })?.into_any()
-            }
-            Answer::Graph(triples) => Py::new(py, Triples { triples })?.into_any(),
+            Answer::Solutions { variables, rows } => Py::new(
+                py,
+                Solutions {
+                    variables,
+                    rows,
+                    notes,
+                },
+            )?
+            .into_any(),
+            Answer::Graph(triples) => Py::new(py, Triples { triples, notes })?.into_any(),
         })
     }
 

@@ -42,6 +42,7 @@ SUBJECTS = {
     "Store": karenina_ld.Store,
     "Results": karenina_ld.Results,
     "Preset": karenina_ld.Preset,
+    "Comparison": karenina_ld.Comparison,
     "kld": karenina_ld,
 }
 

@@ -364,3 +364,29 @@ def test_pass_rate_by_adele_answers_kld_query_s_rows() -> None:
     assert len(want) > 50 and all(isinstance(r["level"], int) for r in got)
     key = lambda row: repr(sorted(row.items()))  # noqa: E731
     assert sorted(got, key=key) == sorted(want, key=key)
+
+
+def test_a_query_s_notes_are_warnings_and_kept_on_its_answer():
+    """The notes `kld query` prints after an answer (issue 48): a query
+    naming http://schema.org/ terms over kld's https://schema.org/ data, a
+    product of decimals left unbound. Each is a UserWarning and in
+    `answer.notes`; a query that fell into no trap has none."""
+    store = karenina_ld.Store([REPO / "examples" / "probe.jsonld"])
+    with pytest.warns(UserWarning, match=r"kld: note: .*https://schema\.org/"):
+        a = store.query("PREFIX schema: <http://schema.org/> SELECT ?q WHERE { ?q a schema:Question }")
+    assert len(a) == 0
+    assert len(a.notes) == 1 and "<http://schema.org/Question>" in a.notes[0]
+    variance = """SELECT (AVG((?x - ?m) * (?x - ?m)) AS ?var) WHERE {
+        VALUES ?x { 1.5 2.25 3.125 }
+        { SELECT (AVG(?y) AS ?m) WHERE { VALUES ?y { 1.5 2.25 3.125 } } } }"""
+    with pytest.warns(UserWarning, match=r"\?var in 1 of 1 rows"):
+        a = store.query(variance)
+    assert [r["var"] for r in a] == [None]
+    assert "xsd:double" in a.notes[0]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = store.query("SELECT ?q WHERE { ?q a <https://schema.org/Question> }")
+    assert len(a) > 0 and a.notes == []
+    assert store.query("CONSTRUCT { ?q a ?t } WHERE { ?q a ?t } LIMIT 1").notes == []

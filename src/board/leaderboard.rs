@@ -102,6 +102,21 @@ pub struct Leaderboard {
     pub cells: Vec<Cell>,
     /// One per (column, model) with at least one judge's rate.
     pub spreads: Vec<Spread>,
+    /// Which keys hold which named rate ([`crate::numbers::names`]): a
+    /// cell's `pass_pct` is the template pass rate, a spread's `mean` the
+    /// mean of judges' template pass rates.
+    pub rate_names: serde_json::Value,
+}
+
+/// The leaderboard's [`Leaderboard::rate_names`].
+pub fn rate_names() -> serde_json::Value {
+    use crate::numbers::names::{rate_names, JUDGES_MEAN, TEMPLATE_PASS_RATE};
+    rate_names(&[
+        ("cells[].pass_pct", &TEMPLATE_PASS_RATE),
+        ("spreads[].mean", &JUDGES_MEAN),
+        ("spreads[].min", &TEMPLATE_PASS_RATE),
+        ("spreads[].max", &TEMPLATE_PASS_RATE),
+    ])
 }
 
 /// Folds `data` into the leaderboard `filter` asks for.
@@ -194,6 +209,7 @@ pub fn leaderboard(data: &BoardData, filter: &Filter) -> Leaderboard {
         models: model_keys.into_iter().cloned().collect(),
         cells,
         spreads,
+        rate_names: rate_names(),
     }
 }
 

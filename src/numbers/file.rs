@@ -101,8 +101,24 @@ impl FileNumbers {
                 .collect();
             m.insert("summary_by_run".into(), Value::Array(by));
         }
+        m.insert("rate_names".into(), rate_names_of_info());
         m
     }
+}
+
+/// Which keys of `kld info --format json` hold which named rate
+/// ([`super::names`]).
+fn rate_names_of_info() -> Value {
+    use super::names::{rate_names, TEMPLATE_PASS_RATE, VERDICT_PASS_RATE};
+    rate_names(&[
+        ("summary.template_pass_by_combo", &TEMPLATE_PASS_RATE),
+        ("summary.template_pass_overall", &TEMPLATE_PASS_RATE),
+        (
+            "summary.replicate_stats.replicate_pass_rates",
+            &TEMPLATE_PASS_RATE,
+        ),
+        ("aggregate_pass_rate", &VERDICT_PASS_RATE),
+    ])
 }
 
 /// Karenina's numbers of one run of Karenina's results database (its rows

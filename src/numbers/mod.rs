@@ -17,6 +17,7 @@
 pub(crate) mod arith;
 mod exact;
 mod file;
+pub mod names;
 mod pass_rate;
 pub mod printed;
 pub(crate) mod row;

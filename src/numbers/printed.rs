@@ -41,11 +41,11 @@ pub fn lines(summary: &Value, indent: &str) -> String {
     };
     match summary["template_pass_by_combo"].as_object() {
         Some(by) => {
-            line(
-                "template pass rate by combo (Karenina template_pass_by_combo: verified true / \
-                 results with template verification):"
-                    .into(),
-            );
+            line(format!(
+                "{} by combo (Karenina template_pass_by_combo: verified true / \
+                 results with template verification):",
+                super::names::TEMPLATE_PASS_RATE.name
+            ));
             for (combo, t) in by {
                 line(format!(
                     "  {combo}: {}",
@@ -58,11 +58,11 @@ pub fn lines(summary: &Value, indent: &str) -> String {
                 pct(count(o, "passed"), count(o, "total"))
             ));
         }
-        None => line(
-            "template pass rate: none (no result had template verification: \
-             Karenina's template_pass_by_combo is null)"
-                .into(),
-        ),
+        None => line(format!(
+            "{}: none (no result had template verification: \
+             Karenina's template_pass_by_combo is null)",
+            super::names::TEMPLATE_PASS_RATE.name
+        )),
     }
     if let Some(r) = summary["replicate_stats"].as_object() {
         let reps: Vec<String> = r

@@ -307,7 +307,8 @@ impl RunSummary {
                     })
                     .unwrap_or_default();
                 out.push_str(&format!(
-                    "    verdict pass rate {:.1}% ({} of {} with a verdict{wilson}, every judge together: Karenina aggregate_pass_rate(by=\"answering_model\"))\n",
+                    "    {} {:.1}% ({} of {} with a verdict{wilson}, every judge together: Karenina aggregate_pass_rate(by=\"answering_model\"))\n",
+                    super::names::VERDICT_PASS_RATE.name,
                     100.0 * r,
                     m.verified_true,
                     m.verified_true + m.verified_false

@@ -14,7 +14,8 @@
 //! `model_identity.py` and `result.py` at 9851a770) and the sections, which
 //! must be objects. A `null` is read as Karenina's default even where its
 //! model requires a value: kld reads rows other writers left incomplete
-//! (docs/results.md, "What a file lacks").
+//! (docs/results.md, "What a file lacks"). The values inside the score
+//! dictionaries are checked by [`super::score_dicts`].
 
 use crate::json::nan::{NAN, NEG_INF, POS_INF};
 use serde_json::{Number, Value};
@@ -221,7 +222,8 @@ fn each(
             }
         }
     }
-    Ok(())
+    // The values inside the score dictionaries.
+    super::score_dicts::each(row, refused)
 }
 
 /// The section at `path`, if the row has it.
@@ -234,7 +236,7 @@ fn walk<'a>(row: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
 }
 
 /// A value as a message shows it (short).
-fn shown(v: &Value) -> String {
+pub(super) fn shown(v: &Value) -> String {
     let s = match v.as_str() {
         Some(NAN) => "NaN".to_string(),
         Some(POS_INF) => "Infinity".to_string(),
@@ -280,7 +282,7 @@ fn py(v: &Value) -> Py<'_> {
 }
 
 /// A float as kld holds it (the sentinels for NaN and the infinities).
-fn float(f: f64) -> Value {
+pub(super) fn float(f: f64) -> Value {
     match Number::from_f64(f) {
         Some(n) => Value::Number(n),
         None if f.is_nan() => Value::from(NAN),
@@ -290,7 +292,7 @@ fn float(f: f64) -> Value {
 }
 
 /// An int's digits as a JSON number.
-fn int(digits: &str) -> Value {
+pub(super) fn int(digits: &str) -> Value {
     match digits.parse::<i64>() {
         Ok(i) => Value::from(i),
         // (Past 64 bits: Python's int keeps every digit, and so does kld.)
@@ -378,7 +380,7 @@ fn digits(s: &str) -> Option<String> {
 
 /// A string pydantic reads as an int: trimmed, an optional sign, digits
 /// (underscores between them), optionally `.` and zeros; its digits.
-fn int_str(s: &str) -> Option<String> {
+pub(super) fn int_str(s: &str) -> Option<String> {
     let t = s.trim();
     let (sign, rest) = match t.as_bytes().first()? {
         b'-' => ("-", &t[1..]),
@@ -400,7 +402,7 @@ fn int_str(s: &str) -> Option<String> {
 
 /// A string pydantic reads as a float: trimmed, `nan` / `inf` / `infinity`
 /// (any case, signed), or a decimal number (underscores between digits).
-fn float_str(s: &str) -> Option<f64> {
+pub(super) fn float_str(s: &str) -> Option<f64> {
     let t = s.trim();
     let unsigned = t.trim_start_matches(['-', '+']);
     if t.len() - unsigned.len() > 1 {

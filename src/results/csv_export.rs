@@ -288,8 +288,11 @@ fn json_cell(column: &str, s: &str) -> std::result::Result<Option<Value>, CellEr
 /// A `rubric_<T>` cell: Python `str(value)`: `True`, `4`, `3.5`, `nan`, or a
 /// metric trait's dict repr `{'precision': 1.0, 'recall': nan}`.
 fn trait_cell(column: &str, s: &str) -> std::result::Result<Option<Value>, CellError> {
-    if let Some(b) = bool_cell(s) {
-        return Ok(Some(Value::Bool(b)));
+    // (Karenina's reader: `value.lower() in ("true", "false")`.)
+    match s.to_ascii_lowercase().as_str() {
+        "true" => return Ok(Some(Value::Bool(true))),
+        "false" => return Ok(Some(Value::Bool(false))),
+        _ => {}
     }
     if s.starts_with('{') {
         return py_dict(s)
@@ -423,7 +426,8 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
     let opt = |s: &str| (!s.is_empty()).then(|| Value::String(s.into()));
     let answering = model_identity(cell("answering_model"));
     let parsing = model_identity(cell("parsing_model"));
-    let replicate = number_cell("replicate", cell("replicate"))?;
+    let typed = |column: &str, r: super::csv_cells::Cell| r.map_err(|m| (column.to_string(), m));
+    let replicate = typed("replicate", super::csv_cells::int(cell("replicate")))?;
     let qid = cell("question_id");
     let timestamp = cell("timestamp");
     let rid = result_id(
@@ -469,7 +473,9 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
     if let Some(b) = bool_cell(cell("template_verification_performed")) {
         template.insert("template_verification_performed".into(), Value::Bool(b));
     }
-    if cell("verify_result") == "true" {
+    let verdict = super::csv_cells::verdict(cell("verify_result"))
+        .map_err(|m| ("verify_result".to_string(), m))?;
+    if verdict == Some(true) {
         template.insert("verify_result".into(), Value::Bool(true));
     }
     for (key, v) in [
@@ -479,9 +485,9 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
         ),
         (
             "embedding_similarity_score",
-            number_cell(
+            typed(
                 "embedding_similarity_score",
-                cell("embedding_similarity_score"),
+                super::csv_cells::float(cell("embedding_similarity_score")),
             )?,
         ),
         (
@@ -532,7 +538,7 @@ fn to_row(cells: &Cells) -> std::result::Result<Value, CellError> {
             "answering": answering,
             "parsing": parsing,
             "replicate": replicate,
-            "execution_time": number_cell("execution_time", cell("execution_time"))?,
+            "execution_time": typed("execution_time", super::csv_cells::float(cell("execution_time")))?,
             "timestamp": timestamp,
             "run_name": opt(cell("run_name")),
             "result_id": rid,

@@ -26,6 +26,7 @@
 //! they are most of a file's size and rarely queried.
 
 pub mod coerce;
+mod csv_cells;
 pub(crate) mod csv_export;
 pub mod gui_csv;
 pub mod lacks;
@@ -34,6 +35,7 @@ pub mod progress;
 pub(crate) mod quads;
 pub mod repair;
 pub mod run_folder;
+mod score_dicts;
 pub mod task_eval;
 pub mod workspace;
 

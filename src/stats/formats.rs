@@ -6,11 +6,27 @@ use super::report::{Comparison, PairRow, RateRow};
 use super::{Count, Stat};
 use serde_json::{json, Map, Value};
 
-/// The one name of the rate every statistic here is about.
-pub const RATE_NAME: &str = "template pass rate";
+use crate::numbers::names::{self, QUESTION_MEAN, TEMPLATE_PASS_RATE};
+
+/// The one name of the rate every statistic here is about
+/// ([`names::TEMPLATE_PASS_RATE`]).
+pub const RATE_NAME: &str = TEMPLATE_PASS_RATE.name;
 
 /// Its definition, as every face gives it.
-pub const RATE_DEFINITION: &str = "rows whose template verification passed (verify_result true) over rows with template verification performed; a null verdict counts as not passed (Karenina's template_pass_by_combo)";
+pub const RATE_DEFINITION: &str = TEMPLATE_PASS_RATE.definition;
+
+/// Which keys of `kld compare --format json` hold which named rate.
+pub fn rate_names() -> Value {
+    names::rate_names(&[
+        ("rates[].rate", &TEMPLATE_PASS_RATE),
+        ("combos[].rate", &TEMPLATE_PASS_RATE),
+        ("ranking[].rate", &TEMPLATE_PASS_RATE),
+        ("questions[].rate", &TEMPLATE_PASS_RATE),
+        ("pairs[].mean_a", &QUESTION_MEAN),
+        ("pairs[].mean_b", &QUESTION_MEAN),
+        ("pairs[].diff", &QUESTION_MEAN),
+    ])
+}
 
 /// The CSV tables `kld compare --format csv --table` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,7 +273,8 @@ impl Comparison {
             })
             .collect();
         json!({
-            "rate": {"name": RATE_NAME, "definition": RATE_DEFINITION, "docs": "docs/numbers.md#statistics"},
+            "rate": TEMPLATE_PASS_RATE.to_json(),
+            "rate_names": rate_names(),
             "confidence": o.confidence,
             "rows": self.obs.rows.len(),
             "rows_left_out": self.obs.left_out,
@@ -279,10 +296,12 @@ impl Comparison {
         })
     }
 
-    /// One table as CSV (columns: the JSON rows' keys; not-defined cells
-    /// empty, their reasons in `not_defined`).
-    pub fn to_csv(&self, table: Table) -> String {
-        let rows: Vec<Map<String, Value>> = match table {
+    /// One table's columns and rows, as the CSV and Python's DataFrames
+    /// give it: the JSON rows' keys, then `rate_name` (the rate its rates
+    /// are, [`crate::numbers::names`]) where the table has rates, then
+    /// `not_defined` (why a cell is empty).
+    pub fn table(&self, table: Table) -> (Vec<String>, Vec<Map<String, Value>>) {
+        let mut rows: Vec<Map<String, Value>> = match table {
             Table::Pairs => self.pairs.iter().map(|p| self.pair_json(p)).collect(),
             Table::Rates => self
                 .rates
@@ -305,6 +324,16 @@ impl Comparison {
                 })
                 .collect(),
         };
+        let rate = match table {
+            Table::Pairs => Some(QUESTION_MEAN.name),
+            Table::Rates | Table::Questions => Some(TEMPLATE_PASS_RATE.name),
+            Table::Agreement => None,
+        };
+        if let Some(rate) = rate {
+            for r in &mut rows {
+                r.insert("rate_name".into(), rate.into());
+            }
+        }
         let mut cols: Vec<String> = Vec::new();
         for r in &rows {
             for k in r.keys().filter(|k| *k != "not_defined") {
@@ -314,6 +343,13 @@ impl Comparison {
             }
         }
         cols.push("not_defined".into());
+        (cols, rows)
+    }
+
+    /// One table as CSV (columns: [`Comparison::table`]'s; not-defined
+    /// cells empty, their reasons in `not_defined`).
+    pub fn to_csv(&self, table: Table) -> String {
+        let (cols, rows) = self.table(table);
         let mut w = csv::Writer::from_writer(Vec::new());
         let _ = w.write_record(&cols);
         for r in &rows {

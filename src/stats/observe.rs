@@ -90,12 +90,70 @@ impl Visit for Reading {
     }
 }
 
-/// The observations of a results export (JSON or CSV), run folder or
-/// database run, read as `kld info` reads it.
+/// The observations of a results export (JSON or CSV), run folder, or a
+/// run of Karenina's results database (`DB#run=ID`, or `DB` when it holds
+/// one run), read as `kld info` reads it.
 pub fn observations(file: &Path) -> crate::error::Result<Observations> {
+    if let Some((db, id)) = crate::kind::database_run(file) {
+        return of_database(&db, Some(&id));
+    }
+    if file.is_file() && crate::sqlite::sniff_file(file) {
+        return of_database(file, None);
+    }
     let mut r = Reading::default();
     crate::results::read_path_unhashed(file, &mut r)?;
     Ok(r.obs)
+}
+
+/// The observations of run `id` of the database `file` (its only run when
+/// `id` is `None`): runs are never pooled, so a database of several runs
+/// must name one.
+fn of_database(file: &Path, id: Option<&str>) -> crate::error::Result<Observations> {
+    use crate::error::Error;
+    let c = crate::sqlite::open(file)?;
+    let runs = crate::sqlite::runs(file, &c)?;
+    let run = match id {
+        Some(id) => runs.iter().find(|r| r.id == id).ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: no run {id} in this database (its runs: {})",
+                file.display(),
+                list(&runs)
+            ))
+        })?,
+        None => match &runs[..] {
+            [one] => one,
+            [] => {
+                return Err(Error::Usage(format!(
+                    "{}: the database holds no verification run",
+                    file.display()
+                )))
+            }
+            _ => {
+                return Err(Error::Usage(format!(
+                    "{}: the database holds {} runs, and runs are never pooled: name one as {}{}ID (its runs: {})",
+                    file.display(),
+                    runs.len(),
+                    file.display(),
+                    crate::kind::DB_RUN,
+                    list(&runs)
+                )))
+            }
+        },
+    };
+    let mut r = Reading::default();
+    crate::sqlite::read_run(file, &c, run, &mut |row| {
+        r.add(&row);
+        Ok(())
+    })?;
+    Ok(r.obs)
+}
+
+/// `id (name)` of each run.
+fn list(runs: &[crate::sqlite::Run]) -> String {
+    runs.iter()
+        .map(|r| format!("{} ({})", r.id, r.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The observations of rows in the shape kld's readers hand on (a JSON

@@ -5,6 +5,7 @@
 use super::formats::{RATE_DEFINITION, RATE_NAME};
 use super::report::Comparison;
 use super::{Count, Stat};
+use crate::numbers::names::QUESTION_MEAN;
 use std::fmt::Write as _;
 
 fn pct(x: f64) -> String {
@@ -87,7 +88,8 @@ impl Comparison {
         }
         let _ = writeln!(
             s,
-            "\npaired comparisons (judges and replicates averaged per question; paired t over question means; Holm and BH across pairs)"
+            "\npaired comparisons of the {} in points (judges and replicates averaged per question; paired t over question means; Holm and BH across pairs)",
+            QUESTION_MEAN.name
         );
         let _ = writeln!(
             s,

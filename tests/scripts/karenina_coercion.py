@@ -10,8 +10,9 @@ Karenina's loader reads) with one to three values of its rows replaced by
 values drawn from a pool that pydantic's lax mode coerces (`"1"`, `true`,
 `"yes"`, `" 2 "`, `"1_0"`, `3.0`, `"nan"`) or refuses (`"maybe"`, `2` for a
 bool, `1.5` for an int, `{}`, `"fast"`), in the fields Karenina's numbers
-read (replicate, verify_result, execution_time, the *_performed flags, ...)
-and in token counts (Karenina's `usage_metadata` is `dict[str, Any]`: any
+read (replicate, verify_result, execution_time, the *_performed flags, ...),
+in the rubric's score dictionaries (`regex_trait_scores`, `callable_trait_scores`,
+`metric_trait_scores`, ..., typed by Karenina's models) and in token counts (Karenina's `usage_metadata` is `dict[str, Any]`: any
 value is kept, `is_valid_number` decides what is summed; counts past 64 bits
 and negative ones included). Half the cases are written as Karenina's v2.2
 stream (one row per line), half as one document.
@@ -62,6 +63,13 @@ POOL: list[Any] = [
     [], {}, [1], {"a": 1}, 9.2e18, 9.3e18, "gpt-4.1-mini", "run-b",
 ]
 
+# The score dictionaries whose values Karenina's models type.
+SCORE_DICTS = {
+    "llm_trait_scores", "llm_trait_labels", "regex_trait_scores", "callable_trait_scores",
+    "metric_trait_scores", "agentic_trait_scores", "trait_provenance",
+    "deep_judgment_rubric_scores", "standard_rubric_scores",
+}
+
 TOKEN_POOL: list[Any] = [
     0, 1, 17, 250, -5, -1000, 12.7, -3.5, 1e6, True, False,
     2**62, 2**63 - 1, 2**63 - 1, 4 * 10**18, "12", None, [], float("nan"),
@@ -84,7 +92,32 @@ def mutate(rows: list[dict[str, Any]], rng: random.Random) -> list[list[Any]]:
     for _ in range(rng.randint(1, 3)):
         i = rng.randrange(len(rows))
         row = rows[i]
-        if rng.random() < 0.3:
+        roll = rng.random()
+        if roll < 0.2:
+            # A value inside a score dictionary (issue 48's leftover).
+            dicts = [
+                (sec, name) for sec in ("rubric", "deep_judgment_rubric")
+                for name, d in (row.get(sec) or {}).items()
+                if name in SCORE_DICTS and isinstance(d, dict) and d
+            ]
+            if not dicts:
+                continue
+            sec, name = rng.choice(dicts)
+            d = row[sec][name]
+            key = rng.choice(sorted(d))
+            # (No None: kld reads a null score as none, where Karenina's
+            # loader refuses it, because Karenina's own sidecars write a NaN
+            # score as null; docs/results.md.)
+            v = rng.choice(POOL)
+            if name == "metric_trait_scores" and isinstance(d[key], dict) and d[key]:
+                inner = rng.choice(sorted(d[key]))
+                d[key][inner] = v
+                changes.append([i, f"/{sec}/{name}/{key}/{inner}", repr(v)])
+            else:
+                d[key] = v
+                changes.append([i, f"/{sec}/{name}/{key}", repr(v)])
+            continue
+        if roll < 0.45:
             t = row.get("template")
             if not isinstance(t, dict):
                 continue

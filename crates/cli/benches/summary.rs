@@ -4,10 +4,8 @@
 //! venv: `$KLD_KARENINA_VENV`, else target/karenina-venv; `$KLD_BIN` names
 //! another release `kld`).
 //!
-//! The export is `../shared/tools/karenina_paper_run.py`'s (7 answering ×
-//! 7 parsing models × 144 questions × 3 replicates, 21,168 rows, written by
-//! Karenina's own exporter), made once into `target/bench-paper/` (or named
-//! by `$KLD_PAPER_RUN`). Each side is its own process, reaped by `wait4` for
+//! The export is the paper-size run (`paper/mod.rs`: `$KLD_PAPER_RUN`, else
+//! made once into `target/bench-paper/`). Each side is its own process, reaped by `wait4` for
 //! its peak RSS:
 //! - kld: `kld info res-paper.json --format json` (streamed; the report
 //!   holds `summary` = `get_summary()` and `aggregate_pass_rate`);
@@ -18,11 +16,11 @@
 //! of the memory). The two summaries are also compared, so the numbers are
 //! of the same work.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod paper;
 mod timing;
-use timing::measure;
+use paper::{best, karenina_python, kld, paper_run};
 
 const KARENINA: &str = r#"
 import json, sys
@@ -32,51 +30,8 @@ rs = ResultsIOManager.load_result_set_from_json(Path(sys.argv[1]))
 print(json.dumps(rs.get_summary(), default=str))
 "#;
 
-fn repo() -> &'static Path {
-    Path::new(env!("KLD_SOURCE_ROOT"))
-}
-
-fn karenina_python() -> PathBuf {
-    std::env::var_os("KLD_KARENINA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/karenina-venv"))
-        .join("bin/python")
-}
-
-/// The paper-size export, made once.
-fn paper_run() -> PathBuf {
-    if let Some(p) = std::env::var_os("KLD_PAPER_RUN") {
-        return PathBuf::from(p);
-    }
-    let dir = repo().join("target/bench-paper");
-    let file = dir.join("res-paper.json");
-    if !file.is_file() {
-        let tool = repo().join("../shared/tools/karenina_paper_run.py");
-        let st = Command::new(karenina_python())
-            .env("PYTHONHASHSEED", "0")
-            .arg(tool)
-            .arg(&dir)
-            .arg("144")
-            .status()
-            .unwrap();
-        assert!(st.success(), "karenina_paper_run.py");
-    }
-    file
-}
-
-/// The best of `n` runs: (seconds, its peak RSS in MB, stdout).
-fn best(n: usize, mk: &dyn Fn() -> Command) -> (f64, f64, String) {
-    (0..n)
-        .map(|_| measure(&mut mk()))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .unwrap()
-}
-
 fn main() {
-    let kld = std::env::var_os("KLD_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/release/kld"));
-    assert!(kld.exists(), "build it first: cargo build --release");
+    let kld = kld();
     let file = paper_run();
     let mb = std::fs::metadata(&file).unwrap().len() as f64 / 1e6;
     let (k_secs, k_rss, k_out) = best(3, &|| {

@@ -33,7 +33,7 @@ pub enum TableArg {
 /// `kld compare` arguments.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Results export (JSON or CSV) of a verification run, or a run folder's results.json.
+    /// Results export (JSON or CSV) of a verification run, a run folder's results.json, or a run of Karenina's results database (DB#run=ID, or DB when it holds one run).
     pub input: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]

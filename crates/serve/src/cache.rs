@@ -147,6 +147,8 @@ pub struct Cached {
     pub body: Bytes,
     /// Its `Content-Type`.
     pub media_type: &'static str,
+    /// The notes the query's answer came with (`Kld-Note` headers).
+    pub notes: std::sync::Arc<[String]>,
 }
 
 /// What the cache holds and has done, for the `/cache` route.
@@ -392,6 +394,7 @@ mod tests {
         Cached {
             body: Bytes::from(vec![b'x'; n]),
             media_type: "text/csv",
+            notes: Vec::new().into(),
         }
     }
 

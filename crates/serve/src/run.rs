@@ -290,6 +290,7 @@ impl State {
                         cache::Cached {
                             body: body.into(),
                             media_type: prepared.negotiated.media_type,
+                            notes: prepared.control().notes().into(),
                         },
                     );
                 }

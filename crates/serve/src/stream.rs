@@ -266,7 +266,28 @@ fn cached(found: &super::Lookup, if_none_match: Option<&str>, head: bool) -> Opt
     }
     let hit = found.hit.as_ref()?;
     let body = if head { Bytes::new() } else { hit.body.clone() };
-    Some(mark.mark(respond_bytes(200, hit.media_type, body)))
+    Some(mark.mark(noted(respond_bytes(200, hit.media_type, body), &hit.notes)))
+}
+
+/// Adds one `Kld-Note` header per note the query's answer came with (a
+/// known trap: kld's `https://schema.org/`, decimals left unbound). A
+/// header, not a field of the answer: every SPARQL client ignores a header
+/// it does not know, and the answer stays the protocol's. Non-ASCII
+/// characters are written as `\u{…}` (a header holds visible ASCII).
+fn noted(mut r: Response, notes: &[String]) -> Response {
+    for note in notes {
+        let ascii: String = note
+            .chars()
+            .map(|c| match c {
+                ' '..='~' => c.to_string(),
+                c => format!("\\u{{{:x}}}", u32::from(c)),
+            })
+            .collect();
+        if let Ok(v) = HeaderValue::from_str(&ascii) {
+            r.headers_mut().append("kld-note", v);
+        }
+    }
+    r
 }
 
 /// True when an `If-None-Match` header names `etag`, or is `*` and a
@@ -464,9 +485,23 @@ impl App {
         // complete by then is sent whole (with its length), and a failure by
         // then still gets its own status.
         let mut held: Vec<Bytes> = Vec::new();
+        // (Sent whole, an answer carries its notes: they are known once it
+        // is written.)
+        let done = |held| cache.mark(noted(whole(media, held), &guard.0.notes()));
         match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
             Ok(Some(Msg::Failed(a))) => return respond(a),
-            Ok(Some(Msg::Done)) => return cache.mark(whole(media, held)),
+            Ok(Some(Msg::Done)) => return done(held),
+            // A chunk shorter than CHUNK is the answer's last: its `Done`
+            // (or failure) follows at once, so the answer goes whole.
+            Ok(Some(Msg::Chunk(b))) if b.len() < CHUNK => {
+                held.push(b);
+                match tokio::time::timeout_at(headers_by.into(), rx.recv()).await {
+                    Ok(Some(Msg::Done)) => return done(held),
+                    Ok(Some(Msg::Failed(a))) => return respond(a),
+                    Err(_) => return late(),
+                    _ => return respond(Answer::text(500, "the query ended without an answer")),
+                }
+            }
             Ok(Some(Msg::Chunk(b))) => held.push(b),
             Err(_) => return late(),
             Ok(Some(Msg::Ready(..) | Msg::Cached(..) | Msg::Wait(..)) | None) => {
@@ -476,7 +511,7 @@ impl App {
         loop {
             match rx.try_recv() {
                 Ok(Msg::Chunk(b)) => held.push(b),
-                Ok(Msg::Done) => return cache.mark(whole(media, held)),
+                Ok(Msg::Done) => return done(held),
                 Ok(Msg::Failed(a)) => return respond(a),
                 Ok(Msg::Ready(..) | Msg::Cached(..) | Msg::Wait(..)) | Err(_) => break,
             }

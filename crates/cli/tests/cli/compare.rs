@@ -82,3 +82,83 @@ fn an_unknown_reference_judge_names_the_judges() {
         "{err}"
     );
 }
+
+/// One `--format csv` table as rows keyed by their text cells (sorted), the
+/// numbers of each row beside.
+fn table(csv: &str) -> Vec<(Vec<String>, Vec<Option<f64>>)> {
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let mut rows: Vec<(Vec<String>, Vec<Option<f64>>)> = rd
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            let mut text = Vec::new();
+            let mut nums = Vec::new();
+            for cell in r.iter() {
+                match cell.parse::<f64>() {
+                    Ok(x) => nums.push(Some(x)),
+                    Err(_) if cell.is_empty() => nums.push(None),
+                    Err(_) => text.push(cell.to_string()),
+                }
+            }
+            (text, nums)
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+#[test]
+fn a_database_run_compares_as_its_export() {
+    use karenina_ld::sqlite;
+    let db = crate::database::db();
+    let c = sqlite::open(&db).unwrap();
+    let runs = sqlite::runs(&db, &c).unwrap();
+    assert!(runs.len() >= 3);
+    let mut compared = 0;
+    for run in &runs {
+        let export = crate::common::corpus()
+            .join("results")
+            .join(format!("{}.json", run.name));
+        let named = format!("{}{}{}", db.display(), karenina_ld::kind::DB_RUN, run.id);
+        for t in ["pairs", "rates", "agreement", "questions"] {
+            let ours = table(&stdout(&[
+                "compare", &named, "--format", "csv", "--table", t,
+            ]));
+            let theirs = table(&stdout(&[
+                "compare",
+                export.to_str().unwrap(),
+                "--format",
+                "csv",
+                "--table",
+                t,
+            ]));
+            assert_eq!(ours.len(), theirs.len(), "{} {t}", run.name);
+            for (a, b) in ours.iter().zip(&theirs) {
+                assert_eq!(a.0, b.0, "{} {t}", run.name);
+                assert_eq!(a.1.len(), b.1.len());
+                for (x, y) in a.1.iter().zip(&b.1) {
+                    match (x, y) {
+                        (Some(x), Some(y)) => assert!((x - y).abs() < 1e-12, "{} {t}", run.name),
+                        (x, y) => assert_eq!(x, y, "{} {t}", run.name),
+                    }
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 10, "{compared} rows compared");
+    // A database of several runs: runs are never pooled, so it must name one.
+    let out = kld().arg("compare").arg(&db).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("runs are never pooled"), "{err}");
+    assert!(err.contains(&runs[0].id), "{err}");
+    // An unknown run names the runs there are.
+    let out = kld()
+        .arg("compare")
+        .arg(format!("{}{}nope", db.display(), karenina_ld::kind::DB_RUN))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&runs[1].id));
+}

@@ -301,7 +301,9 @@ const VERDICTS = [
 // "false or null") of each benchmark, run and combo (answering model ×
 // judge × MCP servers), over the results of the benchmark's own questions
 // (as pass-rate-by-benchmark joins them): one judge's and one run's results
-// per bar, never pooled (issue 35). The pass rate is the leaderboard's.
+// per bar, never pooled (issue 35). A bar's percentage is the share of rows
+// passed (verify_result true over every result); the leaderboard's is the
+// template pass rate (docs/numbers.md#the-rate-names).
 const VERDICT_QUERY = `PREFIX karenina: <urn:karenina:vocab:>
 PREFIX schema: <https://schema.org/>
 SELECT ?benchmark ?graph ?results_graph (SAMPLE(?rn) AS ?run) ?combo ?answering_model ?parsing_model ?interface ?model_name
@@ -359,7 +361,7 @@ function drawChart(rows) {
     const counts = VERDICTS.map(([k, , name]) => `${count(k)} ${name}`).join(", ");
     // No pass rate when no result has a verdict (a scenario run): not 0 %.
     const label = r.pass_rate !== undefined
-      ? `${r.passed}/${r.results} passed (${Math.round((100 * count("passed")) / n)}%)`
+      ? `share of rows passed ${Math.round((100 * count("passed")) / n)}% (${r.passed}/${r.results})`
       : `no verdict (${count("no_verdict")} of ${r.results} null)`;
     g.append(svg("title", {}, `${r.combo} on ${benchmarkLabel(r.graph, r.benchmark)}, run ${r.run} (${r.results_graph}): ${counts}`),
       svg("text", { x: labelW - 8, y: y + barH * 0.72, "text-anchor": "end", class: "label" }, barLabel(r, 28, 20)),

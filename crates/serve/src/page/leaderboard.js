@@ -168,7 +168,7 @@ function passCell(c, col, model, withJudge) {
   if (c.undetermined) extra.push(`${c.undetermined} not recorded (CSV)`);
   b.append(el("span", { className: "extra" }, extra.join(" · ")));
   b.title = `${c.combo}\non ${col.label}\n`
-    + `pass rate ${pct === null ? "none" : `${pct}%`}: ${c.passed} passed of ${c.total} results with template verification `
+    + `template pass rate ${pct === null ? "none" : `${pct}%`}: ${c.passed} passed of ${c.total} results with template verification `
     + `(Karenina's template_pass_by_combo)\n${c.results} results of ${c.questions} questions: `
     + Object.entries(o).map(([k, v]) => `${v} ${OUTCOME_NAMES[k] ?? k}`).join(", ")
     + (c.undetermined ? `; ${c.undetermined} whose file does not record whether the template was verified` : "");
@@ -218,7 +218,7 @@ async function passAnswers(put) {
     } else {
       node = el("div", { className: "judges" }, ...cells.map((c) => passCell(c, col, model, true)));
       if (spread && spread.judges > 1) {
-        node.append(el("span", { className: "spread", title: "the judges' rates: mean, sample standard deviation (points), lowest to highest" },
+        node.append(el("span", { className: "spread", title: "the judges' template pass rates: their mean (mean of judges' template pass rates), sample standard deviation (points), lowest to highest" },
           `mean ${spread.mean.toFixed(1)}%` + (spread.sd === null ? "" : ` · sd ${spread.sd.toFixed(1)}`)
           + ` · ${Math.round(spread.min)}–${Math.round(spread.max)}% · ${spread.judges} judge${spread.judges > 1 ? "s" : ""}`));
       }
