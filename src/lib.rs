@@ -178,6 +178,7 @@ pub mod import;
 pub mod interop;
 pub mod json;
 pub mod kind;
+pub mod manuscript;
 pub mod memory;
 pub mod merge;
 pub mod model;

@@ -50,6 +50,7 @@ pub const CATALOGUE: &[NamedQuery] = catalogue![
     "runs",
     "scenarios",
     "scores-by-trait",
+    "scores-by-trait-and-judge",
     "shared-questions",
     "templates",
     "tokens-by-combo",

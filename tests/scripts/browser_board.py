@@ -185,6 +185,9 @@ def leaderboard():
     """The leaderboard: every cell, the labels, sorting, the run filter."""
     driver.get(base + "/#board")
     wait.until(lambda d: "models" in d.find_element(By.ID, "board-status").text)
+    # The models × benchmark columns, every judge apart in each cell (the
+    # default is the model × judge grid: page_figures.rs).
+    board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("columns"))
     seen["cells"] = board_cells()
     seen["contrast"] = driver.execute_script(CONTRAST)
     heads = driver.find_elements(By.CSS_SELECTOR, "#leaderboard thead th")
@@ -235,7 +238,7 @@ def leaderboard():
     seen["opened"]["matrix"] = driver.execute_script(
         "return [...document.querySelectorAll('#matrix-table tbody td')].map((td) => ({ ...td.dataset }))")
     # Back to the pass rates, every judge, every run.
-    board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("pass"))
+    board_status_after(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("columns"))
     Select(driver.find_element(By.ID, "board-judge")).select_by_value("")
     board_status_after(lambda: Select(driver.find_element(By.ID, "board-run")).select_by_value(""))
     board_status_after(lambda: Select(driver.find_element(By.ID, "board-benchmark")).select_by_value(""))

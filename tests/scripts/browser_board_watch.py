@@ -13,7 +13,7 @@ import time
 
 from browser import chromium
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 base, target, replacement = sys.argv[1], sys.argv[2], sys.argv[3]
 driver = chromium("1280,800")
@@ -23,6 +23,10 @@ seen = {}
 try:
     driver.get(base + "/#board")
     wait.until(lambda d: "models" in d.find_element(By.ID, "board-status").text)
+    # The models × benchmark columns (every judge apart in each cell).
+    driver.execute_script("document.getElementById('board-status').textContent = ''")
+    Select(driver.find_element(By.ID, "board-view")).select_by_value("columns")
+    wait.until(lambda d: "benchmark columns" in d.find_element(By.ID, "board-status").text)
     seen["before"] = driver.execute_script(CELLS)
     driver.execute_script("""document.querySelector('#leaderboard tbody .board-cell').dataset.mark = 'kept';
       document.querySelector('#leaderboard tbody .board-cell').focus();""")

@@ -22,14 +22,23 @@ driver = chromium("1280,900")
 wait = WebDriverWait(driver, 120)
 seen = {}
 
-CELLS = """return [...document.querySelectorAll('#leaderboard tbody td')].flatMap((td) => {
+# Every judge (the default) is the model × judge grid (#grid): each cell a
+# judge's, the row's mean of judges beside; one judge, the models × benchmark
+# columns table (#leaderboard).
+CELLS = """const grid = document.getElementById('grid');
+if (!grid.hidden) return [...grid.querySelectorAll('.grid-cell')].map((b) => {
+  const tr = b.closest('tr'); const m = tr.querySelector('.board-mean');
+  return { ...b.dataset, text: b.textContent, title: b.title, row: tr.querySelector('th').textContent,
+    column: b.closest('td').cellIndex, spread: m ? { ...m.dataset, text: m.textContent } : null };
+});
+return [...document.querySelectorAll('#leaderboard tbody td')].flatMap((td) => {
   const judges = td.querySelector('.judges');
   return [...td.querySelectorAll('.board-cell')].map((b) => ({
-    ...b.dataset, text: b.textContent, row: td.closest('tr').querySelector('th').textContent,
+    ...b.dataset, text: b.textContent, title: b.title, row: td.closest('tr').querySelector('th').textContent,
     column: td.cellIndex, spread: judges ? { ...judges.dataset, text: judges.querySelector('.spread')?.textContent ?? '' } : null }));
 });"""
 
-MATRIX = """return [...document.querySelectorAll('#matrix-table tbody td')].map((td) => ({ ...td.dataset, text: td.textContent }));"""
+MATRIX = """return [...document.querySelectorAll('#matrix-table tbody td[data-question]')].map((td) => ({ ...td.dataset, text: td.textContent }));"""
 
 
 def settle(change):
@@ -88,7 +97,7 @@ def board():
     if len(seen["labels"]) > 1:
         choose("board-label", "")
     # A cell opens its matrix: that run, that judge.
-    cell = driver.find_element(By.CSS_SELECTOR, "#leaderboard tbody .board-cell")
+    cell = driver.find_element(By.CSS_SELECTOR, "#grid .grid-cell")
     seen["opened"] = {"judge": cell.get_attribute("data-judge"), "run": cell.get_attribute("data-run")}
     settle(cell.click)
     seen["opened"]["view"] = Select(driver.find_element(By.ID, "board-view")).first_selected_option.get_attribute("value")

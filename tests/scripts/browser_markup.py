@@ -27,7 +27,7 @@ def probe(tag):
       return {pwned: window.__pwned || 0,
               imgs: [...document.querySelectorAll('img:not(.cm-widgetBuffer)')].map((i) => i.outerHTML),
               as_text: {benchmarks: text('#benchmarks-table td'), chart: text('#pass-chart title'),
-                        board: text('#leaderboard thead th'), questions: text('#questions-table td'),
+                        board: text('#leaderboard thead th, #grid h4'), questions: text('#questions-table td'),
                         detail: text('#question-detail'), results: text('#results-box td')}};
     """, payload)
 

@@ -64,6 +64,7 @@ mod git;
 mod gitdriver;
 mod import;
 mod inputs;
+mod manuscript;
 mod preset;
 mod query;
 mod rdf;
@@ -286,6 +287,12 @@ pub enum Command {
     /// Compare answering models on a verification run: template pass rates with intervals, paired differences with adjusted p-values, judge agreement, the hardest questions.
     #[command(after_help = concat!("Examples:\n  kld compare results.json\n  kld compare results.json --format json\n  kld compare results.json --format csv --table agreement\n  kld compare results.json --reference-judge 'langchain:gpt-4.1-mini'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
     Compare(compare::CompareArgs),
+    /// The leaderboard as a model × judge table for a manuscript: CSV, Markdown, LaTeX (booktabs), one self-contained HTML report with its figures, or JSON; each cell the template pass rate with its n and interval.
+    #[command(after_help = concat!("Examples:\n  kld leaderboard bench.jsonld results.json -f latex --digits 1 -o table.tex\n  kld leaderboard benchmarks/ runs/ -f html -o report.html\n  kld leaderboard bench.jsonld results.json -f csv --judge 'langchain:gpt-4.1-mini'\n\n", exit_codes!()))]
+    Leaderboard(manuscript::LeaderboardArgs),
+    /// Figures as SVG (or their data as CSV): `dots`, each model's template pass rate under each judge and their mean with its interval; `heatmap`, question × model under one judge.
+    #[command(after_help = concat!("Examples:\n  kld figure dots bench.jsonld results.json -o dots.svg\n  kld figure heatmap bench.jsonld results.json --judge 'langchain:gpt-4.1-mini' -f csv\n\n", exit_codes!()))]
+    Figure(manuscript::FigureArgs),
     /// Load checkpoints and results exports into a store directory (one named graph each); prints `GRAPH<TAB>FILE` lines.
     #[command(after_help = concat!("Examples:\n  kld load --store store/ benchmarks/ runs/\n\n", exit_codes!()))]
     Load {
@@ -464,6 +471,12 @@ where
                 (Command::Serve(s), Some((_, sub))) => {
                     rdf::place_labels(sub, &s.inputs, &mut s.results)
                 }
+                (Command::Leaderboard(b), Some((_, sub))) => {
+                    rdf::place_labels(sub, &b.board.inputs, &mut b.board.results)
+                }
+                (Command::Figure(b), Some((_, sub))) => {
+                    rdf::place_labels(sub, &b.board.inputs, &mut b.board.results)
+                }
                 _ => Ok(()),
             };
             if let Err(e) = placed {
@@ -528,6 +541,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
             format,
         } => rdf::load(&store, &inputs, processor.into(), &results, format),
         Command::Compare(a) => compare::compare(a),
+        Command::Leaderboard(a) => manuscript::leaderboard(a),
+        Command::Figure(a) => manuscript::figure(a),
         Command::Extract(a) => rdf::extract(a),
         Command::Import(a) => import::import(a),
         Command::Query(a) => query::query(a),

@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// The filters of a board URL: `judge`, `run`, `benchmark` (a checkpoint
 /// graph), `label` (`K=V`), `latest` (`1` or `true`); empty values are no
 /// filter.
-fn filter(raw: Option<&str>) -> Filter {
+pub(super) fn filter(raw: Option<&str>) -> Filter {
     let mut f = Filter::default();
     for (k, v) in pairs(raw) {
         let v = (!v.is_empty()).then_some(v);
@@ -46,7 +46,7 @@ fn filter(raw: Option<&str>) -> Filter {
 /// The board's data from the current generation's results table
 /// ([`karenina_ld::table::views`]), and the server's limits for what is left to
 /// query.
-fn read(
+pub(super) fn read(
     state: &State,
 ) -> karenina_ld::error::Result<(Arc<board::BoardData>, karenina_ld::sparql::QueryOptions)> {
     let opts = karenina_ld::sparql::QueryOptions {

@@ -249,6 +249,8 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route("/queries/{name}", get(named_query))
         .route("/leaderboard", get(super::board::leaderboard))
         .route("/matrix", get(super::board::matrix))
+        .route("/grid", get(super::figures::grid))
+        .route("/figure", get(super::figures::figure))
         .route("/vocabulary", get(vocabulary))
         .route("/errors", get(errors))
         .route(
@@ -282,6 +284,10 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route(
             "/table.js",
             get(|| async { asset("text/javascript; charset=utf-8", super::board::TABLE_JS) }),
+        )
+        .route(
+            "/figures.js",
+            get(|| async { asset("text/javascript; charset=utf-8", super::figures::FIGURES_JS) }),
         )
         .route(
             "/leaderboard.js",

@@ -23,6 +23,7 @@ pub mod cache;
 mod conn;
 mod describe;
 mod editor;
+mod figures;
 mod flight;
 mod guard;
 pub mod http;

@@ -40,7 +40,7 @@ fn the_page_s_scripts_are_served_as_written_and_nothing_else_is_loaded() {
     for src in srcs {
         let r = c.get(format!("{}{src}", s.base)).send().unwrap();
         assert_eq!(r.status(), 200, "{src}");
-        if !["/table.js", "/leaderboard.js", "/app.js"].contains(&src) {
+        if !["/table.js", "/leaderboard.js", "/figures.js", "/app.js"].contains(&src) {
             continue;
         }
         assert_eq!(
@@ -486,7 +486,8 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
     assert_eq!(filled.to_string(), cell["results"].as_str().unwrap());
     let passed = mine.iter().filter(|c| c["outcome"] == "passed").count();
     assert_eq!(passed.to_string(), cell["outcome_passed"].as_str().unwrap());
-    // Trait scores: each checkpoint's scores-by-trait over it and its runs.
+    // Trait scores: each checkpoint's scores-by-trait-and-judge over it and
+    // its runs, a cell per judge (never pooled).
     let traits = seen["traits"].as_array().unwrap();
     let mut expected = 0;
     for cp in checkpoints.iter().map(|c| c["graph"].as_str().unwrap()) {
@@ -497,7 +498,7 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
                 .filter(|r| r["checkpoint"] == cp)
                 .map(|r| file_of(r["graph"].as_str().unwrap())),
         );
-        for w in query_rows(&inputs, "scores-by-trait") {
+        for w in query_rows(&inputs, "scores-by-trait-and-judge") {
             expected += 1;
             let c = traits
                 .iter()
@@ -507,6 +508,7 @@ fn the_results_table_pages_and_sorts_and_every_leaderboard_cell_is_kld_querys() 
                             .iter()
                             .all(|k| c[*k] == w[*k])
                         && c["model"] == w["model_name"]
+                        && c["judge"] == w["parsing_model"]
                         && c["scoreKey"] == w["score_key"]
                 })
                 .unwrap_or_else(|| panic!("no trait cell for {w:?}"));

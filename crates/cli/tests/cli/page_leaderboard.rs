@@ -272,15 +272,31 @@ fn the_page_shows_each_judge_s_rate_with_its_n_and_counts_no_question_twice() {
         assert_eq!(str_of(&c["passed"]), w["passed"].to_string());
         let pct = w["pass_pct"].as_f64().unwrap();
         assert_eq!(str_of(&c["passPct"]).parse::<f64>().unwrap(), pct);
+        // The model × judge grid: the rate and its n in the cell, its
+        // other results by outcome (wrong answers apart from
+        // infrastructure failures) on hover.
         let text = str_of(&c["text"]);
-        assert!(text.starts_with(w["judge"].as_str().unwrap()), "{text}");
-        assert!(text.contains(&format!("{}%", pct.round())), "{text}");
-        assert!(text.contains(&format!("n={}", w["total"])), "{text}");
-        assert!(text.contains(" wrong") && text.contains(" infra"), "{text}");
-        // The judges' mean and spread beside, never one pooled rate.
+        assert_eq!(text, format!("{pct:.1}n={}", w["total"]), "{c}");
+        let title = str_of(&c["title"]);
+        assert!(title.starts_with(w["combo"].as_str().unwrap()), "{title}");
+        assert!(
+            title.contains(" wrong") && title.contains(" infra"),
+            "{title}"
+        );
+        // The judges' mean beside, never one pooled rate.
         let spread = &c["spread"];
         assert_eq!(spread["judges"], "2");
-        assert!(str_of(&spread["text"]).starts_with("mean "), "{spread}");
+        let mean = lb["spreads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["column"] == w["column"] && s["model"] == w["model"])
+            .unwrap();
+        assert_eq!(
+            str_of(&spread["mean"]).parse::<f64>().unwrap(),
+            mean["mean"].as_f64().unwrap(),
+            "{spread}"
+        );
     }
     // One judge at a time: its cells only.
     for j in JUDGES {

@@ -14,6 +14,14 @@ use std::path::Path;
 /// no longer has, or a test that does not exist.
 pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
     (
+        "| `GET /grid` | the leaderboard as answering",
+        &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
+    ),
+    (
+        "| `GET /figure` | a figure as",
+        &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
+    ),
+    (
         "logged as `499",
         &["a_request_cancelled_by_its_client_is_logged_and_a_queued_one_says_it_waited"],
     ),

@@ -16,7 +16,9 @@
 // `sparqlString` from app.js, and `showTable`, `roundNumber` and `postQuery`
 // from table.js.
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
-// benchmarkLabel, shortBenchmarkLabel, cutText.
+// benchmarkLabel, shortBenchmarkLabel, cutText, openMatrix. With every
+// judge (the default), the pass-rate view is figures.js's model × judge
+// grid; the matrix is drawn by figures.js too.
 (() => {
 "use strict";
 
@@ -230,50 +232,14 @@ async function passAnswers(put) {
 }
 
 // ---- the matrix ------------------------------------------------------------
-// What a matrix cell says, by outcome.
-const MATRIX_TEXT = { passed: "✓ pass", content: "✗ wrong", abstained: "abstained", autofail: "auto-fail",
-  retry: "infra: retry", system: "infra: system", no_verdict: "no verdict", unclassified: "failed (CSV)" };
-
 // Question × model × replicate of one benchmark under one judge: one run's
-// results, or the latest of each question across runs.
+// results, or the latest of each question across runs; figures.js draws it
+// with its totals, order and heatmap.
 const matrixAnswer = () => boardJson("/matrix", boardParams({ latest: "" }));
 
-// Draws the matrix `m` and returns the status line.
-function drawMatrix(m) {
-  const box = byId("matrix");
-  const cells = new Map();
-  for (const c of m.cells) {
-    const k = `${c.question}\u0000${c.model}\u0000${c.replicate}`;
-    if (!cells.has(k)) cells.set(k, []);
-    cells.get(k).push(c);
-  }
-  const reps = m.replicates;
-  const repName = (r) => (r === null ? "result" : `rep ${r}`);
-  const table = el("table", { id: "matrix-table" },
-    el("thead", {},
-      el("tr", {}, el("th", { scope: "col", rowSpan: 2 }, "Question"),
-        ...m.models.map((x) => el("th", { scope: "colgroup", colSpan: reps.length, title: modelLabel(x) }, cutText(modelLabel(x), 60)))),
-      el("tr", {}, ...m.models.flatMap(() => reps.map((r) => el("th", { scope: "col" }, repName(r)))))),
-    el("tbody", {}, ...m.questions.map((q, qi) => el("tr", {},
-      el("th", { scope: "row", title: `${q.id}${q.text ? `\n${q.text}` : ""}` }, cutText(q.text ?? q.id, 90)),
-      ...m.models.flatMap((x, mi) => reps.map((r) => {
-        const here = cells.get(`${qi}\u0000${mi}\u0000${r}`) ?? [];
-        const td = el("td", {}, ...here.map((c) => el("span", {
-          className: `outcome outcome-${c.outcome}`, title: `${c.outcome} · verify_result ${c.verify} · ${c.run}` }, MATRIX_TEXT[c.outcome] ?? c.outcome)));
-        if (!here.length) td.append("–");
-        Object.assign(td.dataset, { question: q.id, model: x.answering, replicate: r ?? "", count: here.length,
-          outcome: here.map((c) => c.outcome).join(" ") });
-        return td;
-      }))))));
-  box.replaceChildren(el("div", { className: "table-scroll" }, table));
-  const run = byId("board-run").value;
-  return `${m.questions.length} questions × ${m.models.length} models × ${reps.length} replicates · judge ${m.judge ?? "none"}`
-    + (byId("board-judge").value ? "" : " (the first; choose one above)")
-    + ` · ${m.latest ? "latest result per question" : `run ${baseName(run)}`}`;
-}
-
 // The scores behind a trait cell: each result's score of that trait and
-// key, joined as scores-by-trait joins them (so as many scores as its n).
+// key under its judge, joined as scores-by-trait-and-judge joins them (so as
+// many scores as its n).
 function traitScoresQuery(r, graph) {
   const g = sparqlIri(graph), lit = sparqlString;
   return `PREFIX karenina: <urn:karenina:vocab:>
@@ -289,7 +255,7 @@ SELECT ?question_id ?value ?run ?replicate WHERE {
   }
   GRAPH ?rg {
     ?r karenina:answeringInterface ${lit(r.interface)} ; karenina:answeringModelName ${lit(r.model_name)} ;
-       karenina:runName ?run ; karenina:score ?s .
+       karenina:parsingModel ${lit(r.parsing_model)} ; karenina:runName ?run ; karenina:score ?s .
     ?s karenina:trait/karenina:traitName ${lit(r.trait)} ; karenina:scoreKey ${lit(r.score_key)} .
     OPTIONAL { ?s schema:value ?value }
     OPTIONAL { ?r karenina:replicate ?replicate }
@@ -313,7 +279,7 @@ async function showTraitScores(r, graph, named) {
   const got = await postQuery(traitScoresQuery(r, graph), "application/sparql-results+json", named);
   const box = document.getElementById("trait-scores");
   const title = el("h3", { id: "trait-scores-title" },
-    `${r.interface}:${r.model_name}, ${r.trait} ${r.score_key} on ${benchmarkLabel(graph, r.benchmark)}`);
+    `${r.interface}:${r.model_name} judged by ${r.parsing_model}, ${r.trait} ${r.score_key} on ${benchmarkLabel(graph, r.benchmark)}`);
   if (!got.ok) { box.replaceChildren(title, el("pre", { className: "refusal" }, await got.text())); box.hidden = false; return; }
   const table = el("div");
   box.replaceChildren(title, table);
@@ -330,15 +296,17 @@ function traitCell(r, graph, named) {
   const b = el("button", { type: "button", className: "board-cell" },
     el("strong", {}, mean !== null ? roundNumber(r.mean) : `${trues}/${n} true`), " ",
     el("span", { className: "n" }, `n=${n}`));
-  b.title = `${r.interface}:${r.model_name}, ${r.trait} (${r.type}, ${r.scope}) ${r.score_key}: `
+  b.title = `${r.interface}:${r.model_name} judged by ${r.parsing_model}, ${r.trait} (${r.type}, ${r.scope}) ${r.score_key}: `
     + (mean !== null ? `mean ${r.mean}` : `${trues} true`) + ` over ${n} scores`;
-  Object.assign(b.dataset, { graph, benchmark: r.benchmark, model: r.model_name, interface: r.interface,
+  Object.assign(b.dataset, { graph, benchmark: r.benchmark, model: r.model_name, interface: r.interface, judge: r.parsing_model,
     scope: r.scope, trait: r.trait, scoreKey: r.score_key, n: r.n, trueCount: r.true_count, mean: r.mean ?? "" });
   b.onclick = () => showTraitScores(r, graph, named);
   return { node: b, sort: mean ?? rate ?? -1, colour: rate === null ? "" : rateColour(rate) };
 }
 
-// scores-by-trait for each checkpoint shown: [graph, named graphs, rows].
+// scores-by-trait-and-judge for each checkpoint shown: [graph, named
+// graphs, rows]. Each judge's scores apart (never pooled over parsing
+// models), as the pass-rate views keep them.
 // The query groups by benchmark *name*, so a checkpoint whose name another
 // loaded checkpoint shares gets a query of its own (over it and its runs);
 // unfiltered, all the others share one query over every graph (its rows
@@ -351,8 +319,8 @@ async function traitAnswers() {
   const alone = filtered ? [] : sets.filter(([g]) => named(g) === 1);
   const apart = sets.filter((s) => !alone.includes(s));
   const [shared, ...own] = await Promise.all([
-    alone.length ? catalogueRows("scores-by-trait") : [],
-    ...apart.map(([, graphs]) => catalogueRows("scores-by-trait", graphs)),
+    alone.length ? catalogueRows("scores-by-trait-and-judge") : [],
+    ...apart.map(([, graphs]) => catalogueRows("scores-by-trait-and-judge", graphs)),
   ]);
   const byName = new Map(alone.map(([g]) => [checkpointGraphs.get(g).name, g]));
   return [
@@ -371,15 +339,28 @@ async function drawBoard() {
   const view = byId("board-view").value;
   // Another view has other columns: its sort starts again.
   if (board.view !== view) Object.assign(board, { view, sort: { col: -1, asc: false } });
-  for (const p of document.querySelectorAll(".board-legend")) p.hidden = p.dataset.view !== view;
+  // "columns": the pass rates as models × benchmark columns, every judge
+  // apart in each cell (one judge chosen, the pass view is that too).
+  const pass = view === "pass" || view === "columns";
+  for (const p of document.querySelectorAll(".board-legend")) p.hidden = p.dataset.view !== (pass ? "pass" : view);
+  // Every judge, each apart, is the model × judge grid (figures.js).
+  const gridView = view === "pass" && !byId("board-judge").value;
   byId("matrix").hidden = view !== "matrix";
-  byId("leaderboard").closest(".table-scroll").hidden = view === "matrix";
-  byId("board-latest").closest("label").hidden = view !== "pass";
+  byId("grid").hidden = !gridView;
+  byId("leaderboard").closest(".table-scroll").hidden = view === "matrix" || gridView;
+  byId("board-latest").closest("label").hidden = !pass;
   const status = byId("board-status");
   status.textContent = "loading…";
   if (view === "matrix") {
     const m = await matrixAnswer();
-    if (current()) status.textContent = drawMatrix(m);
+    if (!current()) return;
+    const line = await drawMatrixView(m, boardParams({ latest: "" }));
+    if (current()) status.textContent = line;
+    return;
+  }
+  if (gridView) {
+    const line = await drawGrid(boardParams());
+    if (current()) status.textContent = line;
     return;
   }
   const columns = new Map(); // key -> { label, title, parts }
@@ -390,14 +371,17 @@ async function drawBoard() {
     models.get(m).set(key, cell);
   };
   let how = "";
-  if (view === "pass") {
+  if (pass) {
     how = await passAnswers(put);
   } else {
+    // A row per answering model and judge; one judge chosen, its rows.
+    const judge = byId("board-judge").value;
     for (const [g, named, rows] of await traitAnswers()) {
       for (const r of rows) {
+        if (judge && r.parsing_model !== judge) continue;
         const label = `${benchmarkLabel(g, r.benchmark)} · ${r.score_key}`;
         const parts = benchmarkParts(g, r.benchmark);
-        put(`${r.interface}:${r.model_name}`, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`,
+        put(`${r.interface}:${r.model_name}${judge ? "" : ` · judge ${r.parsing_model}`}`, `${g}\u0000${r.scope}\u0000${r.trait}\u0000${r.score_key}`,
           { label, title: `${label} (${r.type}, ${r.scope} trait)`,
             parts: { name: parts.name, file: [parts.file, r.score_key].filter(Boolean).join(" · ") } },
           traitCell(r, g, named));
@@ -451,9 +435,9 @@ function renderBoard(focus = -1) {
       if (!c) td.title = "no results of this model on this benchmark";
       return td;
     }))));
-  status.textContent = `${rows.length} models × ${keys.length} ${view === "pass" ? `benchmark columns (${board.data.how})` : "trait scores"}`;
+  status.textContent = `${rows.length} models × ${keys.length} ${view !== "traits" ? `benchmark columns (${board.data.how})` : "trait scores"}`;
   if (focus >= 0) table.tHead.querySelectorAll("button.sort")[focus]?.focus();
 }
 
-Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText });
+Object.assign(window, { loadBoard, drawBoard, benchmarkLabel, shortBenchmarkLabel, cutText, openMatrix });
 })();
