@@ -108,7 +108,7 @@ impl FileNumbers {
 
 /// Which keys of `kld info --format json` hold which named rate
 /// ([`super::names`]).
-fn rate_names_of_info() -> Value {
+pub(crate) fn rate_names_of_info() -> Value {
     use super::names::{rate_names, TEMPLATE_PASS_RATE, VERDICT_PASS_RATE};
     rate_names(&[
         ("summary.template_pass_by_combo", &TEMPLATE_PASS_RATE),

@@ -16,7 +16,7 @@
 
 pub(crate) mod arith;
 mod exact;
-mod file;
+pub(crate) mod file;
 pub mod names;
 mod pass_rate;
 pub mod printed;

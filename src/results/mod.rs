@@ -21,6 +21,7 @@ mod csv_cells;
 pub(crate) mod csv_export;
 pub(crate) mod gui_csv;
 pub mod lacks;
+mod lax;
 pub mod outcome;
 pub mod progress;
 pub mod repair;

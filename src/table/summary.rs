@@ -556,6 +556,11 @@ impl Table {
                 .collect();
             m.insert("summary_by_run".into(), Value::Array(by));
         }
+        // The same names as `kld info` gives its keys (one table of names).
+        m.insert(
+            "rate_names".into(),
+            crate::numbers::file::rate_names_of_info(),
+        );
         m
     }
 }
