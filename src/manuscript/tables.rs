@@ -14,9 +14,13 @@ pub fn caption(grid: &Grid, digits: Digits) -> String {
         None => "no cell has a rate".into(),
     };
     format!(
-        "{}. Template pass rate (%) of each answering model (rows) under each judge (parsing model, columns): {}; each cell gives the rate and its n ({}). Mean of judges: {}, with the number of judges k when a model lacks one.{} Rounded to {} decimal{}.",
+        "{}. Template pass rate (%) of each answering model (rows) under each judge (parsing model, columns): {}{}; each cell gives the rate and its n ({}). Mean of judges: {}, with the number of judges k when a model lacks one.{} Rounded to {} decimal{}.",
         grid.title(),
         super::RATE_DEFINITION,
+        crate::numbers::names::TEMPLATE_PASS_RATE
+            .karenina
+            .map(|k| format!(" (Karenina's {k})"))
+            .unwrap_or_default(),
         n,
         super::MEAN_DEFINITION,
         interval_sentence(grid),

@@ -17,8 +17,8 @@
 //! (docs/results.md, "What a file lacks"). The values inside the score
 //! dictionaries are checked by [`super::score_dicts`].
 
-pub use super::lax::Ty;
-use super::lax::{coerce, shown};
+pub use super::pydantic::Ty;
+use super::pydantic::{coerce, shown};
 use serde_json::Value;
 
 /// The scalar fields of Karenina's `VerificationResult`: section path (empty:

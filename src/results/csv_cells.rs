@@ -13,7 +13,7 @@
 //! verdict that is not JSON no verdict), kld refuses it with a located
 //! KLD-E201 rather than count the row otherwise than its JSON twin.
 
-use super::lax::{self as coerce, Ty};
+use super::pydantic::{self as coerce, Ty};
 use serde_json::Value;
 
 /// A cell's reading: its value (`None` for an empty cell) or why it is

@@ -21,7 +21,7 @@
 //! rows as the run's export would hold them. The table of cases in the
 //! tests below is pydantic 2.14's answer, taken from Karenina's venv.
 
-use super::lax::{coerce, Ty};
+use super::pydantic::{coerce, Ty};
 use serde_json::Value;
 
 /// The value type of one dictionary.
@@ -128,7 +128,7 @@ pub(super) fn each<E>(
         let Some(d) = d.as_object_mut() else {
             let reason = format!(
                 "Input should be a valid dictionary (Karenina's model refuses {})",
-                super::lax::shown(d)
+                super::pydantic::shown(d)
             );
             *d = Value::Null;
             refused(at, reason)?;
@@ -140,7 +140,7 @@ pub(super) fn each<E>(
                 let Some(inner) = v.as_object_mut() else {
                     let reason = format!(
                         "Input should be a valid dictionary (Karenina's model refuses {})",
-                        super::lax::shown(v)
+                        super::pydantic::shown(v)
                     );
                     *v = Value::Null;
                     refused(at, reason)?;
@@ -169,7 +169,7 @@ fn check<E>(
         Err(reason) => {
             let reason = format!(
                 "{reason} (Karenina's model refuses {})",
-                super::lax::shown(v)
+                super::pydantic::shown(v)
             );
             *v = Value::Null;
             refused(at, reason)?;
