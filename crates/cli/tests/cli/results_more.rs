@@ -584,10 +584,13 @@ fn the_results_view_charts_pass_rates_and_shows_the_outcomes_behind_each_bar() {
             r["results"].parse().unwrap(),
         );
         assert!((b["fill_ratio"].as_f64().unwrap() - passed / results).abs() < 1e-6);
-        assert!(b["label"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{}/{}", v["verified_true"], r["results"])));
+        // The bar names its rate (one table of names) before its counts.
+        let label = b["label"].as_str().unwrap();
+        assert!(label.starts_with("share of rows passed "), "{label}");
+        assert!(
+            label.contains(&format!("({}/{})", v["verified_true"], r["results"])),
+            "{label}"
+        );
         // The outcomes behind the bar: one row per result, `passed` of them true.
         let outcomes = b["outcomes"].as_array().unwrap();
         assert_eq!(outcomes.len().to_string(), r["results"], "{r:?}");
