@@ -14,6 +14,7 @@
 //! a checkpoint. Errors ([`ImportError`]) are located; nothing is written
 //! when any occurs.
 
+mod biff;
 pub mod bounds;
 pub mod build;
 pub mod delimited;

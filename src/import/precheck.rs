@@ -17,7 +17,7 @@ use super::failure::{ImportError, Location, Result};
 use quick_xml::events::Event;
 use std::io::{Cursor, Read};
 
-fn bad(at: &Location, message: String) -> ImportError {
+pub(super) fn bad(at: &Location, message: String) -> ImportError {
     ImportError::Bad {
         at: at.clone().into(),
         message,
@@ -213,12 +213,12 @@ pub fn xlsx(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-fn u16_at(b: &[u8], i: usize) -> u64 {
+pub(super) fn u16_at(b: &[u8], i: usize) -> u64 {
     b.get(i..i + 2)
         .map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
 }
 
-fn u32_at(b: &[u8], i: usize) -> u64 {
+pub(super) fn u32_at(b: &[u8], i: usize) -> u64 {
     b.get(i..i + 4).map_or(0, |s| {
         u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
     })
@@ -268,7 +268,7 @@ pub fn xls(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
     else {
         return Ok(());
     };
-    biff(at, &book, limits)
+    super::biff::walk(at, &book, limits)
 }
 
 /// The compound file's sectors and FAT, read only to walk chains.
@@ -423,111 +423,6 @@ impl<'a> Cfb<'a> {
         out.truncate(len as usize);
         Ok(Some(out))
     }
-}
-
-/// The records calamine's `RecordIter` yields from `stream` (type, data),
-/// until a record runs past the end.
-fn records(stream: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-    let mut i = 0usize;
-    std::iter::from_fn(move || {
-        let typ = u16_at(stream, i);
-        let len = u16_at(stream, i.checked_add(2)?) as usize;
-        let data = stream.get(i + 4..i + 4 + len)?;
-        i += 4 + len;
-        Some((typ, data))
-    })
-}
-
-/// Walks the BIFF records of a workbook stream as calamine does: the
-/// globals to their `EOF`, each `BoundSheet8`'s offset within the stream,
-/// and from each offset the sheet's records, whose `DIMENSIONS` (0x0200)
-/// ask calamine to reserve rows × columns cells (computed as calamine
-/// computes them, in wrapping `u32`).
-fn biff(at: &Location, stream: &[u8], limits: &Limits) -> Result<()> {
-    let damaged = |what: String| bad(at, format!("a damaged workbook stream: {what}"));
-    let mut sheets = Vec::new();
-    for (typ, data) in records(stream) {
-        match typ {
-            0x000A => break,
-            0x0085 if data.len() < 6 => {
-                return Err(damaged("a BoundSheet8 record shorter than 6 bytes".into()))
-            }
-            0x0085 => sheets.push(u32_at(data, 0) as usize),
-            _ => {}
-        }
-    }
-    for pos in sheets {
-        let Some(sheet) = stream.get(pos..) else {
-            return Err(damaged(format!(
-                "a sheet starts at byte {pos}, past the stream's end ({})",
-                stream.len()
-            )));
-        };
-        // The cells' rectangle: calamine makes its dense grid of it.
-        let mut rect: Option<(u64, u64, u64, u64)> = None;
-        let mut cell = |r: u64, c0: u64, c1: u64| {
-            let (a, b, c, d) = rect.unwrap_or((r, r, c0, c1));
-            rect = Some((a.min(r), b.max(r), c.min(c0), d.max(c1)));
-        };
-        for (typ, data) in records(sheet) {
-            match typ {
-                0x000A => break,
-                // Number, Label, BoolErr, String-less formula, RK,
-                // LabelSst: row, column first.
-                0x0203 | 0x0204 | 0x0205 | 0x0006 | 0x027E | 0x00FD if data.len() >= 4 => {
-                    cell(u16_at(data, 0), u16_at(data, 2), u16_at(data, 2));
-                }
-                // MulRk: row, first column, …, last column.
-                0x00BD if data.len() >= 6 => {
-                    let last = u16_at(data, data.len() - 2);
-                    cell(u16_at(data, 0), u16_at(data, 2), last.max(u16_at(data, 2)));
-                }
-                0x0200 => {
-                    let (rf, rl, mut cf, cl) = match data.len() {
-                        10 => (
-                            u16_at(data, 0),
-                            u16_at(data, 2),
-                            u16_at(data, 4),
-                            u16_at(data, 6),
-                        ),
-                        14 => (
-                            u32_at(data, 0),
-                            u32_at(data, 4),
-                            u16_at(data, 8),
-                            u16_at(data, 10),
-                        ),
-                        _ => continue,
-                    };
-                    if 0xFF < cf || cl < cf {
-                        cf = 0;
-                    }
-                    let (end_r, end_c) = if rl >= 1 && cl >= 1 {
-                        (rl - 1, cl - 1)
-                    } else {
-                        (rf, cf)
-                    };
-                    let rows = (end_r as u32).wrapping_sub(rf as u32).wrapping_add(1);
-                    let cols = (end_c as u32).wrapping_sub(cf as u32).wrapping_add(1);
-                    limits.check(
-                        at,
-                        Limit::Cells,
-                        u64::from(rows).saturating_mul(u64::from(cols)),
-                        "a sheet's DIMENSIONS record (rows × columns calamine reserves)",
-                    )?;
-                }
-                _ => {}
-            }
-        }
-        if let Some((r0, r1, c0, c1)) = rect {
-            limits.check(
-                at,
-                Limit::Cells,
-                (r1 - r0 + 1).saturating_mul(c1 - c0 + 1),
-                "a sheet's cells (the grid calamine builds from the first to the last)",
-            )?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -329,6 +329,25 @@ fn flipped_bytes_of_a_legacy_workbook_never_panic_or_reserve_gigabytes() {
     }
 }
 
+/// The flips calamine 0.35 panicked on (caught, but a panic is not a
+/// message): each is refused before calamine runs, naming the record.
+#[test]
+fn records_calamine_would_misread_are_refused_by_name() {
+    let d = tempfile::tempdir().unwrap();
+    for (at, to, record) in [
+        (514, 0x00, "a BOF record of 0 bytes"),
+        (666, 0x00, "a CodePage record of 0 bytes"),
+        (760, 0x00, "a DateMode record of 0 bytes"),
+        (2050, 0xff, "a MulRk record whose last column"),
+        (2070, 0x00, "a MulRk record whose last column (0)"),
+    ] {
+        let f = flipped(d.path(), at, to);
+        let o = dry(&f, &[]);
+        assert_refused(&o, &f, record);
+        assert!(!o.stderr.contains("calamine cannot read"), "{}", o.stderr);
+    }
+}
+
 #[test]
 fn an_unclosed_quote_is_a_located_parse_error_not_rows_dropped() {
     let d = tempfile::tempdir().unwrap();
