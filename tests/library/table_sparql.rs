@@ -6,6 +6,7 @@
 //! board's rows read from the quads (`results::board::read`) equal those the
 //! server now takes from the table (`table::views::board_data`).
 
+use crate::common::close;
 use karenina_ld::oxigraph::model::Term;
 use karenina_ld::sparql::{self as query, Answer, QueryOptions};
 use karenina_ld::store::{read_inputs, CheckpointStore};
@@ -103,10 +104,6 @@ fn num(m: &HashMap<String, String>, k: &str) -> f64 {
         .unwrap_or_else(|| panic!("no ?{k} in {m:?}"))
         .parse()
         .unwrap()
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 fn table_of(store: &CheckpointStore) -> Table {

@@ -107,10 +107,6 @@ fn flatten(k: &Value) -> BTreeMap<String, Value> {
     out
 }
 
-fn close(x: f64, y: f64) -> bool {
-    (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
-}
-
 #[derive(Default)]
 struct Tally {
     values: usize,
