@@ -20,6 +20,17 @@ pub const OUTCOMES: [&str; 8] = [
     "unclassified",
 ];
 
+/// `pass-rate-by-benchmark`'s column for outcome class `class` (one of
+/// [`OUTCOMES`]): the class's name, but `outcome_passed` for `passed`, apart
+/// from the pass rate's `passed`.
+pub fn outcome_column(class: &str) -> &str {
+    if class == "passed" {
+        "outcome_passed"
+    } else {
+        class
+    }
+}
+
 /// A row of `pass-rate-by-benchmark`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PassRate {

@@ -143,17 +143,8 @@ fn each_catalogue_number_query_equals_its_table_view_on_every_fixture() {
                 Some(r) => assert!(close(num(s, "pass_rate"), r), "{name} {}", o.combo),
                 None => assert!(!s.contains_key("pass_rate"), "{name} {}", o.combo),
             }
-            let cols = [
-                "outcome_passed",
-                "content",
-                "abstained",
-                "autofail",
-                "retry",
-                "system",
-                "no_verdict",
-                "unclassified",
-            ];
-            for (k, col) in cols.iter().enumerate() {
+            for (k, class) in catalogue_views::OUTCOMES.iter().enumerate() {
+                let col = catalogue_views::outcome_column(class);
                 assert_eq!(
                     num(s, col),
                     o.outcomes[k] as f64,
