@@ -138,6 +138,28 @@ pub fn run_generator(args: &[&str], out: &Path) {
     assert!(st.success());
 }
 
+/// Runs Karenina's own pipeline at test time: the shared tools'
+/// `karenina_runs.py --seed SEED` over the corpus' checkpoints into `out`,
+/// by the Karenina venv's python (interop tier). Returns the exports it
+/// wrote (`res-*.json`, not their `.expect.json`), sorted.
+pub fn karenina_runs(seed: &str, out: &Path) -> Vec<PathBuf> {
+    run_ok(
+        std::process::Command::new(karenina_python())
+            .arg(shared_tools().join("karenina_runs.py"))
+            .args(["--seed", seed, "--checkpoints"])
+            .arg(corpus().join("loads").join("*.jsonld"))
+            .arg("--out")
+            .arg(out),
+    );
+    files_in(out, "json")
+        .into_iter()
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("res-") && !n.ends_with(".expect.json")
+        })
+        .collect()
+}
+
 /// The `.jsonld` files in a directory, sorted.
 pub fn jsonld_in(dir: &Path) -> Vec<PathBuf> {
     files_in(dir, "jsonld")

@@ -57,16 +57,6 @@ fn as_a_csv_tells(theirs: &Value, cannot: &Value) -> Value {
 }
 
 /// Exports in a generated folder (not the sidecars).
-fn exports_in(dir: &Path) -> Vec<PathBuf> {
-    files_in(dir, "json")
-        .into_iter()
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("res-") && !n.ends_with(".expect.json")
-        })
-        .collect()
-}
-
 struct Tally {
     cases: usize,
     keys: usize,
@@ -92,23 +82,12 @@ impl Tally {
 #[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV) and ../shared/tools"]
 fn summary_and_pass_rates_are_karenina_s_on_every_face() {
     let tmp = tempfile::tempdir().unwrap();
-    let tools = crate::common::shared_tools();
     let loads = corpus().join("loads");
     let mut exports = Vec::new();
     let mut dbs = Vec::new();
     for seed in ["1", "3"] {
         let out = tmp.path().join(format!("s{seed}"));
-        let st = Command::new(karenina_python())
-            .arg(tools.join("karenina_runs.py"))
-            .args(["--seed", seed, "--checkpoints"])
-            .arg(loads.join("*.jsonld"))
-            .arg("--out")
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(st.success(), "karenina_runs.py --seed {seed}");
-        let these = exports_in(&out);
+        let these = karenina_runs(seed, &out);
         let db = tmp.path().join(format!("s{seed}.db"));
         let mut args: Vec<&std::ffi::OsStr> =
             vec!["--database".as_ref(), db.as_os_str(), loads.as_os_str()];
