@@ -231,17 +231,9 @@ pub(crate) fn one_benchmark(data: &BoardData, filter: &Filter) -> OneBenchmark {
 /// `karenina:failureGroup` was written.
 use crate::results::outcome::group_of_category as failure_group;
 
-/// The outcomes in the order the board shows them.
-pub const OUTCOMES: &[&str] = &[
-    "passed",
-    "content",
-    "abstained",
-    "autofail",
-    "retry",
-    "system",
-    "no_verdict",
-    "unclassified",
-];
+/// The outcomes in the order the board shows them (the outcome classes of
+/// [`crate::results::outcome::CLASSES`]).
+pub const OUTCOMES: &[&str] = &crate::results::outcome::CLASSES;
 
 /// The runs bound to a loaded benchmark, with its name, the export's time
 /// and format, and the run's labels.
