@@ -64,27 +64,13 @@ pub fn matrix(
     filter: &Filter,
     texts: &BTreeMap<(String, String), String>,
 ) -> Matrix {
-    let checkpoints: BTreeSet<&str> = data.rows.iter().map(|r| r.checkpoint.as_str()).collect();
-    let checkpoint = filter
-        .benchmark
-        .clone()
-        .or_else(|| checkpoints.first().map(|s| s.to_string()));
-    let judges: BTreeSet<&str> = data
-        .rows
-        .iter()
-        .filter(|r| Some(&r.checkpoint) == checkpoint.as_ref())
-        .map(|r| r.parsing.as_str())
-        .collect();
-    let judge = filter
-        .judge
-        .clone()
-        .or_else(|| judges.first().map(|s| s.to_string()));
-    let f = Filter {
-        judge: judge.clone(),
-        benchmark: checkpoint.clone(),
-        latest: filter.run.is_none(),
-        ..filter.clone()
-    };
+    let super::OneBenchmark {
+        checkpoint,
+        judge,
+        checkpoints,
+        judges,
+        filter: f,
+    } = super::one_benchmark(data, filter);
     let rows = f.apply(data);
     let ids: BTreeSet<&str> = rows.iter().map(|r| r.question.as_str()).collect();
     let questions: Vec<MatrixQuestion> = ids
@@ -126,8 +112,8 @@ pub fn matrix(
     Matrix {
         checkpoint,
         judge,
-        judges: judges.into_iter().map(str::to_string).collect(),
-        checkpoints: checkpoints.into_iter().map(str::to_string).collect(),
+        judges,
+        checkpoints,
         latest: f.latest,
         questions,
         models,

@@ -174,22 +174,66 @@ impl Filter {
     }
 }
 
+/// What a one-benchmark view (the matrix, the manuscript's question rates)
+/// shows: the benchmark and judge the filter names or their defaults, what a
+/// selector offers, and the filter that picks the view's rows.
+pub(crate) struct OneBenchmark {
+    /// The checkpoint graph shown (`None`: no results at all).
+    pub checkpoint: Option<String>,
+    /// The judge shown.
+    pub judge: Option<String>,
+    /// The benchmarks there are (checkpoint graphs), in order.
+    pub checkpoints: Vec<String>,
+    /// The judges of the benchmark shown, in order.
+    pub judges: Vec<String>,
+    /// The filter with that benchmark and judge, and the latest result per
+    /// question when no run is chosen.
+    pub filter: Filter,
+}
+
+/// The benchmark `filter` names (default: the first with results), its
+/// judge (default: the first of that benchmark), and the latest result per
+/// question unless a run is chosen: one choice for every one-benchmark view,
+/// so the matrix and the heatmap never show different defaults.
+pub(crate) fn one_benchmark(data: &BoardData, filter: &Filter) -> OneBenchmark {
+    let checkpoints: BTreeSet<&str> = data.rows.iter().map(|r| r.checkpoint.as_str()).collect();
+    let checkpoint = filter
+        .benchmark
+        .clone()
+        .or_else(|| checkpoints.first().map(|s| s.to_string()));
+    let judges: BTreeSet<&str> = data
+        .rows
+        .iter()
+        .filter(|r| Some(&r.checkpoint) == checkpoint.as_ref())
+        .map(|r| r.parsing.as_str())
+        .collect();
+    let judge = filter
+        .judge
+        .clone()
+        .or_else(|| judges.first().map(|s| s.to_string()));
+    let filter = Filter {
+        judge: judge.clone(),
+        benchmark: checkpoint.clone(),
+        latest: filter.run.is_none(),
+        ..filter.clone()
+    };
+    OneBenchmark {
+        checkpoint,
+        judge,
+        checkpoints: checkpoints.into_iter().map(str::to_string).collect(),
+        judges: judges.into_iter().map(str::to_string).collect(),
+        filter,
+    }
+}
+
 /// Karenina's `CATEGORY_TO_GROUP` (`schemas/results/failure.py`): the
 /// failure group of a failure category, for graphs mapped before
 /// `karenina:failureGroup` was written.
 use crate::results::outcome::group_of_category as failure_group;
 
-/// The outcomes in the order the board shows them.
-pub const OUTCOMES: &[&str] = &[
-    "passed",
-    "content",
-    "abstained",
-    "autofail",
-    "retry",
-    "system",
-    "no_verdict",
-    "unclassified",
-];
+/// The outcomes in the order the board shows them (the outcome classes of
+/// [`crate::results::outcome::CLASSES`]).
+pub const OUTCOMES: &[&str] = &crate::results::outcome::CLASSES;
 
 /// The runs bound to a loaded benchmark, with its name, the export's time
 /// and format, and the run's labels.

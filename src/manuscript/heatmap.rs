@@ -6,7 +6,7 @@
 //! judge). The rows the matrix shows (one run, or the latest result per
 //! question), so the heatmap, the matrix and the grid agree.
 
-use crate::board::{BoardData, Filter, Model};
+use crate::board::{one_benchmark, BoardData, Filter, Model, OneBenchmark};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -76,25 +76,12 @@ pub fn question_rates(
     filter: &Filter,
     texts: &BTreeMap<(String, String), String>,
 ) -> QuestionRates {
-    let checkpoints: BTreeSet<&str> = data.rows.iter().map(|r| r.checkpoint.as_str()).collect();
-    let checkpoint = filter
-        .benchmark
-        .clone()
-        .or_else(|| checkpoints.first().map(|s| s.to_string()));
-    let judge = filter.judge.clone().or_else(|| {
-        data.rows
-            .iter()
-            .filter(|r| Some(&r.checkpoint) == checkpoint.as_ref())
-            .map(|r| r.parsing.as_str())
-            .min()
-            .map(str::to_string)
-    });
-    let f = Filter {
-        judge: judge.clone(),
-        benchmark: checkpoint.clone(),
-        latest: filter.run.is_none(),
-        ..filter.clone()
-    };
+    let OneBenchmark {
+        checkpoint,
+        judge,
+        filter: f,
+        ..
+    } = one_benchmark(data, filter);
     let rows = f.apply(data);
     let models: Vec<Model> = rows
         .iter()

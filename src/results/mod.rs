@@ -50,6 +50,23 @@ pub(crate) const SCORE_DICTS: &[(&str, Option<&str>)] = &[
     (csv_export::CSV_SCORES, None),
 ];
 
+/// A located warning about a run's side file (a workspace manifest, a
+/// repair sidecar): `file:line:column: warning[code] at pointer: message`,
+/// the one shape `KLD-W201` and `KLD-W202` take; the run still loads.
+pub(crate) fn located_warning(
+    code: &str,
+    file: &Path,
+    line: usize,
+    column: usize,
+    at: &str,
+    m: impl std::fmt::Display,
+) -> String {
+    format!(
+        "{}:{line}:{column}: warning[{code}] at {at}: {m}",
+        file.display()
+    )
+}
+
 /// The manifest's file name in a run folder.
 pub const MANIFEST: &str = "run_manifest.json";
 

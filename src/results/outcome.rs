@@ -19,6 +19,19 @@ pub const OUTCOMES: [&str; 7] = [
     "no_verdict",
 ];
 
+/// Every row's class as the board and the catalogue count it: [`OUTCOMES`],
+/// then `unclassified` for a row whose file does not tell its outcome (a CSV
+/// export without the columns). The one list both take their order from.
+pub const CLASSES: [&str; 8] = {
+    let mut all = ["unclassified"; 8];
+    let mut i = 0;
+    while i < OUTCOMES.len() {
+        all[i] = OUTCOMES[i];
+        i += 1;
+    }
+    all
+};
+
 /// `FailureCategory` → `FailureGroup` (Karenina's `CATEGORY_TO_GROUP`).
 pub(crate) fn group_of_category(category: &str) -> Option<&'static str> {
     Some(match category {

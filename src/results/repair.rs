@@ -20,6 +20,7 @@
 //! mismatch, a missing file, a malformed sidecar and a key that names no
 //! row are located warnings (`KLD-W202`); the run still loads.
 
+use super::located_warning;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -79,18 +80,8 @@ pub fn sidecars(export: &Path) -> Vec<PathBuf> {
     v
 }
 
-pub(crate) fn warning(
-    file: &Path,
-    line: usize,
-    column: usize,
-    at: &str,
-    m: impl std::fmt::Display,
-) -> String {
-    format!(
-        "{}:{line}:{column}: warning[KLD-W202] at {at}: {m}",
-        file.display()
-    )
-}
+/// The code of a repair sidecar's warnings.
+pub(crate) const CODE: &str = "KLD-W202";
 
 /// Why a repair sidecar is not read (`KLD-W202`), located; its text is the
 /// warning kld shows, and the run loads without it.
@@ -264,7 +255,8 @@ pub fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Op
         },
         Some((h, sha)) => SourceCheck {
             state: SourceState::Differs,
-            warning: Some(warning(
+            warning: Some(located_warning(
+                CODE,
                 file,
                 1,
                 1,
@@ -288,7 +280,8 @@ pub fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Op
             };
             SourceCheck {
                 state: SourceState::Missing,
-                warning: Some(warning(
+                warning: Some(located_warning(
+                    CODE,
                     file,
                     1,
                     1,

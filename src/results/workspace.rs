@@ -21,6 +21,7 @@
 //! manifest, and a copy folder missing from the run folder are located
 //! warnings (`KLD-W201`); nothing is dropped in silence.
 
+use super::located_warning;
 use crate::json::{line_col, locate_paths, JsonPath};
 use serde::Deserialize;
 use serde_json::Value;
@@ -168,19 +169,8 @@ impl Manifest {
     }
 }
 
-/// A warning at `line:column` of `file`.
-pub(crate) fn warning(
-    file: &Path,
-    line: usize,
-    column: usize,
-    at: &str,
-    m: impl std::fmt::Display,
-) -> String {
-    format!(
-        "{}:{line}:{column}: warning[KLD-W201] at {at}: {m}",
-        file.display()
-    )
-}
+/// The code of a workspace manifest's warnings.
+pub(crate) const CODE: &str = "KLD-W201";
 
 /// Reads the manifest of the workspaces directory `dir`, if it has one:
 /// `manifest.json`, unless `manifest.jsonl` holds more rows (a run resumed
@@ -252,7 +242,8 @@ fn read_json(file: &Path, text: &str, m: &mut Manifest) {
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            m.warnings.push(warning(
+            m.warnings.push(located_warning(
+                CODE,
                 file,
                 e.line(),
                 e.column(),
@@ -264,7 +255,8 @@ fn read_json(file: &Path, text: &str, m: &mut Manifest) {
     };
     match v.get("format_version").and_then(Value::as_str) {
         Some("1.0") => {}
-        other => m.warnings.push(warning(
+        other => m.warnings.push(located_warning(
+            CODE,
             file,
             1,
             1,
@@ -276,7 +268,8 @@ fn read_json(file: &Path, text: &str, m: &mut Manifest) {
         )),
     }
     let Some(entries) = v.get("entries").and_then(Value::as_array) else {
-        m.warnings.push(warning(
+        m.warnings.push(located_warning(
+            CODE,
             file,
             1,
             1,
@@ -307,7 +300,8 @@ fn read_json(file: &Path, text: &str, m: &mut Manifest) {
             "." | "" => format!("/entries/{i}"),
             m => format!("/entries/{i}/{}", m.replace('.', "/")),
         };
-        m.warnings.push(warning(
+        m.warnings.push(located_warning(
+            CODE,
             file,
             line,
             column,
@@ -323,7 +317,8 @@ fn read_jsonl(file: &Path, text: &str, m: &mut Manifest) {
             continue;
         }
         match serde_json::from_str::<Value>(line) {
-            Err(e) => m.warnings.push(warning(
+            Err(e) => m.warnings.push(located_warning(
+                CODE,
                 file,
                 n + 1,
                 e.column(),
@@ -337,7 +332,8 @@ fn read_jsonl(file: &Path, text: &str, m: &mut Manifest) {
                     column: 1,
                     entry,
                 }),
-                Err((member, why)) => m.warnings.push(warning(
+                Err((member, why)) => m.warnings.push(located_warning(
+                    CODE,
                     file,
                     n + 1,
                     1,

@@ -115,33 +115,26 @@ pub fn prepare_with(
         let size = crate::fsutil::input_len(path)?;
         // A repaired export is mapped whole with its repairs (never big
         // enough to stream: repairs are of finished runs' few bad rows).
-        if !crate::results::repair::sidecars(path).is_empty() {
-            let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
-            let mut quads = Vec::new();
-            let (sha, warnings) = crate::rdf::verification::map_path_with_repairs(
-                path,
-                &g,
-                results_opts,
-                &mut |q| quads.push(q),
-            )?;
-            info.sha256 = crate::results::repair::digest_with_sidecars(path, sha);
-            info.notes.extend(warnings);
-            info.quads = quads.len();
-            let content = Content::Quads(quads);
-            return Ok(Prepared { info, content });
-        }
-        if size >= stream_threshold() {
+        let repaired = !crate::results::repair::sidecars(path).is_empty();
+        if !repaired && size >= stream_threshold() {
             let content = Content::ResultsFile(path.to_path_buf(), results_opts);
             return Ok(Prepared { info, content });
         }
         let g = GraphName::NamedNode(crate::error::named_node(info.graph.clone())?);
         let mut quads = Vec::new();
-        let (sha, lacks) =
-            crate::rdf::verification::map_path_noting(path, &g, results_opts, &mut |q| {
-                quads.push(q)
-            })?;
-        info.sha256 = sha;
-        info.notes.extend(lacks);
+        let (sha, notes) = crate::rdf::verification::map_path_noting(
+            path,
+            &g,
+            results_opts,
+            &mut |q| quads.push(q),
+            repaired,
+        )?;
+        info.sha256 = if repaired {
+            crate::results::repair::digest_with_sidecars(path, sha)
+        } else {
+            sha
+        };
+        info.notes.extend(notes);
         info.quads = quads.len();
         let content = Content::Quads(quads);
         return Ok(Prepared { info, content });

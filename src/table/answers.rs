@@ -69,8 +69,8 @@ fn vars(v: &[&str]) -> Vec<String> {
 
 /// `pass-rate-by-benchmark`.
 fn pass_rate_by_benchmark(t: &Table) -> Answer {
-    use super::catalogue_views::OUTCOMES;
-    let variables = vars(&[
+    use super::catalogue_views::{outcome_column, OUTCOMES};
+    let mut names = vec![
         "benchmark",
         "graph",
         "results_graph",
@@ -85,15 +85,9 @@ fn pass_rate_by_benchmark(t: &Table) -> Answer {
         "n",
         "passed",
         "pass_rate",
-        "outcome_passed",
-        "content",
-        "abstained",
-        "autofail",
-        "retry",
-        "system",
-        "no_verdict",
-        "unclassified",
-    ]);
+    ];
+    names.extend(OUTCOMES.map(outcome_column));
+    let variables = vars(&names);
     #[derive(Default)]
     struct Group<'t> {
         run: Option<&'t str>,

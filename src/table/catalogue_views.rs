@@ -8,17 +8,20 @@ use super::{Sym, Table};
 use crate::numbers::arith as stats;
 use std::collections::BTreeMap;
 
-/// The outcome classes in the catalogue's column order.
-pub const OUTCOMES: [&str; 8] = [
-    "passed",
-    "content",
-    "abstained",
-    "autofail",
-    "retry",
-    "system",
-    "no_verdict",
-    "unclassified",
-];
+/// The outcome classes in the catalogue's column order (those of
+/// [`crate::results::outcome::CLASSES`]).
+pub const OUTCOMES: [&str; 8] = crate::results::outcome::CLASSES;
+
+/// `pass-rate-by-benchmark`'s column for outcome class `class` (one of
+/// [`OUTCOMES`]): the class's name, but `outcome_passed` for `passed`, apart
+/// from the pass rate's `passed`.
+pub fn outcome_column(class: &str) -> &str {
+    if class == "passed" {
+        "outcome_passed"
+    } else {
+        class
+    }
+}
 
 /// A row of `pass-rate-by-benchmark`.
 #[derive(Clone, Debug, PartialEq)]

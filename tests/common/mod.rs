@@ -51,6 +51,14 @@ pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
     v
 }
 
+/// Two doubles the same number but for the order a sum of doubles was taken
+/// in (Karenina's Python, SPARQL's engine and kld's Rust each choose their
+/// own): within 1e-9 of the larger (of 1 near zero). The one tolerance the
+/// differential tests and the table-against-SPARQL test allow.
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
 /// `tests/data/...`
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("KLD_SOURCE_ROOT"))
@@ -128,6 +136,28 @@ pub fn run_generator(args: &[&str], out: &Path) {
         .status()
         .expect("python3 must be installed to run the generator");
     assert!(st.success());
+}
+
+/// Runs Karenina's own pipeline at test time: the shared tools'
+/// `karenina_runs.py --seed SEED` over the corpus' checkpoints into `out`,
+/// by the Karenina venv's python (interop tier). Returns the exports it
+/// wrote (`res-*.json`, not their `.expect.json`), sorted.
+pub fn karenina_runs(seed: &str, out: &Path) -> Vec<PathBuf> {
+    run_ok(
+        std::process::Command::new(karenina_python())
+            .arg(shared_tools().join("karenina_runs.py"))
+            .args(["--seed", seed, "--checkpoints"])
+            .arg(corpus().join("loads").join("*.jsonld"))
+            .arg("--out")
+            .arg(out),
+    );
+    files_in(out, "json")
+        .into_iter()
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("res-") && !n.ends_with(".expect.json")
+        })
+        .collect()
 }
 
 /// The `.jsonld` files in a directory, sorted.

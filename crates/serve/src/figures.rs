@@ -17,6 +17,7 @@ use axum::extract::{RawQuery, State as AxState};
 use axum::response::Response;
 use karenina_ld::board::{self, Filter};
 use karenina_ld::manuscript::{self, Digits};
+use karenina_ld::sparql::QueryOptions;
 use std::sync::Arc;
 
 /// The grid and figures script.
@@ -86,26 +87,31 @@ const CSV: &str = "text/csv; charset=utf-8";
 /// The heatmap rates of the filter's benchmark (or the first).
 fn rates(
     state: &State,
+    opts: &QueryOptions,
     data: &board::BoardData,
     f: &Filter,
 ) -> karenina_ld::error::Result<manuscript::QuestionRates> {
-    let opts = karenina_ld::sparql::QueryOptions {
-        timeout: state.settings.timeout,
-        memory: state.settings.memory,
-        ..Default::default()
-    };
     let q = manuscript::question_rates(data, f, &Default::default());
     match &q.checkpoint {
         Some(cp) => {
-            let texts = board::question_texts(&state.oxigraph(), cp, &opts)?;
+            let texts = board::question_texts(&state.oxigraph(), cp, opts)?;
             Ok(manuscript::question_rates(data, f, &texts))
         }
         None => Ok(q),
     }
 }
 
-/// `GET /grid`.
-pub(super) async fn grid(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+/// The prologue `/grid` and `/figure` share: the URL's filter and wants,
+/// then `answer` in a query slot with the board's data and the server's
+/// query limits; a bad want answers 400 and an unreadable board its error
+/// before `answer` runs.
+async fn in_slot_with_board(
+    app: App,
+    q: Option<String>,
+    answer: impl FnOnce(&State, &Filter, Wanted, &board::BoardData, &QueryOptions) -> Answer
+        + Send
+        + 'static,
+) -> Response {
     let state: Arc<State> = app.state.clone();
     let f = filter(q.as_deref());
     let w = wanted(q.as_deref());
@@ -114,11 +120,19 @@ pub(super) async fn grid(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> R
             Ok(w) => w,
             Err(a) => return a,
         };
-        let (data, _) = match read(&state) {
+        let (data, opts) = match read(&state) {
             Ok(d) => d,
             Err(e) => return error_answer(&e),
         };
-        let grids = manuscript::grids(&data, &f, w.confidence);
+        answer(&state, &f, w, &data, &opts)
+    })
+    .await
+}
+
+/// `GET /grid`.
+pub(super) async fn grid(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
+    in_slot_with_board(app, q, |state, f, w, data, opts| {
+        let grids = manuscript::grids(data, f, w.confidence);
         match w.format.as_str() {
             "json" => Answer::json(&serde_json::to_value(&grids).unwrap_or_default()),
             "csv" => or_500(manuscript::csv(&grids, w.digits), CSV),
@@ -143,7 +157,7 @@ pub(super) async fn grid(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> R
                         run: g.column.run.clone(),
                         ..f.clone()
                     };
-                    match rates(&state, &data, &gf) {
+                    match rates(state, opts, data, &gf) {
                         Ok(r) => maps.push(r),
                         Err(e) => return error_answer(&e),
                     }
@@ -164,48 +178,35 @@ pub(super) async fn grid(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> R
 
 /// `GET /figure`.
 pub(super) async fn figure(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
-    let state: Arc<State> = app.state.clone();
-    let f = filter(q.as_deref());
-    let w = wanted(q.as_deref());
-    app.in_slot(move || {
-        let w = match w {
-            Ok(w) => w,
-            Err(a) => return a,
-        };
-        let (data, _) = match read(&state) {
-            Ok(d) => d,
-            Err(e) => return error_answer(&e),
-        };
-        match w.kind.as_str() {
-            "dots" => {
-                let grids = manuscript::grids(&data, &f, w.confidence);
-                let Some(g) = grids.get(w.column) else {
-                    return Answer::text(
-                        404,
-                        format!("column={}: the board has {} columns", w.column, grids.len()),
-                    );
-                };
-                match w.format.as_str() {
-                    "svg" => typed("image/svg+xml", manuscript::dot_plot_svg(g, w.digits)),
-                    "csv" => or_500(manuscript::dot_plot_csv(g, w.digits), CSV),
-                    "json" => Answer::json(&serde_json::to_value(g).unwrap_or_default()),
-                    other => Answer::text(400, format!("format={other}: give svg, csv or json")),
-                }
+    in_slot_with_board(app, q, |state, f, w, data, opts| match w.kind.as_str() {
+        "dots" => {
+            let grids = manuscript::grids(data, f, w.confidence);
+            let Some(g) = grids.get(w.column) else {
+                return Answer::text(
+                    404,
+                    format!("column={}: the board has {} columns", w.column, grids.len()),
+                );
+            };
+            match w.format.as_str() {
+                "svg" => typed("image/svg+xml", manuscript::dot_plot_svg(g, w.digits)),
+                "csv" => or_500(manuscript::dot_plot_csv(g, w.digits), CSV),
+                "json" => Answer::json(&serde_json::to_value(g).unwrap_or_default()),
+                other => Answer::text(400, format!("format={other}: give svg, csv or json")),
             }
-            "heatmap" => {
-                let r = match rates(&state, &data, &f) {
-                    Ok(r) => r,
-                    Err(e) => return error_answer(&e),
-                };
-                match w.format.as_str() {
-                    "svg" => typed("image/svg+xml", manuscript::heatmap_svg(&r, w.digits)),
-                    "csv" => or_500(manuscript::heatmap_csv(&r, w.digits), CSV),
-                    "json" => Answer::json(&serde_json::to_value(&r).unwrap_or_default()),
-                    other => Answer::text(400, format!("format={other}: give svg, csv or json")),
-                }
-            }
-            other => Answer::text(400, format!("kind={other}: give dots or heatmap")),
         }
+        "heatmap" => {
+            let r = match rates(state, opts, data, f) {
+                Ok(r) => r,
+                Err(e) => return error_answer(&e),
+            };
+            match w.format.as_str() {
+                "svg" => typed("image/svg+xml", manuscript::heatmap_svg(&r, w.digits)),
+                "csv" => or_500(manuscript::heatmap_csv(&r, w.digits), CSV),
+                "json" => Answer::json(&serde_json::to_value(&r).unwrap_or_default()),
+                other => Answer::text(400, format!("format={other}: give svg, csv or json")),
+            }
+        }
+        other => Answer::text(400, format!("kind={other}: give dots or heatmap")),
     })
     .await
 }

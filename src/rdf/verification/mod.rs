@@ -145,44 +145,37 @@ pub fn map_path(
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
 ) -> Result<String> {
-    Ok(map_path_noting(file, graph, opts, sink)?.0)
+    Ok(map_path_noting(file, graph, opts, sink, false)?.0)
 }
 
-/// [`map_path`], also returning what the file lacks for Karenina's numbers
-/// ([`Lacks::messages`]: `at /results/0/metadata: lacks …`, for a
-/// message that names the file first; empty for a file Karenina's Python
-/// wrote).
+/// [`map_path`], also returning the file's notes: what it lacks for
+/// Karenina's numbers ([`Lacks::messages`]: `at /results/0/metadata: lacks
+/// …`, for a message that names the file first; empty for a file Karenina's
+/// Python wrote). With `repairs`, for an export with `karenina repair`
+/// sidecars beside it ([`crate::results::repair::sidecars`]), its repairs are
+/// mapped too (its rows are held until then) and their located warnings
+/// (`KLD-W202`) follow the lacks.
 pub(crate) fn map_path_noting(
     file: &Path,
     graph: &GraphName,
     opts: ResultsOptions,
     sink: &mut dyn FnMut(Quad),
+    repairs: bool,
 ) -> Result<(String, Vec<String>)> {
     let mut m = Mapping::new(graph, opts, sink);
-    let sha = read_path(file, &mut m)?;
-    Ok((sha, m.lacks.messages()))
-}
-
-/// [`map_path`] for an export with `karenina repair` sidecars beside it
-/// ([`crate::results::repair::sidecars`]): its repairs are mapped too. Returns the file's
-/// SHA-256 and its notes: what it lacks for Karenina's numbers (as
-/// [`map_path_noting`]) and the repairs' located warnings (`KLD-W202`).
-pub(crate) fn map_path_with_repairs(
-    file: &Path,
-    graph: &GraphName,
-    opts: ResultsOptions,
-    sink: &mut dyn FnMut(Quad),
-) -> Result<(String, Vec<String>)> {
-    let mut m = Mapping::new(graph, opts, sink);
-    m.mapper.record_rows();
-    let sha = read_path(file, &mut m)?;
-    if !m.header_seen {
-        m.mapper.run(&serde_json::json!({}), m.sink);
+    if repairs {
+        m.mapper.record_rows();
     }
-    let run = oxigraph::model::NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
-    let rows = m.mapper.take_recorded();
-    let repaired = prov::map_repairs(file, &run, &rows, graph, &mut *m.sink);
+    let sha = read_path(file, &mut m)?;
     let mut notes = m.lacks.messages();
-    notes.extend(repaired.warnings);
+    if repairs {
+        if !m.header_seen {
+            m.mapper.run(&serde_json::json!({}), m.sink);
+        }
+        let run = oxigraph::model::NamedOrBlankNode::BlankNode(m.mapper.run_node().clone());
+        let rows = m.mapper.take_recorded();
+        let repaired = prov::map_repairs(file, &run, &rows, graph, &mut *m.sink);
+        notes.extend(repaired.warnings);
+    }
     Ok((sha, notes))
 }

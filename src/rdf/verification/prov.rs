@@ -68,7 +68,14 @@ pub(crate) fn map_workspaces(
     for (index, placed) in manifest.entries.iter().enumerate() {
         let (e, at) = (&placed.entry, placed.at.as_str());
         let here = |m: String| {
-            crate::results::workspace::warning(&manifest.file, placed.line, placed.column, at, m)
+            crate::results::located_warning(
+                crate::results::workspace::CODE,
+                &manifest.file,
+                placed.line,
+                placed.column,
+                at,
+                m,
+            )
         };
         let c = NamedOrBlankNode::BlankNode(BlankNode::default());
         out(&c, a(), prov("Activity").into());
@@ -323,7 +330,8 @@ pub(crate) fn map_repairs(
                 match read_path_unhashed(&h, &mut c) {
                     Ok(()) => c.found,
                     Err(e) => {
-                        m.warnings.push(crate::results::repair::warning(
+                        m.warnings.push(crate::results::located_warning(
+                            crate::results::repair::CODE,
                             file,
                             1,
                             1,
@@ -338,7 +346,8 @@ pub(crate) fn map_repairs(
         };
         for (i, key) in s.selected_keys.iter().enumerate() {
             let Some(new) = current.get(key.as_str()).cloned() else {
-                m.warnings.push(crate::results::repair::warning(
+                m.warnings.push(crate::results::located_warning(
+                    crate::results::repair::CODE,
                     file,
                     1,
                     1,

@@ -51,11 +51,12 @@ fn num(v: &Option<Json>) -> Option<f64> {
     v.as_ref().and_then(Json::as_number).map(Number::as_f64)
 }
 
+/// The `Rating` of a trait: `(best, worst)` its range, `kind` the
+/// `additionalType` after its scope.
 fn rating(
     name: &str,
     description: Option<Json>,
-    best: f64,
-    worst: f64,
+    (best, worst): (f64, f64),
     global: bool,
     kind: &str,
     props: Vec<Json>,
@@ -97,6 +98,44 @@ fn classes_len(classes: &Option<Json>, name: &str) -> R<i64> {
     }
 }
 
+/// A literal trait's score range, 0 to its classes' count less one (the
+/// trait models' validator); `None` for other kinds.
+fn literal_range(kind: &str, classes: &Option<Json>, name: &str) -> R<Option<(Json, Json)>> {
+    if kind != "literal" {
+        return Ok(None);
+    }
+    let n = classes_len(classes, name)?;
+    Ok(Some((int(0), int(n - 1))))
+}
+
+/// A template-kind trait has no direction (the trait models' validator).
+fn no_direction_for_template(name: &str, template: bool, higher: &Option<Json>) -> R<()> {
+    if template && higher.is_some() {
+        return Err(format!(
+            "trait {name:?}: higher_is_better must be None for template kind"
+        ));
+    }
+    Ok(())
+}
+
+/// A score trait's (best, worst): its bounds, Karenina's 5 and 1 by default.
+fn score_range(min: &Option<Json>, max: &Option<Json>) -> (f64, f64) {
+    (num(max).unwrap_or(5.0), num(min).unwrap_or(1.0))
+}
+
+/// `key` as a property with `trait_data.get(key, default)`'s value.
+fn defaulted(d: &Object, key: &str, default: Json) -> Json {
+    prop(key, get_or(d, key, default))
+}
+
+/// `key` as a property, only when `value` is set (the converters' `if x is
+/// not None` checks).
+fn push_set(props: &mut Vec<Json>, key: &str, value: Option<Json>) {
+    if value.is_some() {
+        props.push(prop(key, value));
+    }
+}
+
 fn llm(d: &Object, global: bool) -> R<Json> {
     let name = name_of(d, "LLM")?;
     let kind = get_or(d, "kind", s("score"));
@@ -114,94 +153,51 @@ fn llm(d: &Object, global: bool) -> R<Json> {
     let classes = get(d, "classes");
     let higher = get_or(d, "higher_is_better", Json::Bool(true));
     let template = is_template(&kind);
-    if template && higher.is_some() {
-        return Err(format!(
-            "trait {name:?}: higher_is_better must be None for template kind"
-        ));
-    }
+    no_direction_for_template(&name, template, &higher)?;
     let kind_str = kind.as_ref().and_then(Json::as_str).unwrap_or("");
-    if kind_str == "literal" {
-        let n = classes_len(&classes, &name)?;
-        min = Some(int(0));
-        max = Some(int(n - 1));
+    if let Some((lo, hi)) = literal_range(kind_str, &classes, &name)? {
+        min = Some(lo);
+        max = Some(hi);
     }
     let mut props = vec![
-        prop(
-            "deep_judgment_enabled",
-            get_or(d, "deep_judgment_enabled", Json::Bool(false)),
-        ),
-        prop(
-            "deep_judgment_excerpt_enabled",
-            get_or(d, "deep_judgment_excerpt_enabled", Json::Bool(false)),
-        ),
-        prop(
-            "deep_judgment_search_enabled",
-            get_or(d, "deep_judgment_search_enabled", Json::Bool(false)),
-        ),
+        defaulted(d, "deep_judgment_enabled", Json::Bool(false)),
+        defaulted(d, "deep_judgment_excerpt_enabled", Json::Bool(false)),
+        defaulted(d, "deep_judgment_search_enabled", Json::Bool(false)),
     ];
     for k in [
         "deep_judgment_max_excerpts",
         "deep_judgment_fuzzy_match_threshold",
         "deep_judgment_excerpt_retry_attempts",
     ] {
-        if let Some(v) = get(d, k) {
-            props.push(prop(k, Some(v)));
-        }
+        push_set(&mut props, k, get(d, k));
     }
     props.push(prop("higher_is_better", higher));
-    if let Some(v) = get(d, "summary") {
-        props.push(prop("summary", Some(v)));
-    }
-    if let Some(v) = &min {
-        props.push(prop("min_score", Some(v.clone())));
-    }
-    if let Some(v) = &max {
-        props.push(prop("max_score", Some(v.clone())));
-    }
+    push_set(&mut props, "summary", get(d, "summary"));
+    push_set(&mut props, "min_score", min.clone());
+    push_set(&mut props, "max_score", max.clone());
     let description = get(d, "description");
     if template {
         props.push(prop("kind", kind));
         return Ok(rating(
             &name,
             description,
-            0.0,
-            0.0,
+            (0.0, 0.0),
             global,
             "LLMRubricTrait",
             props,
         ));
     }
     Ok(match kind_str {
-        "boolean" => rating(&name, description, 1.0, 0.0, global, "RubricTrait", props),
+        "boolean" => rating(&name, description, (1.0, 0.0), global, "RubricTrait", props),
         "literal" => {
             props.push(prop("kind", Some(s("literal"))));
-            if classes.is_some() {
-                props.push(prop("classes", classes));
-            }
-            let best = num(&max).unwrap_or(0.0);
-            let worst = num(&min).unwrap_or(0.0);
-            rating(
-                &name,
-                description,
-                best,
-                worst,
-                global,
-                "LLMRubricTrait",
-                props,
-            )
+            push_set(&mut props, "classes", classes);
+            let range = (num(&max).unwrap_or(0.0), num(&min).unwrap_or(0.0));
+            rating(&name, description, range, global, "LLMRubricTrait", props)
         }
         "score" => {
-            let best = num(&max).unwrap_or(5.0);
-            let worst = num(&min).unwrap_or(1.0);
-            rating(
-                &name,
-                description,
-                best,
-                worst,
-                global,
-                "RubricTrait",
-                props,
-            )
+            let range = score_range(&min, &max);
+            rating(&name, description, range, global, "RubricTrait", props)
         }
         other => return Err(format!("trait {name:?}: unknown kind {other:?}")),
     })
@@ -217,27 +213,15 @@ fn regex(d: &Object, global: bool) -> R<Json> {
     }
     let mut props = vec![
         prop("pattern", pattern),
-        prop(
-            "case_sensitive",
-            get_or(d, "case_sensitive", Json::Bool(true)),
-        ),
-        prop(
-            "invert_result",
-            get_or(d, "invert_result", Json::Bool(false)),
-        ),
-        prop(
-            "higher_is_better",
-            get_or(d, "higher_is_better", Json::Bool(true)),
-        ),
+        defaulted(d, "case_sensitive", Json::Bool(true)),
+        defaulted(d, "invert_result", Json::Bool(false)),
+        defaulted(d, "higher_is_better", Json::Bool(true)),
     ];
-    if let Some(v) = get(d, "summary") {
-        props.push(prop("summary", Some(v)));
-    }
+    push_set(&mut props, "summary", get(d, "summary"));
     Ok(rating(
         &name,
         get(d, "description"),
-        1.0,
-        0.0,
+        (1.0, 0.0),
         global,
         "RegexTrait",
         props,
@@ -253,47 +237,31 @@ fn callable(d: &Object, global: bool) -> R<Json> {
     let classes = get(d, "classes");
     let mut min = get(d, "min_score");
     let mut max = get(d, "max_score");
-    if kind_str == "literal" {
-        let n = classes_len(&classes, &name)?;
-        min.get_or_insert(int(0));
-        max.get_or_insert(int(n - 1));
+    if let Some((lo, hi)) = literal_range(&kind_str, &classes, &name)? {
+        min.get_or_insert(lo);
+        max.get_or_insert(hi);
     }
     let mut props = vec![
         prop("callable_code", Some(code)),
         prop("kind", Some(kind)),
-        prop(
-            "invert_result",
-            get_or(d, "invert_result", Json::Bool(false)),
-        ),
-        prop(
-            "higher_is_better",
-            get_or(d, "higher_is_better", Json::Bool(true)),
-        ),
+        defaulted(d, "invert_result", Json::Bool(false)),
+        defaulted(d, "higher_is_better", Json::Bool(true)),
     ];
     if kind_str == "score" {
-        if min.is_some() {
-            props.push(prop("min_score", min.clone()));
-        }
-        if max.is_some() {
-            props.push(prop("max_score", max.clone()));
-        }
+        push_set(&mut props, "min_score", min.clone());
+        push_set(&mut props, "max_score", max.clone());
     }
-    if let Some(v) = get(d, "summary") {
-        props.push(prop("summary", Some(v)));
-    }
-    if classes.is_some() {
-        props.push(prop("classes", classes));
-    }
-    let (best, worst) = if kind_str == "boolean" {
+    push_set(&mut props, "summary", get(d, "summary"));
+    push_set(&mut props, "classes", classes);
+    let range = if kind_str == "boolean" {
         (1.0, 0.0)
     } else {
-        (num(&max).unwrap_or(5.0), num(&min).unwrap_or(1.0))
+        score_range(&min, &max)
     };
     Ok(rating(
         &name,
         get(d, "description"),
-        best,
-        worst,
+        range,
         global,
         "CallableTrait",
         props,
@@ -321,14 +289,8 @@ fn metric(d: &Object, global: bool) -> R<Json> {
     }
     let mut props = vec![
         prop("metrics", metrics),
-        prop(
-            "repeated_extraction",
-            get_or(d, "repeated_extraction", Json::Bool(true)),
-        ),
-        prop(
-            "evaluation_mode",
-            get_or(d, "evaluation_mode", s("tp_only")),
-        ),
+        defaulted(d, "repeated_extraction", Json::Bool(true)),
+        defaulted(d, "evaluation_mode", s("tp_only")),
         prop("higher_is_better", get(d, "higher_is_better")),
     ];
     if nonempty(&tp) {
@@ -337,14 +299,11 @@ fn metric(d: &Object, global: bool) -> R<Json> {
     if nonempty(&tn) {
         props.push(prop("tn_instructions", tn));
     }
-    if let Some(v) = get(d, "summary") {
-        props.push(prop("summary", Some(v)));
-    }
+    push_set(&mut props, "summary", get(d, "summary"));
     Ok(rating(
         &name,
         get(d, "description"),
-        1.0,
-        0.0,
+        (1.0, 0.0),
         global,
         "MetricRubricTrait",
         props,
@@ -362,11 +321,7 @@ fn agentic(d: &Object, global: bool) -> R<Json> {
     let kind = get_or(d, "kind", s("boolean"));
     let template = is_template(&kind);
     let higher = get_or(d, "higher_is_better", Json::Bool(true));
-    if template && higher.is_some() {
-        return Err(format!(
-            "trait {name:?}: higher_is_better must be None for template kind"
-        ));
-    }
+    no_direction_for_template(&name, template, &higher)?;
     let kind_str = kind
         .as_ref()
         .and_then(Json::as_str)
@@ -375,56 +330,35 @@ fn agentic(d: &Object, global: bool) -> R<Json> {
     let classes = get(d, "classes");
     let mut min = get_or(d, "min_score", int(1));
     let mut max = get_or(d, "max_score", int(5));
-    if kind_str == "literal" {
-        let n = classes_len(&classes, &name)?;
-        min = Some(int(0));
-        max = Some(int(n - 1));
+    if let Some((lo, hi)) = literal_range(&kind_str, &classes, &name)? {
+        min = Some(lo);
+        max = Some(hi);
     }
     let mut props = vec![
         prop("kind", kind),
         prop("higher_is_better", higher),
-        prop(
-            "context_mode",
-            get_or(d, "context_mode", s("trace_and_workspace")),
-        ),
-        prop(
-            "materialize_trace",
-            get_or(d, "materialize_trace", Json::Bool(false)),
-        ),
-        prop(
-            "persist_trace",
-            get_or(d, "persist_trace", Json::Bool(false)),
-        ),
-        prop("max_turns", get_or(d, "max_turns", int(15))),
-        prop("timeout_seconds", get_or(d, "timeout_seconds", int(120))),
+        defaulted(d, "context_mode", s("trace_and_workspace")),
+        defaulted(d, "materialize_trace", Json::Bool(false)),
+        defaulted(d, "persist_trace", Json::Bool(false)),
+        defaulted(d, "max_turns", int(15)),
+        defaulted(d, "timeout_seconds", int(120)),
     ];
-    if classes.is_some() {
-        props.push(prop("classes", classes));
-    }
-    if let Some(m) = get(d, "model_override") {
-        props.push(prop("model_override", Some(m)));
-    }
-    if let Some(v) = get(d, "summary") {
-        props.push(prop("summary", Some(v)));
-    }
-    if min.is_some() {
-        props.push(prop("min_score", min.clone()));
-    }
-    if max.is_some() {
-        props.push(prop("max_score", max.clone()));
-    }
-    let (best, worst) = if template {
+    push_set(&mut props, "classes", classes);
+    push_set(&mut props, "model_override", get(d, "model_override"));
+    push_set(&mut props, "summary", get(d, "summary"));
+    push_set(&mut props, "min_score", min.clone());
+    push_set(&mut props, "max_score", max.clone());
+    let range = if template {
         (0.0, 0.0)
     } else if kind_str == "boolean" {
         (1.0, 0.0)
     } else {
-        (num(&max).unwrap_or(5.0), num(&min).unwrap_or(1.0))
+        score_range(&min, &max)
     };
     Ok(rating(
         &name,
         description,
-        best,
-        worst,
+        range,
         global,
         "AgenticRubricTrait",
         props,

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use crate::{kld, stdout_of};
+use karenina_ld::table::catalogue_views::{outcome_column, OUTCOMES};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -437,18 +438,11 @@ fn pass_rate_by_benchmark_matches_the_facts() {
             for r in &mine {
                 assert_eq!(r["benchmark"], expect["benchmark_name"].as_str().unwrap());
                 // The outcome classes split the rows.
-                let classes = [
-                    "outcome_passed",
-                    "content",
-                    "abstained",
-                    "autofail",
-                    "retry",
-                    "system",
-                    "no_verdict",
-                    "unclassified",
-                ];
                 assert_eq!(
-                    classes.iter().map(|k| num(r, k)).sum::<u64>(),
+                    OUTCOMES
+                        .iter()
+                        .map(|c| num(r, outcome_column(c)))
+                        .sum::<u64>(),
                     num(r, "results"),
                     "{r:?}"
                 );

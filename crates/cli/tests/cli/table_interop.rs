@@ -9,62 +9,40 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn oracle(files: &[PathBuf]) -> Vec<Value> {
-    let script = Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/karenina_summary.py");
-    let out = Command::new(karenina_python())
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("the Karenina venv's python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+/// `tests/scripts/NAME`.
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("KLD_SOURCE_ROOT"))
+        .join("tests/scripts")
+        .join(name)
 }
 
+/// Karenina's `get_summary()` of each of `files`.
+fn oracle(files: &[PathBuf]) -> Vec<Value> {
+    run_ok(
+        Command::new(karenina_python())
+            .arg(script("karenina_summary.py"))
+            .args(files),
+    )
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect()
+}
+
+/// What pandas, polars and DuckDB read of the Parquet `table`.
 fn libraries(table: &Path) -> Value {
-    let script = Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/table_interop.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(table)
-        .output()
-        .expect("python3 with pandas, polars, duckdb");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new("python3")
+            .arg(script("table_interop.py"))
+            .arg(table),
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&out).unwrap()
 }
 
 #[test]
 #[ignore = "interop: needs Karenina's venv ($KLD_KARENINA_VENV), ../shared/tools, python3 with pandas, polars, duckdb"]
 fn the_parquet_table_opens_in_pandas_polars_and_duckdb_with_karenina_s_pass_rates() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("runs");
-    let st = Command::new(karenina_python())
-        .arg(shared_tools().join("karenina_runs.py"))
-        .args(["--seed", "1", "--checkpoints"])
-        .arg(corpus().join("loads").join("*.jsonld"))
-        .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(st.success(), "karenina_runs.py");
-    let exports: Vec<PathBuf> = files_in(&out, "json")
-        .into_iter()
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("res-") && !n.ends_with(".expect.json")
-        })
-        .collect();
+    let exports = karenina_runs("1", &tmp.path().join("runs"));
     assert!(exports.len() >= 5, "{} exports", exports.len());
     let (mut compared, mut combos) = (0, 0);
     for o in oracle(&exports) {
@@ -73,16 +51,11 @@ fn the_parquet_table_opens_in_pandas_polars_and_duckdb_with_karenina_s_pass_rate
         }
         let file = PathBuf::from(o["file"].as_str().unwrap());
         let table = tmp.path().join("t.parquet");
-        let st = Command::new(env!("CARGO_BIN_EXE_kld"))
-            .args(["export", "--table"])
-            .arg(&table)
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            st.status.success(),
-            "{}",
-            String::from_utf8_lossy(&st.stderr)
+        run_ok(
+            Command::new(env!("CARGO_BIN_EXE_kld"))
+                .args(["export", "--table"])
+                .arg(&table)
+                .arg(&file),
         );
         let got = libraries(&table);
         let theirs = &o["summary"];

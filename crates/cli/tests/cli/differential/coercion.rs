@@ -8,56 +8,54 @@
 //! --format json`'s `summary` is Karenina's `get_summary()`, key for key,
 //! integers (token sums) digit for digit, floats within 1e-9.
 
+use super::{json_diff, Integers};
 use crate::common::*;
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
-/// Where the two differ: keys in order, integers exactly, floats within 1e-9.
-fn diff(theirs: &Value, ours: &Value, path: &str, out: &mut Vec<String>) {
-    match (theirs, ours) {
-        (Value::Object(a), Value::Object(b)) => {
-            let (ka, kb): (Vec<&String>, Vec<&String>) = (a.keys().collect(), b.keys().collect());
-            if ka != kb {
-                out.push(format!("{path}: keys {ka:?} / kld {kb:?}"));
-            }
-            for (k, v) in a {
-                if let Some(w) = b.get(k) {
-                    diff(v, w, &format!("{path}.{k}"), out);
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (v, w)) in a.iter().zip(b).enumerate() {
-                diff(v, w, &format!("{path}[{i}]"), out);
-            }
-        }
-        (Value::Number(a), Value::Number(b)) => {
-            let int = |n: &serde_json::Number| !n.to_string().contains(['.', 'e', 'E']);
-            if int(a) && int(b) {
-                if a.to_string() != b.to_string() {
-                    out.push(format!("{path}: Karenina {a} / kld {b}"));
-                }
-                return;
-            }
-            let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
-            if (x - y).abs() > 1e-9 * x.abs().max(y.abs()).max(1.0) {
-                out.push(format!("{path}: Karenina {a} / kld {b}"));
-            }
-        }
-        _ => {
-            if theirs != ours {
-                out.push(format!("{path}: Karenina {theirs} / kld {ours}"));
-            }
-        }
-    }
+/// The cases Karenina's side writes: `script` run by the Karenina venv's
+/// python into `out` with `args` (seed and count) over `bases`, one JSON
+/// line a case.
+fn karenina_cases(script: &str, out: &Path, args: [&str; 2], bases: &[PathBuf]) -> Vec<Value> {
+    let script = Path::new(env!("KLD_SOURCE_ROOT")).join(script);
+    let o = Command::new(karenina_python())
+        .arg(&script)
+        .arg(out)
+        .args(args)
+        .args(bases)
+        .output()
+        .expect("the Karenina venv's python");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `kld args` on the case `what`: its output and stderr, which never tells
+/// of a panic.
+fn kld_on(what: &str, args: &[&OsStr]) -> (Output, String) {
+    let k = Command::new(env!("CARGO_BIN_EXE_kld"))
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&k.stderr).to_string();
+    assert!(!err.contains("panicked"), "{what}: {err}");
+    (k, err)
+}
+
+/// Whether kld refused as Karenina does: exit 1 and a `KLD-E201` located
+/// `at` the row Karenina names.
+fn refused_at(k: &Output, err: &str, at: &str) -> bool {
+    k.status.code() == Some(1) && err.contains("error[KLD-E201]") && err.contains(at)
 }
 
 #[test]
 #[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV)"]
 fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
     let tmp = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/karenina_coercion.py");
     let bases: Vec<_> = corpus_files("results")
         .into_iter()
         .filter(|p| {
@@ -70,24 +68,12 @@ fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
     let mut bad = Vec::new();
     for seed in ["1", "2"] {
         let out = tmp.path().join(format!("s{seed}"));
-        let o = Command::new(karenina_python())
-            .arg(&script)
-            .arg(&out)
-            .args([seed, "300"])
-            .args(&bases)
-            .output()
-            .expect("the Karenina venv's python");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        for line in String::from_utf8(o.stdout).unwrap().lines() {
-            let c: Value = serde_json::from_str(line).unwrap();
+        let script = "tests/scripts/karenina_coercion.py";
+        for c in karenina_cases(script, &out, [seed, "300"], &bases) {
             let file = c["file"].as_str().unwrap();
             let what = format!("{file} {}", c["changes"]);
-            let k = Command::new(env!("CARGO_BIN_EXE_kld"))
-                .args(["info", "--format", "json", file])
-                .output()
-                .unwrap();
-            let err = String::from_utf8_lossy(&k.stderr);
-            assert!(!err.contains("panicked"), "{what}: {err}");
+            let args = ["info", "--format", "json", file].map(OsStr::new);
+            let (k, err) = kld_on(&what, &args);
             cases += 1;
             if c.get("summary_error").is_some() {
                 raised += 1;
@@ -96,11 +82,7 @@ fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
             if let Some(e) = c.get("error") {
                 refused += 1;
                 let at = format!("at /results/{}/", c["index"]);
-                if k.status.code() != Some(1)
-                    || !err.contains("error[KLD-E201]")
-                    || !err.contains(&at)
-                    || !err.contains(file)
-                {
+                if !refused_at(&k, &err, &at) || !err.contains(file) {
                     bad.push(format!(
                         "{what}: Karenina refuses ({}), kld exit {:?}: {}",
                         e.as_str().unwrap().chars().take(200).collect::<String>(),
@@ -117,7 +99,14 @@ fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
             }
             let ours: Value = serde_json::from_slice(&k.stdout).unwrap();
             let mut out = Vec::new();
-            diff(&c["summary"], &ours["summary"], "", &mut out);
+            json_diff(
+                &c["summary"],
+                &ours["summary"],
+                "",
+                Integers::Exact,
+                &mut out,
+                &mut 0,
+            );
             bad.extend(out.into_iter().take(3).map(|d| format!("{what}: {d}")));
         }
     }
@@ -149,40 +138,30 @@ fn hand_typed_values_are_coerced_or_refused_as_karenina_does() {
 #[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV)"]
 fn hand_typed_csv_cells_are_read_or_refused_as_karenina_does() {
     let tmp = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/karenina_csv_coercion.py");
     let bases: Vec<_> = corpus_files("results")
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
         .collect();
-    let o = Command::new(karenina_python())
-        .arg(&script)
-        .arg(tmp.path().join("cases"))
-        .args(["7", "300"])
-        .args(&bases)
-        .output()
-        .expect("the Karenina venv's python");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = "tests/scripts/karenina_csv_coercion.py";
+    let cases_of_karenina = karenina_cases(script, &tmp.path().join("cases"), ["7", "300"], &bases);
     let (mut cases, mut refused, mut read) = (0, 0, 0);
     let mut bad = Vec::new();
-    for line in String::from_utf8(o.stdout).unwrap().lines() {
-        let c: Value = serde_json::from_str(line).unwrap();
+    for c in cases_of_karenina {
         let file = c["file"].as_str().unwrap();
         let what = format!("{file} {}", c["changes"]);
         let table = tmp.path().join("table.csv");
-        let k = Command::new(env!("CARGO_BIN_EXE_kld"))
-            .args(["export", "--table"])
-            .arg(&table)
-            .arg(file)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&k.stderr);
-        assert!(!err.contains("panicked"), "{what}: {err}");
+        let args = [
+            OsStr::new("export"),
+            OsStr::new("--table"),
+            table.as_os_str(),
+            OsStr::new(file),
+        ];
+        let (k, err) = kld_on(&what, &args);
         cases += 1;
         if let Some(i) = c.get("refused") {
             refused += 1;
             let at = format!("at /rows/{i}/");
-            if k.status.code() != Some(1) || !err.contains("error[KLD-E201]") || !err.contains(&at)
-            {
+            if !refused_at(&k, &err, &at) {
                 bad.push(format!(
                     "{what}: Karenina drops row {i}, kld exit {:?}: {}",
                     k.status.code(),

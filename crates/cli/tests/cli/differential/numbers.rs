@@ -92,30 +92,14 @@ fn f(v: &Value) -> Option<f64> {
 fn catalogue_numbers_equal_karenina_s_summary() {
     let dir = tempfile::tempdir().unwrap();
     // (The tools sit beside the corpus: `../shared/tools`.)
-    let tool = crate::common::shared_tools().join("karenina_runs.py");
-    let checkpoints = format!("{}/loads/*.jsonld", crate::common::corpus().display());
     let mut json = Vec::new();
     let mut csv = Vec::new();
     // (Seeds 2 and 11 stop inside Karenina's EmbeddingCheckStage in the tool.)
     for seed in ["1", "3", "7", "26"] {
         let out_dir = dir.path().join(format!("seed{seed}"));
-        let out = Command::new(crate::common::karenina_python())
-            .arg(&tool)
-            .args(["--seed", seed, "--checkpoints", &checkpoints, "--out"])
-            .arg(&out_dir)
-            .output()
-            .expect("the Karenina venv's python");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        for f in crate::common::files_in(&out_dir, "json") {
-            let name = f.file_name().unwrap().to_string_lossy().into_owned();
-            if name.starts_with("res-") && !name.ends_with(".expect.json") {
-                csv.push(f.with_extension("csv"));
-                json.push(std::fs::canonicalize(&f).unwrap());
-            }
+        for f in crate::common::karenina_runs(seed, &out_dir) {
+            csv.push(f.with_extension("csv"));
+            json.push(std::fs::canonicalize(&f).unwrap());
         }
     }
     assert!(json.len() >= 40, "only {} runs", json.len());

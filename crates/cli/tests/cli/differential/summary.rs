@@ -11,45 +11,11 @@
 //! json` of the JSON, the CSV, the database run and the run folder. Every
 //! key in Karenina's order, every number within 1e-9: zero disagreements.
 
+use super::{json_diff, Integers};
 use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Where the two values differ (keys in order, numbers within 1e-9).
-fn diff(theirs: &Value, ours: &Value, path: &str, out: &mut Vec<String>, keys: &mut usize) {
-    match (theirs, ours) {
-        (Value::Object(a), Value::Object(b)) => {
-            let (ka, kb): (Vec<&String>, Vec<&String>) = (a.keys().collect(), b.keys().collect());
-            if ka != kb {
-                out.push(format!("{path}: keys {ka:?} / kld {kb:?}"));
-            }
-            for (k, v) in a {
-                if let Some(w) = b.get(k) {
-                    diff(v, w, &format!("{path}.{k}"), out, keys);
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (v, w)) in a.iter().zip(b).enumerate() {
-                diff(v, w, &format!("{path}[{i}]"), out, keys);
-            }
-        }
-        (Value::Number(a), Value::Number(b)) => {
-            *keys += 1;
-            let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
-            if (x - y).abs() > 1e-9 * x.abs().max(y.abs()).max(1.0) {
-                out.push(format!("{path}: Karenina {a} / kld {b}"));
-            }
-        }
-        _ => {
-            *keys += 1;
-            if theirs != ours {
-                out.push(format!("{path}: Karenina {theirs} / kld {ours}"));
-            }
-        }
-    }
-}
 
 fn info(input: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_kld"))
@@ -91,16 +57,6 @@ fn as_a_csv_tells(theirs: &Value, cannot: &Value) -> Value {
 }
 
 /// Exports in a generated folder (not the sidecars).
-fn exports_in(dir: &Path) -> Vec<PathBuf> {
-    files_in(dir, "json")
-        .into_iter()
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("res-") && !n.ends_with(".expect.json")
-        })
-        .collect()
-}
-
 struct Tally {
     cases: usize,
     keys: usize,
@@ -111,7 +67,7 @@ struct Tally {
 impl Tally {
     fn compare(&mut self, face: &'static str, what: &str, theirs: &Value, ours: &Value) {
         let mut out = Vec::new();
-        diff(theirs, ours, "", &mut out, &mut self.keys);
+        json_diff(theirs, ours, "", Integers::Close, &mut out, &mut self.keys);
         self.cases += 1;
         *self.faces.entry(face).or_default() += 1;
         self.bad.extend(
@@ -126,23 +82,12 @@ impl Tally {
 #[ignore = "interop: needs Karenina's venv (tests/scripts/karenina-venv.sh; $KLD_KARENINA_VENV) and ../shared/tools"]
 fn summary_and_pass_rates_are_karenina_s_on_every_face() {
     let tmp = tempfile::tempdir().unwrap();
-    let tools = crate::common::shared_tools();
     let loads = corpus().join("loads");
     let mut exports = Vec::new();
     let mut dbs = Vec::new();
     for seed in ["1", "3"] {
         let out = tmp.path().join(format!("s{seed}"));
-        let st = Command::new(karenina_python())
-            .arg(tools.join("karenina_runs.py"))
-            .args(["--seed", seed, "--checkpoints"])
-            .arg(loads.join("*.jsonld"))
-            .arg("--out")
-            .arg(&out)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(st.success(), "karenina_runs.py --seed {seed}");
-        let these = exports_in(&out);
+        let these = karenina_runs(seed, &out);
         let db = tmp.path().join(format!("s{seed}.db"));
         let mut args: Vec<&std::ffi::OsStr> =
             vec!["--database".as_ref(), db.as_os_str(), loads.as_os_str()];
