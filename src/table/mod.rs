@@ -141,7 +141,7 @@ impl TraitColumn {
 }
 
 /// Token stages kept per row, as `template.usage_metadata` names them.
-pub const TOKEN_STAGES: [&str; 4] = ["total", "answer_generation", "parsing", "rubric_evaluation"];
+pub use crate::numbers::TOKEN_STAGES;
 
 /// The results table.
 #[derive(Clone, Debug, Default)]
