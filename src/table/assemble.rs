@@ -6,7 +6,6 @@ use super::{RunPart, Table};
 use crate::error::Result;
 use crate::numbers::facts::RowFacts;
 use crate::numbers::row::{number, obj, Row};
-use crate::numbers::FAMILIES;
 use crate::results::{RowError, Visit};
 use serde_json::Value;
 use std::path::Path;
@@ -107,7 +106,10 @@ impl<'t> Builder<'t> {
             .as_ref()
             .map(|v| v.as_f64().unwrap_or(f64::NAN));
         t.iterations.push(iterations);
-        for (dict, family) in FAMILIES {
+        // Every score dict, a CSV's (whose family the file does not say)
+        // under `unknown`, as `kld info` lists it.
+        for &(dict, family) in crate::results::SCORE_DICTS {
+            let family = family.unwrap_or(super::UNTYPED_FAMILY);
             for (name, v) in r.scores(dict).into_iter().flatten() {
                 let col = t.trait_column(family, name, i);
                 col.present.resize(i, false);
