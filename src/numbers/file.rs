@@ -4,6 +4,7 @@
 //! run when it holds several (by `metadata.run_name`), so that a summary
 //! over several runs says which it covers.
 
+use super::facts::RowFacts;
 use super::{Numbers, Ordered, CSV_CANNOT_TELL};
 use serde_json::{json, Map, Value};
 
@@ -38,7 +39,12 @@ impl FileNumbers {
 
     /// Adds one row.
     pub fn add(&mut self, row: &Value) {
-        let name = row["metadata"]["run_name"].as_str();
+        let facts = RowFacts::of_value(row, self.csv);
+        self.add_facts(row["metadata"]["run_name"].as_str(), &facts);
+    }
+
+    /// Adds one row's facts, of run `name` (`metadata.run_name`).
+    pub(crate) fn add_facts(&mut self, name: Option<&str>, facts: &RowFacts) {
         if self.all.is_none() && self.runs.len() == 1 {
             let first = &self.runs.iter().next().expect("one run").0;
             if first.as_deref() != name {
@@ -47,11 +53,11 @@ impl FileNumbers {
             }
         }
         if let Some(all) = &mut self.all {
-            all.add(row);
+            all.add_facts(facts);
         }
         let n = self.runs.entry(&name.map(str::to_string));
         n.csv = self.csv;
-        n.add(row);
+        n.add_facts(facts);
     }
 
     /// The runs (by run name; `None` for rows without one), in first-seen

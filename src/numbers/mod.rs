@@ -16,6 +16,7 @@
 
 pub(crate) mod arith;
 mod exact;
+pub(crate) mod facts;
 pub(crate) mod file;
 pub mod names;
 mod pass_rate;
@@ -26,9 +27,12 @@ pub mod tally;
 pub use file::{of_database_run, FileNumbers};
 pub use pass_rate::PassRates;
 
-use exact::{tokens, Count, ExactSum};
-use row::{get_or_zero, int, number, Row};
+pub use facts::TOKEN_STAGES;
+
+use exact::{Count, ExactSum};
+use facts::RowFacts;
 use serde_json::{json, Map, Value};
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A map that keeps first-insertion order (a Python dict).
@@ -48,13 +52,17 @@ impl<K, V> Default for Ordered<K, V> {
 }
 
 impl<K: std::hash::Hash + Eq + Clone, V: Default> Ordered<K, V> {
-    /// `defaultdict[key]`.
-    pub(crate) fn entry(&mut self, key: &K) -> &mut V {
+    /// `defaultdict[key]` (the key borrowed: a `&str` for a `String`).
+    pub(crate) fn entry<Q>(&mut self, key: &Q) -> &mut V
+    where
+        K: Borrow<Q>,
+        Q: std::hash::Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
         let i = match self.index.get(key) {
             Some(&i) => i,
             None => {
-                self.entries.push((key.clone(), V::default()));
-                self.index.insert(key.clone(), self.entries.len() - 1);
+                self.entries.push((key.to_owned(), V::default()));
+                self.index.insert(key.to_owned(), self.entries.len() - 1);
                 self.entries.len() - 1
             }
         };
@@ -176,75 +184,85 @@ impl Numbers {
 
     /// Adds one row (in the shape kld's readers hand on).
     pub fn add(&mut self, value: &Value) {
-        let r = Row::new(value, self.csv);
+        self.add_facts(&RowFacts::of_value(value, self.csv));
+    }
+
+    /// Counts the rows as a CSV export's (`CSV_CANNOT_TELL`).
+    pub(crate) fn set_csv(&mut self) {
+        self.csv = true;
+    }
+
+    /// Adds one row's facts: the one place Karenina's numbers are counted,
+    /// whether the row came from a result's JSON or from the results table.
+    pub(crate) fn add_facts(&mut self, f: &RowFacts) {
         self.num_results += 1;
-        let completed = r.completed();
-        self.num_completed += usize::from(completed);
-        let template = r.template_performed();
-        self.num_with_template += usize::from(template);
-        let rubric = r.rubric_performed();
-        self.num_with_rubric += usize::from(rubric);
-        self.num_with_judgment += usize::from(r.judgment_performed());
-        let qid = r.question_id();
+        self.num_completed += usize::from(f.completed);
+        self.num_with_template += usize::from(f.template);
+        self.num_with_rubric += usize::from(f.rubric);
+        self.num_with_judgment += usize::from(f.judgment);
+        let qid = f.question;
         if !self.questions.contains(qid) {
             self.questions.insert(qid.to_string());
         }
-        let (answering, parsing) = (r.model("answering"), r.model("parsing"));
-        let replicate = r.replicate();
-        if let Some(rep) = replicate {
+        if let Some(rep) = f.replicate {
             self.replicates.insert(rep);
         }
-        if let Some(t) = r.execution_time() {
+        if let Some(t) = f.execution_time {
             // Python's sum(): left to right.
             self.execution_time = Some(self.execution_time.unwrap_or(0.0) + t);
         }
-        let combo = r.combo();
-        self.add_tokens(&r, &combo);
-        let c = self.completion_by_combo.entry(&combo);
+        let combo: &str = &f.combo;
+        self.add_tokens(f, combo);
+        let c = self.completion_by_combo.entry(combo);
         c.total += 1;
-        c.passed += usize::from(completed);
-        if rubric {
-            for (i, (dict, _)) in FAMILIES.iter().enumerate() {
-                for name in r.scores(dict).into_iter().flat_map(|m| m.keys()) {
-                    let qs = self.trait_questions.entry(name.clone()).or_default();
-                    if !qs.contains(qid) {
-                        qs.insert(qid.to_string());
+        c.passed += usize::from(f.completed);
+        if f.rubric {
+            for &(family, name) in &f.traits {
+                let qs = match self.trait_questions.get_mut(name) {
+                    Some(qs) => qs,
+                    None => self.trait_questions.entry(name.to_string()).or_default(),
+                };
+                if !qs.contains(qid) {
+                    qs.insert(qid.to_string());
+                }
+                let evals = &mut self.trait_evaluations[family];
+                match evals.get_mut(name) {
+                    Some(n) => *n += 1,
+                    None => {
+                        evals.insert(name.to_string(), 1);
                     }
-                    *self.trait_evaluations[i].entry(name.clone()).or_default() += 1;
                 }
             }
         }
-        let verdict = r.verify_result();
-        if template {
-            let passed = usize::from(verdict == Some(true));
-            let t = self.pass_by_combo.entry(&combo);
+        if f.template {
+            let passed = usize::from(f.verdict == Some(true));
+            let t = self.pass_by_combo.entry(combo);
             t.total += 1;
             t.passed += passed;
-            if let Some(rep) = replicate {
+            if let Some(rep) = f.replicate {
                 let t = self.replicate_pass.entry(&rep);
                 t.total += 1;
                 t.passed += passed;
             }
         }
-        if let Some(m) = r.agent_metrics() {
-            if let Some(counts) = row::obj(&m["tool_call_counts"]) {
-                self.traces_with_tools += 1;
-                for (tool, n) in counts {
-                    *self.tool_calls.entry(tool.clone()).or_default() += int(n).unwrap_or(0);
-                    *self.tool_traces.entry(tool.clone()).or_default() += 1;
-                }
-            }
-            if let Some(n) = m.get("iterations").filter(|v| !v.is_null()) {
-                self.iterations.push(n.clone());
+        if let Some(counts) = &f.tool_calls {
+            self.traces_with_tools += 1;
+            for (tool, n) in counts {
+                *self.tool_calls.entry(tool.clone()).or_default() += n;
+                *self.tool_traces.entry(tool.clone()).or_default() += 1;
             }
         }
+        if let Some(n) = &f.iterations {
+            self.iterations.push(n.clone());
+        }
+        let (answering, parsing): (&str, &str) = (&f.answering, &f.parsing);
         self.pass_rates
-            .add(verdict, qid, &answering, &parsing, replicate);
-        if !self.models.contains(&answering) {
-            self.models.insert(answering);
+            .add(f.verdict, qid, answering, parsing, f.replicate);
+        if !self.models.contains(answering) {
+            self.models.insert(answering.to_string());
         }
-        if !self.parsing_models.contains(&parsing) {
-            self.parsing_models.insert(parsing);
+        if !self.parsing_models.contains(parsing) {
+            self.parsing_models.insert(parsing.to_string());
         }
     }
 
@@ -255,72 +273,44 @@ impl Numbers {
         self.token_sums[k][d].add(c);
     }
 
-    fn add_tokens(&mut self, r: &Row, combo: &str) {
-        let zero = Count::Small(0);
-        let mut combo_in: Option<Count> = None;
-        let mut combo_out: Option<Count> = None;
-        if let Some(usage) = r.usage() {
-            if let Some(total) = usage.get("total") {
-                let (i, o) = (
-                    get_or_zero(total, "input_tokens"),
-                    get_or_zero(total, "output_tokens"),
-                );
-                if number(&i).is_some() {
-                    let v = tokens(&i).unwrap_or(zero.clone());
-                    self.push_tokens(0, 0, &v);
-                    combo_in = Some(v);
-                }
-                if number(&o).is_some() {
-                    let v = tokens(&o).unwrap_or(zero.clone());
-                    self.push_tokens(0, 1, &v);
-                    combo_out = Some(v);
+    fn add_tokens(&mut self, f: &RowFacts, combo: &str) {
+        let t = &f.tokens;
+        // `total`: every valid count, and the combo's sums.
+        for (d, v) in t[0].iter().enumerate() {
+            if let Some(v) = v {
+                self.push_tokens(0, d, &v.count);
+            }
+        }
+        // The template's: answer generation and parsing summed, kept when
+        // either direction is above 0.
+        let [ti, to] = [0, 1].map(|d| {
+            let mut s = ExactSum::default();
+            for stage in &t[1..3] {
+                if let Some(v) = &stage[d] {
+                    s.add(&v.count);
                 }
             }
-            let (mut ti, mut to) = (ExactSum::default(), ExactSum::default());
-            for stage in ["answer_generation", "parsing"] {
-                if let Some(u) = usage.get(stage) {
-                    let (i, o) = (
-                        get_or_zero(u, "input_tokens"),
-                        get_or_zero(u, "output_tokens"),
-                    );
-                    if number(&i).is_some() {
-                        ti.add(&tokens(&i).unwrap_or(zero.clone()));
-                    }
-                    if number(&o).is_some() {
-                        to.add(&tokens(&o).unwrap_or(zero.clone()));
-                    }
-                }
-            }
-            let (ti, to) = (ti.count(), to.count());
-            if ti.positive() || to.positive() {
-                self.push_tokens(1, 0, &ti);
-                self.push_tokens(1, 1, &to);
-            }
-            if let Some(u) = usage.get("rubric_evaluation") {
-                self.positive(
-                    2,
-                    &get_or_zero(u, "input_tokens"),
-                    &get_or_zero(u, "output_tokens"),
-                );
+            s.count()
+        });
+        if ti.positive() || to.positive() {
+            self.push_tokens(1, 0, &ti);
+            self.push_tokens(1, 1, &to);
+        }
+        // The rubric's: values above 0.
+        for (d, v) in t[3].iter().enumerate() {
+            if let Some(v) = v.as_ref().filter(|v| v.above_zero) {
+                self.push_tokens(2, d, &v.count);
             }
         }
         // Deep judgment's tokens: Karenina reads `deep_judgment.usage_metadata`,
         // a field its result schema does not have (pydantic drops it on
         // load), so they are never counted; `tokens[3]` stays empty.
-        if combo_in.is_some() || combo_out.is_some() {
-            let e = self.tokens_by_combo.entry(&combo.to_string());
-            e.0.add(combo_in.as_ref().unwrap_or(&zero));
-            e.1.add(combo_out.as_ref().unwrap_or(&zero));
-        }
-    }
-
-    /// Appends valid, positive input and output tokens to kind `k`.
-    fn positive(&mut self, k: usize, i: &Value, o: &Value) {
-        if number(i).is_some_and(|x| x > 0.0) {
-            self.push_tokens(k, 0, &tokens(i).unwrap_or(Count::Small(0)));
-        }
-        if number(o).is_some_and(|x| x > 0.0) {
-            self.push_tokens(k, 1, &tokens(o).unwrap_or(Count::Small(0)));
+        let [ci, co] = &t[0];
+        if ci.is_some() || co.is_some() {
+            let zero = Count::Small(0);
+            let e = self.tokens_by_combo.entry(combo);
+            e.0.add(ci.as_ref().map_or(&zero, |v| &v.count));
+            e.1.add(co.as_ref().map_or(&zero, |v| &v.count));
         }
     }
 

@@ -4,8 +4,8 @@
 
 use super::{RunPart, Table};
 use crate::error::Result;
-use crate::numbers::row::{get_or_zero, int, number, obj, Row};
-use crate::numbers::FAMILIES;
+use crate::numbers::facts::RowFacts;
+use crate::numbers::row::{number, obj, Row};
 use crate::results::{RowError, Visit};
 use serde_json::Value;
 use std::path::Path;
@@ -85,16 +85,12 @@ impl<'t> Builder<'t> {
         t.failure_group.push(group);
         let stage = s(t, &failure["stage"]);
         t.failure_stage.push(stage);
-        // Tokens: what Karenina's summary reads, stage by stage.
-        let usage = r.usage();
-        for (k, stage) in super::TOKEN_STAGES.iter().enumerate() {
-            let u = usage.and_then(|u| u.get(*stage));
-            for (d, key) in ["input_tokens", "output_tokens"].iter().enumerate() {
-                let v = u.and_then(|u| {
-                    let x = get_or_zero(u, key);
-                    number(&x).map(|_| int(&x).unwrap_or(0))
-                });
-                t.tokens[k][d].push(v);
+        // Tokens: what Karenina's summary reads, stage by stage (its facts,
+        // as `kld info` reads them), each count within 64 bits.
+        let facts = RowFacts::of_value(value, csv);
+        for (k, stage) in facts.tokens.iter().enumerate() {
+            for (d, v) in stage.iter().enumerate() {
+                t.tokens[k][d].push(v.as_ref().map(|v| v.count.clamped()));
             }
         }
         let metrics = r.agent_metrics();
@@ -105,12 +101,15 @@ impl<'t> Builder<'t> {
         t.has_tool_counts.push(counts.is_some());
         let counts = counts.map(|c| t.strings.intern(&c));
         t.tool_calls.push(counts);
-        let iterations = metrics
+        let iterations = facts
+            .iterations
             .as_ref()
-            .and_then(|m| m.get("iterations").filter(|v| !v.is_null()))
             .map(|v| v.as_f64().unwrap_or(f64::NAN));
         t.iterations.push(iterations);
-        for (dict, family) in FAMILIES {
+        // Every score dict, a CSV's (whose family the file does not say)
+        // under `unknown`, as `kld info` lists it.
+        for &(dict, family) in crate::results::SCORE_DICTS {
+            let family = family.unwrap_or(super::UNTYPED_FAMILY);
             for (name, v) in r.scores(dict).into_iter().flatten() {
                 let col = t.trait_column(family, name, i);
                 col.present.resize(i, false);

@@ -109,10 +109,16 @@ pub struct RunPart {
     pub rows: usize,
 }
 
+/// The family of a CSV export's trait scores: a CSV does not say a
+/// trait's kind (`docs/results.md`), so its columns are
+/// `score.unknown.<key>`, as `kld info` lists them.
+pub const UNTYPED_FAMILY: &str = "unknown";
+
 /// A rubric trait's scores, one value per row of the table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraitColumn {
-    /// The trait family (`llm`, `regex`, `callable`, `metric`, `agentic`).
+    /// The trait family (`llm`, `regex`, `callable`, `metric`, `agentic`;
+    /// [`UNTYPED_FAMILY`] for a CSV export's scores).
     pub family: &'static str,
     /// The trait's name (the key of Karenina's `*_trait_scores` dict).
     pub name: String,
@@ -141,7 +147,7 @@ impl TraitColumn {
 }
 
 /// Token stages kept per row, as `template.usage_metadata` names them.
-pub const TOKEN_STAGES: [&str; 4] = ["total", "answer_generation", "parsing", "rubric_evaluation"];
+pub use crate::numbers::TOKEN_STAGES;
 
 /// The results table.
 #[derive(Clone, Debug, Default)]

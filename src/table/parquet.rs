@@ -516,6 +516,7 @@ fn parse_layout(text: &str) -> std::result::Result<Layout, String> {
             let fam = crate::numbers::FAMILIES
                 .iter()
                 .map(|(_, f)| *f)
+                .chain([super::UNTYPED_FAMILY])
                 .find(|f| *f == fam)
                 .ok_or_else(|| format!("`{TRAITS_KEY}`: no trait family {fam}"))?;
             Ok((fam, name, fields))

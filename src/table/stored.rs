@@ -6,6 +6,7 @@
 
 use super::{Builder, Table};
 use crate::error::{Error, Result};
+use crate::results::{progress, Visit};
 use crate::store::binding::holdings::{Holdings, Members};
 use crate::store::{CheckpointStore, GraphKind};
 use oxigraph::model::{GraphNameRef, NamedNode, Term};
@@ -38,15 +39,42 @@ pub fn read_source(table: &mut Table, graph: &str, source: &str) -> Result<()> {
     }
     let file = if path.is_dir() && crate::results::is_run_folder(path) {
         let cwd = std::env::current_dir().map_err(|e| Error::io(path, e))?;
-        match crate::results::run_folder::read(path, &cwd)?.results {
+        let run = crate::results::run_folder::read(path, &cwd)?;
+        match run.results {
             Some(f) => f,
-            // A run that wrote no results yet (failed early): a run of no
-            // rows, as its graph holds none.
+            // An unfinished run: its progressive-save sidecar's rows, as
+            // the store maps them (`rdf::verification::run_node`). A run
+            // that wrote no results yet (failed early) is a run of no rows,
+            // as its graph holds none.
             None => {
-                Builder::new(table, graph);
+                let mut b = Builder::new(table, graph);
+                let header = run.state.as_ref().map(|(_, s)| s.header());
+                match (&run.sidecar, header) {
+                    (Some(jsonl), h) => {
+                        let h = h.unwrap_or_else(|| serde_json::json!({}));
+                        progress::read_jsonl(jsonl, &h, &mut b)?;
+                    }
+                    (None, Some(h)) => b.header(&h),
+                    (None, None) => {}
+                }
                 return Ok(());
             }
         }
+    } else if progress::is_state_input(path, true) {
+        // An unfinished run outside a run folder (its `.state`, the source
+        // the store names): the rows of its `.results.jsonl`, or of a legacy
+        // state's `.tmp` export, as `rdf::verification::run_node` maps them.
+        let state = progress::read_state(path)?;
+        let results = progress::results_sidecar(path, &state);
+        let mut b = Builder::new(table, graph);
+        if !results.is_file() {
+            b.header(&state.header());
+        } else if state.is_legacy() {
+            crate::results::read_path_unhashed(&results, &mut b)?;
+        } else {
+            progress::read_jsonl(&results, &state.header(), &mut b)?;
+        }
+        return Ok(());
     } else {
         path.to_path_buf()
     };

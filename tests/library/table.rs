@@ -63,3 +63,66 @@ fn karenina_s_numbers_from_the_table_equal_kld_info_s() {
     }
     assert!(compared >= 20, "only {compared} results files compared");
 }
+
+/// A CSV export's trait scores are in the table (family `unknown`: a CSV
+/// does not say a trait's kind), each score equal to the one the same run's
+/// JSON export gives, row for row, and they survive Parquet.
+#[test]
+fn a_csv_export_s_trait_scores_are_its_json_twin_s() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus/results");
+    let (mut runs, mut scores) = (0, 0);
+    for csv in results_files()
+        .into_iter()
+        .filter(|p| p.starts_with(&dir) && p.extension().is_some_and(|e| e == "csv"))
+    {
+        let json = csv.with_extension("json");
+        if !json.is_file() {
+            continue;
+        }
+        let (c, j) = (
+            table::from_path(&csv).unwrap(),
+            table::from_path(&json).unwrap(),
+        );
+        assert_eq!(c.len(), j.len(), "{}", csv.display());
+        for col in &c.traits {
+            assert_eq!(col.family, table::UNTYPED_FAMILY, "{}", csv.display());
+        }
+        // Each trait of the CSV is one of the JSON's, by name (the family is
+        // the JSON's alone; Karenina's CSV leaves agentic traits out).
+        for cc in &c.traits {
+            let Some(jc) = j.traits.iter().find(|t| t.name == cc.name) else {
+                panic!("{}: trait {} is not in the JSON", csv.display(), cc.name);
+            };
+            assert_eq!(cc.keys(), jc.keys(), "{}: {}", csv.display(), jc.name);
+            for i in 0..j.len() {
+                assert_eq!(
+                    cc.present[i],
+                    jc.present[i],
+                    "{}: {}",
+                    csv.display(),
+                    cc.name
+                );
+                if !jc.present[i] {
+                    continue;
+                }
+                let (a, b) = (&cc.value[i], &jc.value[i]);
+                assert_eq!(a, b, "{}: {} row {i}", csv.display(), jc.name);
+                for ((_, fa), (_, fb)) in cc.fields.iter().zip(&jc.fields) {
+                    assert_eq!(fa[i], fb[i], "{}: {} row {i}", csv.display(), jc.name);
+                }
+                scores += 1;
+            }
+        }
+        let d = tempfile::tempdir().unwrap();
+        let pq = d.path().join("t.parquet");
+        table::parquet::write(&c, &pq).unwrap();
+        assert_eq!(
+            table::parquet::read(&pq).unwrap().traits,
+            c.traits,
+            "{}",
+            csv.display()
+        );
+        runs += 1;
+    }
+    assert!(runs >= 5 && scores >= 20, "{runs} runs, {scores} scores");
+}

@@ -1,7 +1,7 @@
 //! SPARQL agrees with the results table (issue 45): on every fixture under
 //! tests/data (the corpus checkpoints with their runs' JSON exports, the same
 //! runs' CSV exports, the board's two-run benchmark, Karenina's results
-//! database and run folders), each catalogue number query's answer over the
+//! database, run folders, unfinished runs' `.state`), each catalogue number query's answer over the
 //! quads equals its table view (`karenina_ld::table::catalogue`), and the
 //! board's rows read from the quads (`results::board::read`) equal those the
 //! server now takes from the table (`table::views::board_data`).
@@ -45,12 +45,26 @@ fn stores() -> Vec<(&'static str, CheckpointStore)> {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        // (An unfinished run's progressive-save sidecars are not read into
-        // the table yet: docs/results.md.)
-        .filter(|p| !p.to_string_lossy().contains("early_"))
         .collect();
     runs.sort();
     runs.push(data("runs/karenina.db"));
+    // Unfinished runs outside a run folder (a `.state` given): the early
+    // run's sidecars on their own, and a legacy state whose results are a
+    // `.tmp` export.
+    let alone = Path::new(env!("CARGO_TARGET_TMPDIR")).join("table-sparql-state");
+    std::fs::create_dir_all(&alone).unwrap();
+    for f in ["results.json.state", "results.json.results.jsonl"] {
+        std::fs::copy(
+            data("runs/root/early_20261122T080500Z").join(f),
+            alone.join(f),
+        )
+        .unwrap();
+    }
+    let states = vec![
+        alone.join("results.json.state"),
+        data("taskeval/legacy/results.json.state"),
+        data("taskeval/adele.jsonld"),
+    ];
     let sets = [
         ("json", with(files("corpus/results", ".json"))),
         ("csv", with(files("corpus/results", ".csv"))),
@@ -62,6 +76,7 @@ fn stores() -> Vec<(&'static str, CheckpointStore)> {
                 .collect(),
         ),
         ("runs", with(runs)),
+        ("states", with(states)),
     ];
     sets.into_iter()
         .map(|(name, inputs)| {

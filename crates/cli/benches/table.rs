@@ -88,8 +88,8 @@ fn main() {
     let heap = t.heap_bytes();
     let ours = t.numbers(0..rows);
     for (combo, tally) in ours.template_pass_by_combo() {
-        assert_eq!(theirs[combo]["passed"], tally.passed, "{combo}");
-        assert_eq!(theirs[combo]["total"], tally.total, "{combo}");
+        assert_eq!(theirs[&combo]["passed"], tally.passed, "{combo}");
+        assert_eq!(theirs[&combo]["total"], tally.total, "{combo}");
     }
 
     // The store: quads per result.
