@@ -1,0 +1,172 @@
+//! A table already rounded into text cells, with its title and caption,
+//! written as Markdown (a pipe table), LaTeX (booktabs) or an HTML table.
+//!
+//! Why a module of its own: `kld compare`'s tables (pairs, rates,
+//! agreement, κ, hardest questions) are many shapes of one thing, and each
+//! writer must escape as the leaderboard's tables do (the same `md`, `tex`
+//! and `esc` helpers, never a second escaper). The comparison module
+//! ([`super::comparison`]) decides the cells; this one only writes them.
+
+use super::svg::esc;
+use super::tables::{md, tex};
+
+/// A column's alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// Names.
+    Left,
+    /// Numbers.
+    Right,
+}
+
+/// One table: a title, a head, rows of text cells and a caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Short title (a heading in Markdown and HTML).
+    pub title: String,
+    /// Column heads.
+    pub head: Vec<String>,
+    /// Each column's alignment (as many as `head`).
+    pub align: Vec<Align>,
+    /// Rows, each as many cells as `head`.
+    pub rows: Vec<Vec<String>>,
+    /// The caption: what each number is, its n, the rounding.
+    pub caption: String,
+    /// A LaTeX label's last part (`tab:kld-compare-{label}`).
+    pub label: String,
+}
+
+impl Layout {
+    /// As Markdown: a heading, the pipe table, its caption.
+    pub fn markdown(&self) -> String {
+        let mut out = format!("### {}\n\n", md(&self.title));
+        let head: Vec<String> = self.head.iter().map(|h| md(h)).collect();
+        out.push_str(&format!("| {} |\n", head.join(" | ")));
+        let align: Vec<&str> = self
+            .align
+            .iter()
+            .map(|a| match a {
+                Align::Left => ":---",
+                Align::Right => "---:",
+            })
+            .collect();
+        out.push_str(&format!("| {} |\n", align.join(" | ")));
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(|c| md(c)).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out.push_str(&format!("\n{}\n\n", md(&self.caption)));
+        out
+    }
+
+    /// As a LaTeX `table` float with a booktabs `tabular`, the caption on
+    /// top (`\usepackage{booktabs}`).
+    pub fn latex(&self) -> String {
+        let spec: String = self
+            .align
+            .iter()
+            .map(|a| match a {
+                Align::Left => 'l',
+                Align::Right => 'r',
+            })
+            .collect();
+        let mut out = String::from("\\begin{table}[htbp]\n\\centering\n\\small\n");
+        out.push_str(&format!(
+            "\\caption{{{}. {}}}\n\\label{{tab:kld-compare-{}}}\n",
+            tex(&self.title),
+            tex(&self.caption),
+            tex(&self.label)
+        ));
+        out.push_str(&format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
+        let head: Vec<String> = self.head.iter().map(|h| tex(h)).collect();
+        out.push_str(&format!("{} \\\\\n\\midrule\n", head.join(" & ")));
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(|c| tex(c)).collect();
+            out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+        }
+        out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n");
+        out
+    }
+
+    /// As an HTML section: a heading, the table, its caption (numbered
+    /// `number`).
+    pub fn html(&self, number: usize) -> String {
+        let mut s = format!("<h2>{}</h2>\n<table>\n<thead><tr>", esc(&self.title));
+        for h in &self.head {
+            s.push_str(&format!("<th>{}</th>", esc(h)));
+        }
+        s.push_str("</tr></thead>\n<tbody>\n");
+        for r in &self.rows {
+            s.push_str("<tr>");
+            for (c, a) in r.iter().zip(&self.align) {
+                match a {
+                    Align::Left => s.push_str(&format!(
+                        "<th class=\"model\" title=\"{}\">{}</th>",
+                        esc(c),
+                        esc(c)
+                    )),
+                    Align::Right => s.push_str(&format!("<td class=\"num\">{}</td>", esc(c))),
+                }
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str(&format!(
+            "</tbody></table>\n<p class=\"caption\">Table {number}. {}</p>\n",
+            esc(&self.caption)
+        ));
+        s
+    }
+}
+
+/// Every layout as Markdown.
+pub fn markdown_all(tables: &[Layout]) -> String {
+    tables.iter().map(Layout::markdown).collect()
+}
+
+/// Every layout as LaTeX, after a comment naming the package it needs.
+pub fn latex_all(tables: &[Layout]) -> String {
+    let mut s = String::from("% kld compare --format latex: needs \\usepackage{booktabs}\n");
+    for t in tables {
+        s.push_str(&t.latex());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t() -> Layout {
+        Layout {
+            title: "Pairs & co_1".into(),
+            head: vec!["Model | A".into(), "Δ (points)".into()],
+            align: vec![Align::Left, Align::Right],
+            rows: vec![vec!["a_%<b>".into(), "+5.9 [3.6, 8.2]".into()]],
+            caption: "What 50 % means.".into(),
+            label: "pairs".into(),
+        }
+    }
+
+    #[test]
+    fn each_writer_escapes_with_the_grid_s_escapers() {
+        let m = t().markdown();
+        assert!(
+            m.contains("| Model \\| A | Δ (points) |\n| :--- | ---: |\n"),
+            "{m}"
+        );
+        assert!(m.contains("| a_%<b> | +5.9 [3.6, 8.2] |"), "{m}");
+        let l = t().latex();
+        assert!(l.contains("\\begin{tabular}{lr}\n\\toprule\n"), "{l}");
+        assert!(
+            l.contains("a\\_\\%<b> & +5.9 [3.6, 8.2] \\\\\n\\bottomrule"),
+            "{l}"
+        );
+        assert!(
+            l.contains("\\caption{Pairs \\& co\\_1. What 50 \\% means.}"),
+            "{l}"
+        );
+        let h = t().html(3);
+        assert!(h.contains("<th class=\"model\" title=\"a_%&lt;b&gt;\">a_%&lt;b&gt;</th>"));
+        assert!(h.contains("Table 3. What 50 % means."));
+    }
+}
