@@ -38,7 +38,9 @@ pub fn compare_report(c: &Comparison, source: &str, d: Digits, hardest: usize) -
         table += 1;
         s.push_str(&l.html(table));
     };
-    push_table(&mut s, &rates(c, d));
+    for l in rates(c, d) {
+        push_table(&mut s, &l);
+    }
     figure += 1;
     s.push_str(&format!(
         "<h2>Paired differences</h2>\n<figure>{}<figcaption>Figure {figure}. Paired differences between answering models, judges averaged: the mean per-question difference A − B (points) with its t interval; the dashed line is no difference. Its numbers are the next table's.</figcaption></figure>\n",
@@ -73,8 +75,8 @@ mod tests {
         let html = compare_report(&c, "run <1>.json", Digits(1), 10);
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert_eq!(html.matches("<svg ").count(), 2);
-        // rates, three pair views, agreement, κ, questions.
-        assert_eq!(html.matches("<p class=\"caption\">Table ").count(), 7);
+        // rates ×2, three pair views, agreement, κ, questions.
+        assert_eq!(html.matches("<p class=\"caption\">Table ").count(), 8);
         assert!(html.contains("from run &lt;1&gt;.json"));
         for external in ["src=", "href=", "@import", "url(", "<script"] {
             assert!(!html.contains(external), "{external}");

@@ -15,9 +15,15 @@ use super::layout::{Align, Layout};
 use super::Digits;
 use crate::numbers::names::{QUESTION_MEAN, TEMPLATE_PASS_RATE};
 use crate::stats::formats::Table;
-use crate::stats::report::{Comparison, PairRow};
+use crate::stats::report::{Comparison, PairRow, RateRow};
 use crate::stats::Stat;
 use std::collections::BTreeSet;
+
+/// The rates table's judge for a model's rows under every judge.
+const EVERY_JUDGE: &str = "every judge (rows together)";
+
+/// The agreement table's row over every answer.
+const EVERY_MODEL: &str = "all models";
 
 /// What a cell holds when its statistic is not defined.
 pub const NOT_DEFINED: &str = "n.d.";
@@ -115,22 +121,15 @@ pub fn pairs(c: &Comparison, d: Digits) -> Vec<Layout> {
 fn pairs_view(c: &Comparison, view: Option<u32>, rows: &[&PairRow], d: Digits) -> Layout {
     let lv = level(c.options.confidence);
     let mcnemar = rows.iter().any(|p| p.discordant.is_some());
-    let mut head: Vec<String> = [
-        "Model A",
-        "Model B",
-        "Questions",
-        "A (%)",
-        "B (%)",
-        "A − B (points)",
-    ]
-    .map(String::from)
-    .to_vec();
-    head.push(format!("{lv} % interval"));
-    for h in ["SE (points)", "p", "p (Holm)", "p (BH)"] {
+    let mut head: Vec<String> = ["A", "B", "n", "A (%)", "B (%)", "A − B"]
+        .map(String::from)
+        .to_vec();
+    head.push(format!("{lv} % CI"));
+    for h in ["SE", "p", "p Holm", "p BH"] {
         head.push(h.into());
     }
     if mcnemar {
-        head.push("Only A / only B".into());
+        head.push("Only A/B".into());
         head.push("McNemar p".into());
     }
     let mut align = vec![Align::Left, Align::Left];
@@ -185,7 +184,7 @@ fn pairs_view(c: &Comparison, view: Option<u32>, rows: &[&PairRow], d: Digits) -
         ),
     };
     let mut caption = format!(
-        "Paired comparison of answering models on the questions both answered, {what}. A (%) and B (%): each model's {} ({}); n = {} (Questions). A − B: the mean of the per-question differences, with its {lv} % t interval and standard error (paired t test, as scipy's ttest_rel); p two-sided, adjusted across this table's {} pair{} by Holm and by Benjamini–Hochberg. Pairs in the order of the models' {} over every judge, best first.",
+        "Paired comparison of two answering models, A and B, on the n questions both answered, {what}. A (%) and B (%): each model's {} ({}); n = {}. A − B: the mean of the per-question differences in points, with its {lv} % t interval (CI) and standard error (SE) in points (paired t test, as scipy's ttest_rel); p two-sided, adjusted across this table's {} pair{} by Holm and by Benjamini–Hochberg. Pairs in the order of the models' {} over every judge, best first.",
         QUESTION_MEAN.name,
         QUESTION_MEAN.definition,
         QUESTION_MEAN.n,
@@ -194,7 +193,7 @@ fn pairs_view(c: &Comparison, view: Option<u32>, rows: &[&PairRow], d: Digits) -
         TEMPLATE_PASS_RATE.name,
     );
     if mcnemar {
-        caption.push_str(" Only A / only B: questions only the first (second) model passed, where each model has one row per question; McNemar p: the exact test on them.");
+        caption.push_str(" Only A/B: the questions only the first model passed / only the second passed, where each model has one row per question; McNemar p: the exact test on them.");
     }
     caption.push_str(&rounding(d, true));
     caption.push_str(&why.sentence());
@@ -205,37 +204,45 @@ fn pairs_view(c: &Comparison, view: Option<u32>, rows: &[&PairRow], d: Digits) -
         rows: body,
         caption,
         label,
+        keys: vec![(0, "M", "Answering models"), (1, "M", "Answering models")],
+        unkeyed: vec![],
     }
 }
 
 /// The rates: per answering model over every judge's rows, then per
-/// answering model × judge (Karenina's template pass rate by combo).
-pub fn rates(c: &Comparison, d: Digits) -> Layout {
+/// answering model × judge (Karenina's template pass rate by combo), two
+/// tables (one would not fit a printed page).
+pub fn rates(c: &Comparison, d: Digits) -> Vec<Layout> {
+    vec![
+        rates_of(c, &c.rates, d, false),
+        rates_of(c, &c.combos, d, true),
+    ]
+}
+
+fn rates_of(c: &Comparison, of: &[RateRow], d: Digits, by_judge: bool) -> Layout {
     let lv = level(c.options.confidence);
-    let head: Vec<String> = vec![
+    let mut head: Vec<String> = vec![
         "Answering model".into(),
         "Judge".into(),
         "Rate (%)".into(),
         "Passed".into(),
         "n".into(),
-        format!("Wilson {lv} %"),
-        "Clustered SE (points)".into(),
+        "Wilson CI".into(),
+        "SE".into(),
         "Questions".into(),
-        format!("t {lv} %"),
+        "t CI".into(),
     ];
     let mut align = vec![Align::Left, Align::Left];
     align.extend(std::iter::repeat_n(Align::Right, head.len() - 2));
     let mut why = Why::default();
-    let rows = c
-        .rates
+    let mut rows: Vec<Vec<String>> = of
         .iter()
-        .chain(&c.combos)
         .map(|r| {
             let mut x = vec![
                 model(c, r.model).to_string(),
                 r.judge
                     .map(|j| judge(c, j).to_string())
-                    .unwrap_or_else(|| "every judge (rows together)".into()),
+                    .unwrap_or_else(|| EVERY_JUDGE.into()),
             ];
             x.push(why.cell(&r.count.rate(), |v| d.percent(*v)));
             x.push(r.count.passed.to_string());
@@ -249,12 +256,25 @@ pub fn rates(c: &Comparison, d: Digits) -> Layout {
             x
         })
         .collect();
+    if !by_judge {
+        // Every row's judge is every judge: the title says so.
+        head.remove(1);
+        align.remove(1);
+        for r in &mut rows {
+            r.remove(1);
+        }
+    }
     let karenina = TEMPLATE_PASS_RATE
         .karenina
         .map(|k| format!(" (Karenina's {k})"))
         .unwrap_or_default();
+    let whose = if by_judge {
+        "under each judge (parsing model) alone"
+    } else {
+        "over every judge's rows together (every judge; the judges' rows pooled, as Karenina's template_pass_overall pools them)"
+    };
     let caption = format!(
-        "The {} of each answering model: {}{karenina}; n = {}. First each model over every judge's rows together (every judge), then under each judge (parsing model) alone. Wilson: the {lv} % Wilson interval, the rows taken as independent; clustered: the standard error with each question a cluster (replicates and judges repeat a question) and its {lv} % t interval on (questions − 1) degrees of freedom, which can reach past 0 or 100 % on few questions.{}{}",
+        "The {} of each answering model {whose}: {}{karenina}; n = {}. Wilson CI: the {lv} % Wilson interval, the rows taken as independent; SE: the standard error in points with each question a cluster (replicates and judges repeat a question), Questions the clusters, and t CI its {lv} % t interval on (questions − 1) degrees of freedom, which can reach past 0 or 100 % on few questions.{}{}",
         TEMPLATE_PASS_RATE.name,
         TEMPLATE_PASS_RATE.definition,
         TEMPLATE_PASS_RATE.n,
@@ -262,12 +282,22 @@ pub fn rates(c: &Comparison, d: Digits) -> Layout {
         why.sentence()
     );
     Layout {
-        title: format!("Template pass rates with {lv} % intervals"),
+        title: if by_judge {
+            format!("Template pass rates by answering model and judge, {lv} % intervals")
+        } else {
+            format!("Template pass rates by answering model, {lv} % intervals")
+        },
         head,
         align,
         rows,
         caption,
-        label: "rates".into(),
+        label: if by_judge { "rates-by-judge" } else { "rates" }.into(),
+        keys: if by_judge {
+            vec![(0, "M", "Answering models"), (1, "J", "Judges")]
+        } else {
+            vec![(0, "M", "Answering models")]
+        },
+        unkeyed: vec![],
     }
 }
 
@@ -275,13 +305,13 @@ pub fn rates(c: &Comparison, d: Digits) -> Layout {
 pub fn agreement(c: &Comparison, d: Digits) -> Layout {
     let head: Vec<String> = [
         "Answers of",
-        "Answers",
-        "Rated twice or more",
-        "Pairwise agreement (%)",
+        "n",
+        "Rated ≥ 2",
+        "Pairwise (%)",
         "Unanimous (%)",
         "Fleiss' κ",
-        "Rated by every judge",
-        "Krippendorff's α",
+        "All judges",
+        "Kripp. α",
     ]
     .map(String::from)
     .to_vec();
@@ -295,7 +325,7 @@ pub fn agreement(c: &Comparison, d: Digits) -> Layout {
             vec![
                 a.model
                     .map(|m| model(c, m).to_string())
-                    .unwrap_or_else(|| "every answering model".into()),
+                    .unwrap_or_else(|| EVERY_MODEL.into()),
                 a.answers.to_string(),
                 why.cell(&a.percent, |p| p.units.to_string()),
                 why.cell(&a.percent, |p| d.percent(p.pairwise)),
@@ -307,7 +337,7 @@ pub fn agreement(c: &Comparison, d: Digits) -> Layout {
         })
         .collect();
     let caption = format!(
-        "Agreement of the {} judges (parsing models) on each answer's template verdict (verify_result). An answer is a question × answering model × replicate × run; a null verdict is a missing rating, not a failed one; n = answers with at least one rating (Answers). Pairwise agreement: over the answers rated twice or more, the mean share of judge pairs that agree; unanimous: the share on which every judge agrees. Fleiss' κ over the answers every judge rated (as statsmodels' fleiss_kappa); Krippendorff's α, nominal, over every answer rated twice or more (as krippendorff.alpha).{}{}",
+        "Agreement of the {} judges (parsing models) on each answer's template verdict (verify_result). An answer is a question × answering model × replicate × run; a null verdict is a missing rating, not a failed one; n = answers with at least one rating; Rated ≥ 2: those rated twice or more. Pairwise: over those, the mean share of judge pairs that agree; unanimous: the share on which every judge agrees. Fleiss' κ over the answers every judge rated (All judges; as statsmodels' fleiss_kappa); Kripp. α: Krippendorff's α, nominal, over every answer rated twice or more (as krippendorff.alpha).{}{}",
         c.obs.judges.len(),
         rounding(d, true),
         why.sentence()
@@ -319,6 +349,8 @@ pub fn agreement(c: &Comparison, d: Digits) -> Layout {
         rows,
         caption,
         label: "agreement".into(),
+        keys: vec![(0, "M", "Answering models")],
+        unkeyed: vec![EVERY_MODEL.into()],
     }
 }
 
@@ -370,6 +402,8 @@ pub fn kappa(c: &Comparison, d: Digits) -> Layout {
         rows,
         caption,
         label: "kappa".into(),
+        keys: vec![(0, "J", "Judges"), (1, "J", "Judges")],
+        unkeyed: vec![],
     }
 }
 
@@ -428,6 +462,8 @@ pub fn questions(c: &Comparison, d: Digits, hardest: usize) -> Layout {
         rows,
         caption,
         label: "questions".into(),
+        keys: vec![(1, "Q", "Questions")],
+        unkeyed: vec![],
     }
 }
 
@@ -435,7 +471,7 @@ pub fn questions(c: &Comparison, d: Digits, hardest: usize) -> Layout {
 pub fn compare_tables(c: &Comparison, table: Table, d: Digits, hardest: usize) -> Vec<Layout> {
     match table {
         Table::Pairs => pairs(c, d),
-        Table::Rates => vec![rates(c, d)],
+        Table::Rates => rates(c, d),
         Table::Agreement if c.obs.judges.len() < 2 => vec![agreement(c, d)],
         Table::Agreement => vec![agreement(c, d), kappa(c, d)],
         Table::Kappa => vec![kappa(c, d)],
@@ -529,18 +565,17 @@ pub(super) mod tests {
             a.caption
         );
         let every = &a.rows[0];
-        assert_eq!(every[0], "every answering model");
+        assert_eq!(every[0], "all models");
         assert_ne!(every[5], NOT_DEFINED);
     }
 
     #[test]
     fn rates_kappa_and_questions_hold_the_comparison_s_numbers() {
         let c = comparison();
-        let r = rates(&c, Digits(1));
-        assert_eq!(
-            &r.rows[0][..5],
-            ["m_a", "every judge (rows together)", "62.5", "5", "8"]
-        );
+        let r = &rates(&c, Digits(1))[0];
+        assert_eq!(&r.rows[0][..4], ["m_a", "62.5", "5", "8"]);
+        let by = &rates(&c, Digits(1))[1];
+        assert_eq!(&by.rows[0][..5], ["m_a", "j1", "75.0", "3", "4"]);
         assert!(r
             .caption
             .contains("rows with template verification performed"));

@@ -48,12 +48,18 @@ pub fn forest_svg(c: &Comparison, judge: Option<u32>, d: Digits) -> String {
     let rows = view(c, judge);
     let lv = level(c.options.confidence);
     let width = 900.0;
+    // Each side cut on its own, so both models stay readable (the whole
+    // names on hover).
     let labels: Vec<String> = rows
         .iter()
         .map(|p| format!("{} − {}", name(c, p.a), name(c, p.b)))
         .collect();
-    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(10);
-    let left = (longest.min(70) as f64 * 6.0 + 16.0).clamp(120.0, 440.0);
+    let shown: Vec<String> = rows
+        .iter()
+        .map(|p| format!("{} − {}", cut(name(c, p.a), 34), cut(name(c, p.b), 34)))
+        .collect();
+    let longest = shown.iter().map(|l| l.chars().count()).max().unwrap_or(10);
+    let left = (longest as f64 * 5.8 + 16.0).clamp(120.0, 440.0);
     let right = 170.0;
     let top = 56.0;
     let row_h = 22.0;
@@ -108,7 +114,7 @@ pub fn forest_svg(c: &Comparison, judge: Option<u32>, d: Digits) -> String {
         (left + width - right) / 2.0,
         top + plot_h + 30.0
     ));
-    for (i, (p, label)) in rows.iter().zip(&labels).enumerate() {
+    for (i, ((p, label), short)) in rows.iter().zip(&labels).zip(&shown).enumerate() {
         let y = top + i as f64 * row_h + row_h / 2.0;
         let (tip, right_text, mark) = match &p.paired {
             Ok(x) => {
@@ -155,7 +161,7 @@ pub fn forest_svg(c: &Comparison, judge: Option<u32>, d: Digits) -> String {
             width - right,
             left - 8.0,
             y + 4.0,
-            esc(&cut(label, 70)),
+            esc(short),
             width - right + 10.0,
             y + 4.0,
             esc(&right_text)

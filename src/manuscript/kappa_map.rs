@@ -42,7 +42,8 @@ pub fn kappa_svg(c: &Comparison, d: Digits) -> String {
     let longest = judges.iter().map(|j| j.chars().count()).max().unwrap_or(8);
     let left = (longest.min(40) as f64 * 6.2 + 16.0).max(80.0);
     let top = 60.0 + longest.min(28) as f64 * 4.6;
-    let width = (left + k as f64 * cw + 24.0).max(520.0);
+    // Column heads run up and right at 45°: room for the last one.
+    let width = (left + k as f64 * cw + 24.0 + longest.min(28) as f64 * 4.6).max(520.0);
     let height = top + k as f64 * ch + 64.0;
     let mut s = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11" role="img" aria-label="Judge agreement: Cohen's kappa of each pair of judges"><rect width="{width}" height="{height}" fill="#fff"/><text x="10" y="18" font-size="13" font-weight="bold">Judge agreement: Cohen's κ</text><text x="10" y="36" fill="#333">{}</text>"##,

@@ -10,6 +10,10 @@
 use super::svg::esc;
 use super::tables::{md, tex};
 
+/// The most rows one LaTeX float holds (at `\\footnotesize` a page holds
+/// about 45 with the caption); a longer table goes on in parts.
+const LATEX_ROWS: usize = 36;
+
 /// A column's alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
@@ -34,6 +38,14 @@ pub struct Layout {
     pub caption: String,
     /// A LaTeX label's last part (`tab:kld-compare-{label}`).
     pub label: String,
+    /// Columns of long names that LaTeX writes as keys (`M1`, `J1`, …)
+    /// listed in the caption, so the table fits a page: (column, key
+    /// prefix, what the names are). Columns with one prefix share its
+    /// numbering.
+    pub keys: Vec<(usize, &'static str, &'static str)>,
+    /// Cells of keyed columns that stay as they are (not a name:
+    /// "every answering model").
+    pub unkeyed: Vec<String>,
 }
 
 impl Layout {
@@ -70,21 +82,82 @@ impl Layout {
                 Align::Right => 'r',
             })
             .collect();
-        let mut out = String::from("\\begin{table}[htbp]\n\\centering\n\\small\n");
-        out.push_str(&format!(
-            "\\caption{{{}. {}}}\n\\label{{tab:kld-compare-{}}}\n",
-            tex(&self.title),
-            tex(&self.caption),
-            tex(&self.label)
-        ));
-        out.push_str(&format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
-        let head: Vec<String> = self.head.iter().map(|h| tex(h)).collect();
-        out.push_str(&format!("{} \\\\\n\\midrule\n", head.join(" & ")));
-        for r in &self.rows {
-            let cells: Vec<String> = r.iter().map(|c| tex(c)).collect();
-            out.push_str(&format!("{} \\\\\n", cells.join(" & ")));
+        // Names as keys, numbered by first appearance per prefix.
+        let mut keyed: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+        for &(_, prefix, what) in &self.keys {
+            if !keyed.iter().any(|k| k.0 == prefix) {
+                keyed.push((prefix, what, Vec::new()));
+            }
         }
-        out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n");
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for r in &self.rows {
+            let mut out = Vec::new();
+            for (ci, c) in r.iter().enumerate() {
+                let key = self.keys.iter().find(|k| k.0 == ci);
+                match key {
+                    Some(&(_, prefix, _)) if !self.unkeyed.contains(c) => {
+                        let names = &mut keyed
+                            .iter_mut()
+                            .find(|k| k.0 == prefix)
+                            .expect("every prefix listed")
+                            .2;
+                        let i = match names.iter().position(|n| n == c) {
+                            Some(i) => i,
+                            None => {
+                                names.push(c);
+                                names.len() - 1
+                            }
+                        };
+                        out.push(format!("{prefix}{}", i + 1));
+                    }
+                    _ => out.push(tex(c)),
+                }
+            }
+            rows.push(out);
+        }
+        let mut caption = tex(&self.caption);
+        for (prefix, what, names) in &keyed {
+            let list: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{prefix}{} = {}", i + 1, tex(n)))
+                .collect();
+            if !list.is_empty() {
+                caption.push_str(&format!(" {what}: {}.", list.join("; ")));
+            }
+        }
+        let head: Vec<String> = self.head.iter().map(|h| tex(h)).collect();
+        let mut out = String::new();
+        let parts = rows.len().div_ceil(LATEX_ROWS).max(1);
+        let per = rows.len().div_ceil(parts).max(1);
+        let chunks: Vec<&[Vec<String>]> = if rows.is_empty() {
+            vec![&rows[..]]
+        } else {
+            rows.chunks(per).collect()
+        };
+        for (pi, chunk) in chunks.into_iter().enumerate() {
+            out.push_str("\\begin{table}[htbp]\n\\centering\n\\footnotesize\n\\setlength{\\tabcolsep}{3pt}\n");
+            if pi == 0 {
+                out.push_str(&format!(
+                    "\\caption{{{}. {}}}\n\\label{{tab:kld-compare-{}}}\n",
+                    tex(&self.title),
+                    caption,
+                    tex(&self.label)
+                ));
+            } else {
+                out.push_str(&format!(
+                    "\\caption{{{} (continued, part {} of {parts}).}}\n",
+                    tex(&self.title),
+                    pi + 1
+                ));
+            }
+            out.push_str(&format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n"));
+            out.push_str(&format!("{} \\\\\n\\midrule\n", head.join(" & ")));
+            for r in chunk {
+                out.push_str(&format!("{} \\\\\n", r.join(" & ")));
+            }
+            out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n");
+        }
         out
     }
 
@@ -144,6 +217,8 @@ mod tests {
             rows: vec![vec!["a_%<b>".into(), "+5.9 [3.6, 8.2]".into()]],
             caption: "What 50 % means.".into(),
             label: "pairs".into(),
+            keys: vec![],
+            unkeyed: vec![],
         }
     }
 
@@ -158,13 +233,38 @@ mod tests {
         let l = t().latex();
         assert!(l.contains("\\begin{tabular}{lr}\n\\toprule\n"), "{l}");
         assert!(
-            l.contains("a\\_\\%<b> & +5.9 [3.6, 8.2] \\\\\n\\bottomrule"),
+            l.contains("Model \\textbar{} A & $\\Delta$ (points) \\\\\n"),
+            "{l}"
+        );
+        assert!(
+            l.contains("a\\_\\%$<$b$>$ & +5.9 [3.6, 8.2] \\\\\n\\bottomrule"),
             "{l}"
         );
         assert!(
             l.contains("\\caption{Pairs \\& co\\_1. What 50 \\% means.}"),
             "{l}"
         );
+        let mut k = t();
+        k.rows.push(vec!["every model".into(), "1".into()]);
+        k.rows.push(vec!["a_%<b>".into(), "2".into()]);
+        k.keys = vec![(0, "M", "Answering models")];
+        k.unkeyed = vec!["every model".into()];
+        let l = k.latex();
+        assert!(
+            l.contains("M1 & +5.9 [3.6, 8.2] \\\\\nevery model & 1 \\\\\nM1 & 2 \\\\\n"),
+            "{l}"
+        );
+        assert!(l.contains("Answering models: M1 = a\\_\\%$<$b$>$.}"), "{l}");
+        // A long table goes on in parts of at most LATEX_ROWS rows.
+        let mut long = t();
+        long.rows = (0..50)
+            .map(|i| vec![format!("m{i}"), i.to_string()])
+            .collect();
+        let l = long.latex();
+        assert_eq!(l.matches("\\begin{tabular}").count(), 2);
+        assert_eq!(l.matches(" \\\\\n").count(), 50 + 2, "rows and heads");
+        assert!(l.contains("(continued, part 2 of 2)"));
+        assert_eq!(l.matches("\\label{").count(), 1);
         let h = t().html(3);
         assert!(h.contains("<th class=\"model\" title=\"a_%&lt;b&gt;\">a_%&lt;b&gt;</th>"));
         assert!(h.contains("Table 3. What 50 % means."));

@@ -258,6 +258,7 @@ pub(super) fn tex(s: &str) -> String {
             '…' => o.push_str("\\ldots{}"),
             // OT1's text fonts print < and > as ¡ and ¿.
             '<' => o.push_str("$<$"),
+            '|' => o.push_str("\\textbar{}"),
             '>' => o.push_str("$>$"),
             c if c.is_ascii() => o.push(c),
             // pdflatex's default input encoding is UTF-8, but its fonts
