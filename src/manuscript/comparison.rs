@@ -271,7 +271,7 @@ fn rates_of(c: &Comparison, of: &[RateRow], d: Digits, by_judge: bool) -> Layout
     let whose = if by_judge {
         "under each judge (parsing model) alone"
     } else {
-        "over every judge's rows together (every judge; the judges' rows pooled, as Karenina's template_pass_overall pools them)"
+        "over every judge's rows together (the judges' rows pooled, as kld compare's per-model rate and its intervals pool them; the leaderboard's mean of judges does not)"
     };
     let caption = format!(
         "The {} of each answering model {whose}: {}{karenina}; n = {}. Wilson CI: the {lv} % Wilson interval, the rows taken as independent; SE: the standard error in points with each question a cluster (replicates and judges repeat a question), Questions the clusters, and t CI its {lv} % t interval on (questions − 1) degrees of freedom, which can reach past 0 or 100 % on few questions.{}{}",

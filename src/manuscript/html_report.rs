@@ -23,7 +23,7 @@ body{font:14px/1.45 Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;
 table{border-collapse:collapse;margin:1em 0}th,td{padding:4px 8px;border-bottom:1px solid #ddd}
 thead th{border-bottom:2px solid #111;vertical-align:bottom}td.num{text-align:right;white-space:nowrap}
 th.model{text-align:left;max-width:22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:normal}
-small{color:#333}figure{margin:1.5em 0;overflow-x:auto}figcaption,p.caption{font-size:13px;color:#222;max-width:60em}
+small{color:#333}figure{margin:1.5em 0;overflow-x:auto}div.wide{overflow-x:auto}figcaption,p.caption{font-size:13px;color:#222;max-width:60em}
 </style>"#;
 
 /// A report's head up to `<body>`, titled `title` (escaped).

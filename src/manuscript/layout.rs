@@ -164,9 +164,17 @@ impl Layout {
     /// As an HTML section: a heading, the table, its caption (numbered
     /// `number`).
     pub fn html(&self, number: usize) -> String {
-        let mut s = format!("<h2>{}</h2>\n<table>\n<thead><tr>", esc(&self.title));
-        for h in &self.head {
-            s.push_str(&format!("<th>{}</th>", esc(h)));
+        // The table scrolls in its box, never the page (700 px screens).
+        let mut s = format!(
+            "<h2>{}</h2>\n<div class=\"wide\"><table>\n<thead><tr>",
+            esc(&self.title)
+        );
+        for (h, a) in self.head.iter().zip(&self.align) {
+            let side = match a {
+                Align::Left => "left",
+                Align::Right => "right",
+            };
+            s.push_str(&format!("<th style=\"text-align:{side}\">{}</th>", esc(h)));
         }
         s.push_str("</tr></thead>\n<tbody>\n");
         for r in &self.rows {
@@ -184,7 +192,7 @@ impl Layout {
             s.push_str("</tr>\n");
         }
         s.push_str(&format!(
-            "</tbody></table>\n<p class=\"caption\">Table {number}. {}</p>\n",
+            "</tbody></table></div>\n<p class=\"caption\">Table {number}. {}</p>\n",
             esc(&self.caption)
         ));
         s

@@ -243,7 +243,7 @@ fn markdown_latex_and_html_hold_kld_compare_s_numbers_rounded() {
         "the forest plot and the κ heatmap"
     );
     // rates ×2, pairs (averaged, two judges), agreement, κ, questions.
-    assert_eq!(html.matches("<table>").count(), 8);
+    assert_eq!(html.matches("<div class=\"wide\"><table>").count(), 8);
     for external in ["src=", "href=", "@import", "url(", "<script"] {
         assert!(!html.contains(external), "{external}");
     }
@@ -337,4 +337,7 @@ fn compare_markdown_parses_latex_compiles_and_the_report_opens_offline() {
     );
     assert_eq!(seen["tables_on_page"], 8, "{seen}");
     assert_eq!(seen["requests_elsewhere"], 0, "{seen}");
+    // At 700 px the tables and figures scroll in their boxes, not the page.
+    let (page, window) = (&seen["scroll_700"][0], &seen["scroll_700"][1]);
+    assert!(page.as_f64() <= window.as_f64(), "{seen}");
 }
