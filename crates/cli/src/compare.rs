@@ -62,15 +62,18 @@ pub enum TableArg {
 pub struct CompareArgs {
     /// Results export (JSON or CSV) of a verification run, a run folder's results.json, or a run of Karenina's results database (DB#run=ID, or DB when it holds one run).
     pub input: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: CompareFormat,
+    /// Output format [default: text; with --figure, svg].
+    #[arg(long, value_enum)]
+    pub format: Option<CompareFormat>,
     /// Which table: with --format csv one (default pairs); with markdown or latex every one unless given.
     #[arg(long, value_enum)]
     pub table: Option<TableArg>,
     /// A figure instead of tables: --format svg draws it, --format csv writes its data.
     #[arg(long, value_enum)]
     pub figure: Option<FigureArg>,
+    /// With --figure forest: the pairs under this judge (parsing model, as kld compare names it) instead of judges averaged.
+    #[arg(long, value_name = "JUDGE")]
+    pub judge: Option<String>,
     /// Digits after the decimal point of percentages and points in markdown, latex, html, svg and a figure's csv (kappa, alpha, r and p get two more).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=10))]
     pub digits: u8,
@@ -96,7 +99,12 @@ pub struct CompareArgs {
 
 /// Runs `kld compare`.
 pub fn compare(a: CompareArgs) -> anyhow::Result<u8> {
-    match (a.format, a.figure) {
+    // Text, or with --figure its SVG.
+    let format = a.format.unwrap_or(match a.figure {
+        Some(_) => CompareFormat::Svg,
+        None => CompareFormat::Text,
+    });
+    match (format, a.figure) {
         (CompareFormat::Svg, None) => {
             bail!("--format svg draws a figure: add --figure forest or --figure kappa")
         }
@@ -108,6 +116,9 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<u8> {
     }
     if a.figure.is_some() && a.table.is_some() {
         bail!("give --table or --figure, not both");
+    }
+    if a.judge.is_some() && a.figure != Some(FigureArg::Forest) {
+        bail!("--judge chooses the pairs of --figure forest");
     }
     let obs = match stats::observations(&a.input) {
         Ok(o) => o,
@@ -130,6 +141,20 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<u8> {
         }
     };
     let d = Digits(a.digits.into());
+    let view = match &a.judge {
+        None => None,
+        Some(name) => match c.obs.judges.iter().position(|j| j == name) {
+            Some(j) => Some(j as u32),
+            None => {
+                eprintln!(
+                    "{}: no parsing model is named {name:?}; the run's are: {}",
+                    a.input.display(),
+                    c.obs.judges.join(", ")
+                );
+                return Ok(INVALID);
+            }
+        },
+    };
     let table = a.table.map(|t| match t {
         TableArg::Pairs => Table::Pairs,
         TableArg::Rates => Table::Rates,
@@ -151,10 +176,10 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<u8> {
             .flat_map(|t| manuscript::compare_tables(&c, t, d, a.hardest))
             .collect()
     };
-    let text = match (a.format, a.figure) {
-        (CompareFormat::Svg, Some(FigureArg::Forest)) => manuscript::forest_svg(&c, None, d),
+    let text = match (format, a.figure) {
+        (CompareFormat::Svg, Some(FigureArg::Forest)) => manuscript::forest_svg(&c, view, d),
         (CompareFormat::Svg, Some(FigureArg::Kappa)) => manuscript::kappa_svg(&c, d),
-        (_, Some(FigureArg::Forest)) => manuscript::forest_csv(&c, None, d)?,
+        (_, Some(FigureArg::Forest)) => manuscript::forest_csv(&c, view, d)?,
         (_, Some(FigureArg::Kappa)) => manuscript::kappa_csv(&c, d)?,
         (CompareFormat::Json, None) => serde_json::to_string_pretty(&c.to_json())? + "\n",
         (CompareFormat::Csv, None) => c.to_csv(table.unwrap_or(Table::Pairs)),

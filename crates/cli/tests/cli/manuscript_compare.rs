@@ -101,11 +101,33 @@ fn the_figures_csv_is_kld_compare_s_csv_rounded() {
     }
     // The SVGs: a row per pair, a cell per judge pair (both triangles and
     // the diagonal), nothing but SVG.
-    let svg = compare(&["--figure", "forest", "--format", "svg"]);
+    let svg = compare(&["--figure", "forest"]);
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert_eq!(svg.matches("<g class=\"pair\">").count(), averaged.len());
     let svg = compare(&["--figure", "kappa", "--format", "svg"]);
     assert_eq!(svg.matches("<g class=\"cell\">").count(), 4);
+    // --judge: that judge's pairs, as the pairs table gives them.
+    let judge = "langchain:gpt-4.1-nano";
+    let (_, fig) = rows(&compare(&[
+        "--figure", "forest", "--format", "csv", "--digits", "6", "--judge", judge,
+    ]));
+    let theirs: Vec<&Vec<String>> = cmp
+        .iter()
+        .filter(|r| r[col(&ch, "judge")] == judge)
+        .collect();
+    assert_eq!(fig.len(), theirs.len());
+    for (f, c) in fig.iter().zip(&theirs) {
+        assert_eq!(f[col(&fh, "judge")], judge);
+        assert_eq!(f[col(&fh, "diff (points)")], pct(&c[col(&ch, "diff")], d));
+    }
+    let out = kld()
+        .arg("compare")
+        .arg(run())
+        .args(["--figure", "forest", "--format", "svg", "--judge", "nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(judge));
 }
 
 /// The cells of the Markdown table whose first cells are `key`.
