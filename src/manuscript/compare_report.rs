@@ -9,8 +9,9 @@
 //! results file (`kld compare RESULTS`); both share the stylesheet, the
 //! escaping and the table writers.
 
-use super::comparison::{agreement, kappa, level, pairs, questions, rates};
+use super::comparison::{agreement, kappa, pairs, questions, rates};
 use super::html_report::head;
+use super::numerals::level;
 use super::svg::esc;
 use super::{forest_svg, kappa_svg, Digits};
 use crate::stats::report::Comparison;

@@ -12,86 +12,18 @@
 //! statistic that is not defined is `n.d.` with its reason in the caption.
 
 use super::layout::{Align, Layout};
+pub use super::numerals::NOT_DEFINED;
+use super::numerals::{bracket, level, rounding, signed, Why};
 use super::Digits;
 use crate::numbers::names::{QUESTION_MEAN, TEMPLATE_PASS_RATE};
 use crate::stats::formats::Table;
 use crate::stats::report::{Comparison, PairRow, RateRow};
-use crate::stats::Stat;
-use std::collections::BTreeSet;
 
 /// The rates table's judge for a model's rows under every judge.
 const EVERY_JUDGE: &str = "every judge (rows together)";
 
 /// The agreement table's row over every answer.
 const EVERY_MODEL: &str = "all models";
-
-/// What a cell holds when its statistic is not defined.
-pub const NOT_DEFINED: &str = "n.d.";
-
-/// The reasons of the `n.d.` cells of one table.
-#[derive(Default)]
-struct Why(BTreeSet<String>);
-
-impl Why {
-    fn cell<T>(&mut self, s: &Stat<T>, f: impl Fn(&T) -> String) -> String {
-        match s {
-            Ok(v) => f(v),
-            Err(e) => {
-                self.0.insert(e.0.clone());
-                NOT_DEFINED.into()
-            }
-        }
-    }
-
-    /// The caption's last sentence.
-    fn sentence(&self) -> String {
-        if self.0.is_empty() {
-            return String::new();
-        }
-        let parts: Vec<&str> = self.0.iter().map(String::as_str).collect();
-        format!(" {NOT_DEFINED}: not defined, because {}.", parts.join("; "))
-    }
-}
-
-/// The confidence as a level in percent: `0.95` is `95`.
-pub(super) fn level(confidence: f64) -> String {
-    format!("{}", (confidence * 1000.0).round() / 10.0)
-}
-
-/// "Rounded to …": percentages and points to `d`, coefficients and p to
-/// two more.
-fn rounding(d: Digits, coefficients: bool) -> String {
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
-    let mut s = format!(
-        " Percentages and points rounded to {} decimal{}",
-        d.0,
-        plural(d.0)
-    );
-    if coefficients {
-        s.push_str(&format!(
-            "; κ, α, r and p to {} (p below that as < {})",
-            d.0 + 2,
-            Digits(d.0 + 2).fmt(10f64.powi(-((d.0 + 2) as i32)))
-        ));
-    }
-    s.push('.');
-    s
-}
-
-/// `[lo, hi]` in percent (or points).
-fn bracket(d: Digits, lo: f64, hi: f64) -> String {
-    format!("[{}, {}]", d.percent(lo), d.percent(hi))
-}
-
-/// A signed difference in points (a true minus sign).
-pub(super) fn signed(d: Digits, x: f64) -> String {
-    let s = d.percent(x);
-    if s.starts_with('-') {
-        s.replacen('-', "−", 1)
-    } else {
-        format!("+{s}")
-    }
-}
 
 fn model(c: &Comparison, m: u32) -> &str {
     &c.obs.models[m as usize]
@@ -593,18 +525,5 @@ pub(super) mod tests {
         assert!(q
             .caption
             .starts_with("The 2 hardest of the run's 4 questions"));
-    }
-
-    #[test]
-    fn digits_round_percentages_coefficients_and_p() {
-        let d = Digits(1);
-        assert_eq!(d.percent(0.1234), "12.3");
-        assert_eq!(d.coefficient(0.12345), "0.123");
-        assert_eq!(d.p(0.0004), "< 0.001");
-        assert_eq!(d.p(0.0456), "0.046");
-        assert_eq!(signed(d, -0.05), "−5.0");
-        assert_eq!(signed(Digits(0), 0.5), "+50");
-        assert_eq!(level(0.95), "95");
-        assert_eq!(level(0.975), "97.5");
     }
 }

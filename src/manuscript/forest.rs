@@ -8,7 +8,7 @@
 //! the numbers `kld compare --format csv --table pairs` gives, rounded.
 //! Written as SVG by kld, as the leaderboard's figures are ([`super::svg`]).
 
-use super::comparison::{level, signed};
+use super::numerals::{level, signed};
 use super::svg::{csv_out, cut, esc};
 use super::Digits;
 use crate::error::Result;

@@ -29,6 +29,7 @@ pub mod intervals;
 mod judge_grid;
 mod kappa_map;
 mod layout;
+mod numerals;
 mod svg;
 mod tables;
 
