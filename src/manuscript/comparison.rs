@@ -145,9 +145,15 @@ fn pairs_view(c: &Comparison, view: Option<u32>, rows: &[&PairRow], d: Digits) -
 /// answering model × judge (Karenina's template pass rate by combo), two
 /// tables (one would not fit a printed page).
 pub fn rates(c: &Comparison, d: Digits) -> Vec<Layout> {
+    // Models best first (kld compare's ranking), each model's judges in
+    // the run's order.
+    let order: Vec<u32> = c.ranking.iter().map(|r| r.model).collect();
+    let by_model: Vec<RateRow> = order.iter().map(|&m| c.rates[m as usize].clone()).collect();
+    let mut combos = c.combos.clone();
+    combos.sort_by_key(|r| order.iter().position(|&m| m == r.model));
     vec![
-        rates_of(c, &c.rates, d, false),
-        rates_of(c, &c.combos, d, true),
+        rates_of(c, &by_model, d, false),
+        rates_of(c, &combos, d, true),
     ]
 }
 
@@ -206,7 +212,7 @@ fn rates_of(c: &Comparison, of: &[RateRow], d: Digits, by_judge: bool) -> Layout
         "over every judge's rows together (the judges' rows pooled, as kld compare's per-model rate and its intervals pool them; the leaderboard's mean of judges does not)"
     };
     let caption = format!(
-        "The {} of each answering model {whose}: {}{karenina}; n = {}. Wilson CI: the {lv} % Wilson interval, the rows taken as independent; SE: the standard error in points with each question a cluster (replicates and judges repeat a question), Questions the clusters, and t CI its {lv} % t interval on (questions − 1) degrees of freedom, which can reach past 0 or 100 % on few questions.{}{}",
+        "The {} of each answering model {whose}, best first: {}{karenina}; n = {}. Wilson CI: the {lv} % Wilson interval, the rows taken as independent; SE: the standard error in points with each question a cluster (replicates and judges repeat a question), Questions the clusters, and t CI its {lv} % t interval on (questions − 1) degrees of freedom, which can reach past 0 or 100 % on few questions.{}{}",
         TEMPLATE_PASS_RATE.name,
         TEMPLATE_PASS_RATE.definition,
         TEMPLATE_PASS_RATE.n,
@@ -505,9 +511,12 @@ pub(super) mod tests {
     fn rates_kappa_and_questions_hold_the_comparison_s_numbers() {
         let c = comparison();
         let r = &rates(&c, Digits(1))[0];
-        assert_eq!(&r.rows[0][..4], ["m_a", "62.5", "5", "8"]);
+        // Best first: m&c (100 %), m_a, m|b.
+        let firsts: Vec<&str> = r.rows.iter().map(|x| x[0].as_str()).collect();
+        assert_eq!(firsts, ["m&c", "m_a", "m|b"]);
+        assert_eq!(&r.rows[1][..4], ["m_a", "62.5", "5", "8"]);
         let by = &rates(&c, Digits(1))[1];
-        assert_eq!(&by.rows[0][..5], ["m_a", "j1", "75.0", "3", "4"]);
+        assert_eq!(&by.rows[2][..5], ["m_a", "j1", "75.0", "3", "4"]);
         assert!(r
             .caption
             .contains("rows with template verification performed"));
