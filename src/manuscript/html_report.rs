@@ -17,21 +17,27 @@ pub(crate) fn stretched(rate: f64, lo: f64, hi: f64) -> String {
     format!("hsl({}, 70%, 84%)", (t * 120.0).round())
 }
 
-/// The report of `grids` and `heatmaps` (see the module docs).
-pub fn html_report(grids: &[Grid], heatmaps: &[QuestionRates], digits: Digits) -> String {
-    let mut s = String::from(
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kld leaderboard report</title>
-<style>
+/// The reports' stylesheet (inline: nothing is fetched).
+const STYLE: &str = r#"<style>
 body{font:14px/1.45 Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#111}
 table{border-collapse:collapse;margin:1em 0}th,td{padding:4px 8px;border-bottom:1px solid #ddd}
 thead th{border-bottom:2px solid #111;vertical-align:bottom}td.num{text-align:right;white-space:nowrap}
 th.model{text-align:left;max-width:22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:normal}
-small{color:#333}figure{margin:1.5em 0;overflow-x:auto}figcaption,p.caption{font-size:13px;color:#222;max-width:60em}
-</style></head><body>
-<h1>Leaderboard</h1>
-"#,
-    );
+small{color:#333}figure{margin:1.5em 0;overflow-x:auto}div.wide{overflow-x:auto}figcaption,p.caption{font-size:13px;color:#222;max-width:60em}
+</style>"#;
+
+/// A report's head up to `<body>`, titled `title` (escaped).
+pub(super) fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n{STYLE}</head><body>\n",
+        esc(title)
+    )
+}
+
+/// The report of `grids` and `heatmaps` (see the module docs).
+pub fn html_report(grids: &[Grid], heatmaps: &[QuestionRates], digits: Digits) -> String {
+    let mut s = head("kld leaderboard report");
+    s.push_str("<h1>Leaderboard</h1>\n");
     s.push_str(&format!(
         "<p>Written by kld {}. Each rate is the {} ({}).</p>\n",
         esc(env!("CARGO_PKG_VERSION")),

@@ -2,7 +2,10 @@
 //! model × judge grid, written as CSV, Markdown, LaTeX (booktabs) and one
 //! self-contained HTML report, and the figures (a dot plot of each model's
 //! rate under each judge with their mean; the question × model heatmap) as
-//! SVG with their data as CSV (issue 47).
+//! SVG with their data as CSV (issue 47); and `kld compare`'s tables
+//! (pairwise comparisons, rates, agreement, κ, hardest questions) as
+//! Markdown, LaTeX and a report of their own, with the forest plot of
+//! paired differences and the judges' κ heatmap.
 //!
 //! Why a module of its own: the board ([`crate::board`]) computes
 //! the numbers once for every face; this module only arranges those same
@@ -17,16 +20,27 @@
 //! as docs/numbers.md says; `None` where it is not defined, and no writer
 //! prints a number for an interval it was not given.
 
+mod compare_report;
+pub mod comparison;
+mod forest;
 mod heatmap;
 mod html_report;
 pub mod intervals;
 mod judge_grid;
+mod kappa_map;
+mod layout;
+mod numerals;
 mod svg;
 mod tables;
 
+pub use compare_report::compare_report;
+pub use comparison::compare_tables;
+pub use forest::{forest_csv, forest_svg};
 pub use heatmap::{question_rates, QuestionRates};
 pub use html_report::html_report;
 pub use judge_grid::{Grid, GridCell, GridRow, Interval, JudgeMean};
+pub use kappa_map::{kappa_csv, kappa_svg};
+pub use layout::{latex_all, markdown_all, Align, Layout};
 pub use svg::{dot_plot_csv, dot_plot_svg, heatmap_csv, heatmap_svg};
 pub use tables::{caption, csv, latex, markdown};
 
@@ -68,6 +82,30 @@ impl Digits {
     /// `format(x, ".Nf")`).
     pub fn fmt(self, x: f64) -> String {
         format!("{:.*}", self.0, x)
+    }
+
+    /// A share (0–1) as a percentage rounded to these digits: `0.1234` at
+    /// one digit is `12.3`.
+    pub fn percent(self, share: f64) -> String {
+        self.fmt(share * 100.0)
+    }
+
+    /// A coefficient (κ, α, r; −1 to 1) to two digits more than a
+    /// percentage, so both carry the same precision (12.3 % ↔ 0.123).
+    pub fn coefficient(self, x: f64) -> String {
+        Digits(self.0 + 2).fmt(x)
+    }
+
+    /// A p-value to a coefficient's digits; below the smallest number
+    /// those digits write, `< 0.001` (never a rounded 0.000).
+    pub fn p(self, p: f64) -> String {
+        let d = self.0 + 2;
+        let floor = 10f64.powi(-(d as i32));
+        if p < floor {
+            format!("< {}", Digits(d).fmt(floor))
+        } else {
+            Digits(d).fmt(p)
+        }
     }
 }
 

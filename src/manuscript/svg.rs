@@ -22,7 +22,7 @@ pub(super) fn esc(s: &str) -> String {
 }
 
 /// `s` cut to `max` characters with an ellipsis.
-fn cut(s: &str, max: usize) -> String {
+pub(super) fn cut(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {
@@ -202,7 +202,7 @@ pub fn dot_plot_svg(grid: &Grid, digits: Digits) -> String {
     s
 }
 
-fn csv_out(rows: Vec<Vec<String>>) -> Result<String> {
+pub(super) fn csv_out(rows: Vec<Vec<String>>) -> Result<String> {
     let err = |e: String| Error::Internal(format!("writing CSV: {e}"));
     let mut w = ::csv::Writer::from_writer(Vec::new());
     for r in rows {

@@ -188,7 +188,7 @@ pub fn csv(grids: &[Grid], digits: Digits) -> Result<String> {
 }
 
 /// A Markdown table cell: pipes and backslashes escaped, no line breaks.
-fn md(s: &str) -> String {
+pub(super) fn md(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace(['\n', '\r'], " ")
@@ -246,6 +246,20 @@ pub(super) fn tex(s: &str) -> String {
             '×' => o.push_str("$\\times$"),
             '–' => o.push_str("--"),
             '·' => o.push_str("$\\cdot$"),
+            // The statistics' symbols, in math mode (pdflatex's text fonts
+            // lack them and stop the build).
+            'κ' => o.push_str("$\\kappa$"),
+            'α' => o.push_str("$\\alpha$"),
+            'Δ' => o.push_str("$\\Delta$"),
+            '−' => o.push_str("$-$"),
+            '±' => o.push_str("$\\pm$"),
+            '≥' => o.push_str("$\\geq$"),
+            '≤' => o.push_str("$\\leq$"),
+            '…' => o.push_str("\\ldots{}"),
+            // OT1's text fonts print < and > as ¡ and ¿.
+            '<' => o.push_str("$<$"),
+            '|' => o.push_str("\\textbar{}"),
+            '>' => o.push_str("$>$"),
             c if c.is_ascii() => o.push(c),
             // pdflatex's default input encoding is UTF-8, but its fonts
             // lack most scripts: keep the text, never break the build.
@@ -366,6 +380,10 @@ mod tests {
         );
         assert!(l.contains("J1 = lc:j1; J2 = lc:j2"));
         assert!(l.contains("Bench \\#1, run paper \\& co\\_1"));
+        assert_eq!(
+            tex("κ < 0.001, −1 ≥ α"),
+            "$\\kappa$ $<$ 0.001, $-$1 $\\geq$ $\\alpha$"
+        );
         assert_eq!(
             tex("a\\b~^"),
             "a\\textbackslash{}b\\textasciitilde{}\\textasciicircum{}"

@@ -37,6 +37,8 @@ pub enum Table {
     Rates,
     /// Judge agreement (overall, per model).
     Agreement,
+    /// Cohen's κ of each pair of judges.
+    Kappa,
     /// Per-question rates, hardest first.
     Questions,
 }
@@ -186,11 +188,9 @@ impl Comparison {
             .collect()
     }
 
-    /// Everything, as one JSON document.
-    pub fn to_json(&self) -> Value {
-        let o = &self.options;
-        let cohen: Vec<Value> = self
-            .cohen
+    /// Cohen's κ of each pair of judges (`cohen_kappa`, `--table kappa`).
+    fn cohen_json(&self) -> Vec<Value> {
+        self.cohen
             .iter()
             .map(|(i, j, c)| {
                 let mut f = Fields::default();
@@ -205,7 +205,13 @@ impl Comparison {
                 f.num("kappa", &k, |k| *k);
                 Value::Object(f.done())
             })
-            .collect();
+            .collect()
+    }
+
+    /// Everything, as one JSON document.
+    pub fn to_json(&self) -> Value {
+        let o = &self.options;
+        let cohen = self.cohen_json();
         let bias: Vec<Value> = self
             .bias
             .iter()
@@ -314,6 +320,11 @@ impl Comparison {
                 .into_iter()
                 .filter_map(|v| v.as_object().cloned())
                 .collect(),
+            Table::Kappa => self
+                .cohen_json()
+                .into_iter()
+                .filter_map(|v| v.as_object().cloned())
+                .collect(),
             Table::Questions => self
                 .questions_json()
                 .into_iter()
@@ -327,7 +338,7 @@ impl Comparison {
         let rate = match table {
             Table::Pairs => Some(QUESTION_MEAN.name),
             Table::Rates | Table::Questions => Some(TEMPLATE_PASS_RATE.name),
-            Table::Agreement => None,
+            Table::Agreement | Table::Kappa => None,
         };
         if let Some(rate) = rate {
             for r in &mut rows {

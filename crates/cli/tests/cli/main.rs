@@ -36,6 +36,7 @@ mod interop_page;
 mod manners;
 mod manners_endpoint;
 mod manuscript;
+mod manuscript_compare;
 mod metadata;
 mod nt_spaces;
 mod numbers;

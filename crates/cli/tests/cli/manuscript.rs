@@ -532,15 +532,22 @@ fn markdown_parses_latex_compiles_and_the_report_opens_offline() {
     );
     assert_eq!(seen["requests_elsewhere"], 0, "{seen}");
     // pdflatex: the table inside a minimal article.
-    let doc = dir.path().join("doc.tex");
+    pdflatex(dir.path(), "t.tex");
+}
+
+/// Compiles `table` (a file in `dir`) inside a minimal article with
+/// pdflatex (Debian's texlive-latex-recommended: booktabs), and asserts a
+/// PDF came out.
+pub(crate) fn pdflatex(dir: &Path, table: &str) {
+    let doc = dir.join("doc.tex");
     std::fs::write(
         &doc,
-        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\begin{document}\n\\input{t.tex}\n\\end{document}\n",
+        format!("\\documentclass{{article}}\n\\usepackage[utf8]{{inputenc}}\n\\usepackage{{booktabs}}\n\\begin{{document}}\n\\input{{{table}}}\n\\end{{document}}\n"),
     )
     .unwrap();
     let run = std::process::Command::new("pdflatex")
         .args(["-interaction=nonstopmode", "-halt-on-error", "doc.tex"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .output()
         .expect("pdflatex (texlive-latex-recommended)");
     assert!(
@@ -548,5 +555,5 @@ fn markdown_parses_latex_compiles_and_the_report_opens_offline() {
         "pdflatex failed:\n{}",
         String::from_utf8_lossy(&run.stdout)
     );
-    assert!(dir.path().join("doc.pdf").metadata().unwrap().len() > 1000);
+    assert!(dir.join("doc.pdf").metadata().unwrap().len() > 1000);
 }
