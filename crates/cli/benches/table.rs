@@ -82,50 +82,11 @@ fn main() {
         .unwrap();
     let theirs: serde_json::Value = serde_json::from_str(&k_out).unwrap();
 
-    // The table from the export (kld info's reader).
-    let (t_secs, t) = best(3, || table::from_path(&res).unwrap());
-    let rows = t.len();
-    let heap = t.heap_bytes();
-    let ours = t.numbers(0..rows);
-    for (combo, tally) in ours.template_pass_by_combo() {
-        assert_eq!(theirs[&combo]["passed"], tally.passed, "{combo}");
-        assert_eq!(theirs[&combo]["total"], tally.total, "{combo}");
-    }
-
-    // The store: quads per result.
-    let (s_secs, local) = best(1, || {
-        karenina_ld::store::read_inputs(&[ck.clone(), res.clone()], Default::default(), &|_, _| {})
-            .unwrap()
-    });
-    let store = local.store;
-    let quads: usize = store
-        .graphs()
-        .filter(|g| g.kind == karenina_ld::store::GraphKind::Results)
-        .map(|g| g.quads)
-        .sum();
-
-    // Views: cold (sources read) and warm (runs reused).
-    let (cold, (st, _)) = best(3, || table::stored::of_store(&store, None));
-    let (warm, _) = best(5, || table::stored::of_store(&store, Some(&st)));
-    let (b_secs, data) = best(5, || table::views::board_data(&st));
-    let (lb, l) = best(20, || board::leaderboard(&data, &Filter::default()));
-    let (mx, _) = best(20, || {
-        board::matrix(&data, &Filter::default(), &Default::default())
-    });
-    let (pr, rates) = best(20, || table::catalogue_views::pass_rate_by_benchmark(&st));
-    let (quad_board, _) = best(1, || {
-        board::read(store.store(), &Default::default()).unwrap()
-    });
-
-    // Parquet, and the query from it against re-reading the store.
+    // kld's commands first, while this process is small: a child's peak
+    // RSS (wait4's ru_maxrss) starts at its parent's RSS when forked and
+    // keeps it across exec, so measured after the store below is loaded
+    // here every command would "peak" at this process's size.
     let tmp = tempfile::tempdir().unwrap();
-    let pq = tmp.path().join("t.parquet");
-    let (w_secs, _) = best(3, || table::parquet::write(&st, &pq).unwrap());
-    let size = std::fs::metadata(&pq).unwrap().len();
-    let (r_secs, _) = best(3, || {
-        let t = table::parquet::read(&pq).unwrap();
-        table::catalogue_views::pass_rate_by_benchmark(&t)
-    });
     let sdir = tmp.path().join("store");
     let st_load = Command::new(&kld)
         .args(["load", "--store"])
@@ -185,6 +146,50 @@ fn main() {
         "the export's answer has other rows"
     );
 
+
+    // The table from the export (kld info's reader).
+    let (t_secs, t) = best(3, || table::from_path(&res).unwrap());
+    let rows = t.len();
+    let heap = t.heap_bytes();
+    let ours = t.numbers(0..rows);
+    for (combo, tally) in ours.template_pass_by_combo() {
+        assert_eq!(theirs[&combo]["passed"], tally.passed, "{combo}");
+        assert_eq!(theirs[&combo]["total"], tally.total, "{combo}");
+    }
+
+    // The store: quads per result.
+    let (s_secs, local) = best(1, || {
+        karenina_ld::store::read_inputs(&[ck.clone(), res.clone()], Default::default(), &|_, _| {})
+            .unwrap()
+    });
+    let store = local.store;
+    let quads: usize = store
+        .graphs()
+        .filter(|g| g.kind == karenina_ld::store::GraphKind::Results)
+        .map(|g| g.quads)
+        .sum();
+
+    // Views: cold (sources read) and warm (runs reused).
+    let (cold, (st, _)) = best(3, || table::stored::of_store(&store, None));
+    let (warm, _) = best(5, || table::stored::of_store(&store, Some(&st)));
+    let (b_secs, data) = best(5, || table::views::board_data(&st));
+    let (lb, l) = best(20, || board::leaderboard(&data, &Filter::default()));
+    let (mx, _) = best(20, || {
+        board::matrix(&data, &Filter::default(), &Default::default())
+    });
+    let (pr, rates) = best(20, || table::catalogue_views::pass_rate_by_benchmark(&st));
+    let (quad_board, _) = best(1, || {
+        board::read(store.store(), &Default::default()).unwrap()
+    });
+
+    // Parquet, and the query from it against re-reading the store.
+    let pq = tmp.path().join("t.parquet");
+    let (w_secs, _) = best(3, || table::parquet::write(&st, &pq).unwrap());
+    let size = std::fs::metadata(&pq).unwrap().len();
+    let (r_secs, _) = best(3, || {
+        let t = table::parquet::read(&pq).unwrap();
+        table::catalogue_views::pass_rate_by_benchmark(&t)
+    });
     // kld serve: ready (first full board), then warm /leaderboard.
     let log = tempfile::NamedTempFile::new().unwrap();
     let start = Instant::now();

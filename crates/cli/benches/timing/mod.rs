@@ -9,7 +9,10 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Runs a command to completion; (seconds, peak RSS in MB, stdout). The
-/// command must exit 0; its stderr goes to the bench's.
+/// command must exit 0; its stderr goes to the bench's. The peak is
+/// `wait4`'s `ru_maxrss`, which on Linux starts at this process's RSS when
+/// the child is forked and keeps it across exec: measure commands before
+/// the bench itself holds much.
 #[allow(dead_code)]
 pub fn measure(cmd: &mut Command) -> (f64, f64, String) {
     run(cmd, true)
