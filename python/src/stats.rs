@@ -88,6 +88,12 @@ impl Comparison {
         self.frame(py, Table::Agreement)
     }
 
+    /// Cohen's κ of each pair of judges (`kld compare --table kappa`, the
+    /// data of the κ heatmap `kld compare --figure kappa` draws).
+    fn kappa<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.frame(py, Table::Kappa)
+    }
+
     /// Per-question template pass rates with n, hardest first, and each
     /// question's discrimination.
     fn questions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

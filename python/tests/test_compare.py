@@ -22,7 +22,7 @@ from conftest import REPO, kld, kld_json
 BOARD_RUN = REPO / "tests" / "data" / "board" / "board-run-1.json"
 NOTEBOOK = REPO / "examples" / "runs" / "notebook.verification.json"
 DB = REPO / "tests" / "data" / "runs" / "karenina.db"
-TABLES = ["pairs", "rates", "agreement", "questions"]
+TABLES = ["pairs", "rates", "agreement", "kappa", "questions"]
 
 
 def db_run() -> str:

@@ -13,8 +13,20 @@
 //! so are the `DIMENSIONS` and cell extents calamine sizes its grid by.
 
 use super::bounds::{Limit, Limits};
-use super::failure::{Location, Result};
-use super::precheck::{bad, u16_at, u32_at};
+use super::failure::{ImportError, Location, Result};
+
+/// A little-endian `u16` at `i`, 0 past the end.
+pub(super) fn u16_at(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 2)
+        .map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
+}
+
+/// A little-endian `u32` at `i`, 0 past the end.
+pub(super) fn u32_at(b: &[u8], i: usize) -> u64 {
+    b.get(i..i + 4).map_or(0, |s| {
+        u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    })
+}
 
 /// Why calamine would misread this workbook-globals record, if it would.
 fn globals_record_short(typ: u64, data: &[u8]) -> Option<String> {
@@ -85,7 +97,7 @@ fn records(stream: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
 /// ask calamine to reserve rows × columns cells (computed as calamine
 /// computes them, in wrapping `u32`).
 pub(super) fn walk(at: &Location, stream: &[u8], limits: &Limits) -> Result<()> {
-    let damaged = |what: String| bad(at, format!("a damaged workbook stream: {what}"));
+    let damaged = |what: String| ImportError::bad(at, format!("a damaged workbook stream: {what}"));
     let mut sheets = Vec::new();
     for (typ, data) in records(stream) {
         if let Some(why) = globals_record_short(typ, data) {

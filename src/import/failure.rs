@@ -152,6 +152,14 @@ pub enum ImportError {
 }
 
 impl ImportError {
+    /// A damaged or unreadable input at `at`, saying what is wrong.
+    pub(crate) fn bad(at: &Location, message: String) -> Self {
+        ImportError::Bad {
+            at: at.clone().into(),
+            message,
+        }
+    }
+
     /// Whether the error is the user's input (exit 1) rather than I/O.
     pub fn is_input(&self) -> bool {
         match self {

@@ -12,17 +12,11 @@
 //! are decompressed into nothing (counting), the XML scanned by quick-xml,
 //! the compound file's header and the workbook stream's records walked.
 
+use super::biff::{u16_at, u32_at};
 use super::bounds::{Limit, Limits, EXCEL_COLUMNS, EXCEL_ROWS};
 use super::failure::{ImportError, Location, Result};
 use quick_xml::events::Event;
 use std::io::{Cursor, Read};
-
-pub(super) fn bad(at: &Location, message: String) -> ImportError {
-    ImportError::Bad {
-        at: at.clone().into(),
-        message,
-    }
-}
 
 /// `(row, column)`, 1-based, of an A1 reference (`$` allowed), read with
 /// checked arithmetic: `None` when it is not one, or when either part
@@ -73,7 +67,7 @@ fn check_ref(at: &Location, part: &str, r: &[u8], row_only: bool) -> Result<()> 
     } else {
         "cell reference"
     };
-    Err(bad(
+    Err(ImportError::bad(
         at,
         format!(
             "{part}: {what} {} is not a cell a workbook can hold (the last is XFD1048576)",
@@ -85,7 +79,7 @@ fn check_ref(at: &Location, part: &str, r: &[u8], row_only: bool) -> Result<()> 
 /// Counts what `r` yields, refusing past `max` bytes.
 fn drain(at: &Location, part: &str, r: impl Read, limits: &Limits) -> Result<u64> {
     let n = std::io::copy(&mut r.take(limits.bytes + 1), &mut std::io::sink())
-        .map_err(|e| bad(at, format!("{part}: cannot decompress it ({e})")))?;
+        .map_err(|e| ImportError::bad(at, format!("{part}: cannot decompress it ({e})")))?;
     limits.check(at, Limit::Bytes, n, &format!("{part} (decompressed)"))?;
     Ok(n)
 }
@@ -213,17 +207,6 @@ pub fn xlsx(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn u16_at(b: &[u8], i: usize) -> u64 {
-    b.get(i..i + 2)
-        .map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
-}
-
-pub(super) fn u32_at(b: &[u8], i: usize) -> u64 {
-    b.get(i..i + 4).map_or(0, |s| {
-        u64::from(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-    })
-}
-
 /// Checks a legacy `.xls` (an OLE2 compound file) before calamine reads it:
 /// the header's table sizes against the file's, each sector chain free of
 /// cycles, and every sheet's `DIMENSIONS` record within [`Limits::cells`].
@@ -234,7 +217,7 @@ pub fn xls(at: &Location, bytes: &[u8], limits: &Limits) -> Result<()> {
     }
     limits.check(at, Limit::Bytes, bytes.len() as u64, "the workbook")?;
     let damaged = |what: &str| {
-        bad(
+        ImportError::bad(
             at,
             format!("a damaged compound file (the .xls container): {what}"),
         )
