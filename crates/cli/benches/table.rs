@@ -146,7 +146,6 @@ fn main() {
         "the export's answer has other rows"
     );
 
-
     // The table from the export (kld info's reader).
     let (t_secs, t) = best(3, || table::from_path(&res).unwrap());
     let rows = t.len();
