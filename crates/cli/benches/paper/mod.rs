@@ -37,6 +37,7 @@ pub fn kld() -> PathBuf {
 }
 
 /// The paper-size export, made once.
+#[allow(dead_code)]
 pub fn paper_run() -> PathBuf {
     if let Some(p) = std::env::var_os("KLD_PAPER_RUN") {
         return PathBuf::from(p);
@@ -57,6 +58,7 @@ pub fn paper_run() -> PathBuf {
 }
 
 /// The best of `n` runs: (seconds, its peak RSS in MB, stdout).
+#[allow(dead_code)]
 pub fn best(n: usize, mk: &dyn Fn() -> Command) -> (f64, f64, String) {
     (0..n)
         .map(|_| measure(&mut mk()))
