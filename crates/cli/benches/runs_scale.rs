@@ -12,8 +12,7 @@
 //! -p karenina-ld-cli --bench runs_scale`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 mod paper;
 mod timing;
@@ -32,71 +31,18 @@ print(len(rs.get_summary()["template_pass_by_combo"]))
 /// `/leaderboard`, RSS then in MB, peak RSS in MB, the board's cells, warm
 /// `/leaderboard` p50 and max in seconds).
 fn serve(kld: &Path, inputs: &[PathBuf]) -> (f64, f64, f64, usize, f64, f64) {
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let start = Instant::now();
-    let mut child = Command::new(kld)
-        .arg("serve")
-        .args(inputs)
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .spawn()
-        .unwrap();
-    let port = loop {
-        let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-        if let Some(p) = text
-            .split("SPARQL endpoint http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .and_then(|p| p.parse::<u16>().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(900), "{text}");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let c = reqwest::blocking::Client::new();
-    let url = format!("http://127.0.0.1:{port}/leaderboard");
-    let cells = loop {
-        if let Ok(r) = c.get(&url).send() {
-            let v: serde_json::Value = r.json().unwrap_or_default();
-            if let Some(n) = v["cells"].as_array().map(Vec::len).filter(|&n| n > 0) {
-                break n;
-            }
-        }
-        assert!(start.elapsed() < Duration::from_secs(900), "never ready");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let ready = start.elapsed().as_secs_f64();
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-    let kb = |key: &str| -> f64 {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
-    };
-    let mut lat: Vec<f64> = (0..50)
-        .map(|_| {
-            let t = Instant::now();
-            let r = c.get(&url).send().unwrap();
-            assert_eq!(r.status(), 200);
-            let _ = r.bytes().unwrap();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    lat.sort_by(f64::total_cmp);
-    let _ = child.kill();
-    let _ = child.wait();
-    (
-        ready,
-        kb("VmRSS:") / 1024.0,
-        kb("VmHWM:") / 1024.0,
-        cells,
+    let served = paper::serve_ready(kld, inputs);
+    let lat = served.leaderboard_latencies(50);
+    let out = (
+        served.ready,
+        served.rss,
+        served.hwm,
+        served.cells,
         lat[25],
         lat[49],
-    )
+    );
+    served.stop();
+    out
 }
 
 fn main() {
@@ -161,15 +107,7 @@ fn main() {
                 .arg(&sdir)
                 .args(&inputs),
         );
-        let (query, _, out) = measure(Command::new(&kld).args([
-            "query",
-            "--format",
-            "csv",
-            "--named",
-            "pass-rate-by-benchmark",
-            "--store",
-            sdir.to_str().unwrap(),
-        ]));
+        let (query, _, out) = measure(&mut paper::store_query(&kld, &sdir));
         // A row a benchmark and combo: every run's benchmark answers.
         let benchmarks: std::collections::BTreeSet<&str> = out
             .lines()

@@ -22,11 +22,13 @@
 
 use karenina_ld::board::{self, Filter};
 use karenina_ld::table;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+mod paper;
 mod timing;
+use paper::repo;
 use timing::measure;
 
 const KARENINA: &str = r#"
@@ -36,10 +38,6 @@ from karenina.benchmark.core.results_io import ResultsIOManager
 rs = ResultsIOManager.load_result_set_from_json(Path(sys.argv[1]))
 print(json.dumps(rs.get_summary()["template_pass_by_combo"], default=str))
 "#;
-
-fn repo() -> &'static Path {
-    Path::new(env!("KLD_SOURCE_ROOT"))
-}
 
 fn best<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut out = None;
@@ -61,10 +59,7 @@ fn ms(s: f64) -> String {
 }
 
 fn main() {
-    let kld = std::env::var_os("KLD_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/release/kld"));
-    assert!(kld.exists(), "build it first: cargo build --release");
+    let kld = paper::kld();
     let dir = PathBuf::from(std::env::var_os("KLD_PAPER_DIR").expect("$KLD_PAPER_DIR"));
     let (ck, res) = (dir.join("ck-paper.jsonld"), dir.join("res-paper.json"));
     let venv = PathBuf::from(std::env::var_os("KLD_KARENINA_VENV").expect("$KLD_KARENINA_VENV"));
@@ -103,20 +98,7 @@ fn main() {
     assert!(sdir.join("results.parquet").is_file());
     // `kld query --store --named`: from the store's table (Parquet).
     let (q_secs, q_rss, q_out) = (0..3)
-        .map(|_| {
-            measure(
-                Command::new(&kld)
-                    .args([
-                        "query",
-                        "--format",
-                        "csv",
-                        "--named",
-                        "pass-rate-by-benchmark",
-                        "--store",
-                    ])
-                    .arg(&sdir),
-            )
-        })
+        .map(|_| measure(&mut paper::store_query(&kld, &sdir)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .unwrap();
     // The same query as text: SPARQL over the store's quads (parsed again).
@@ -190,57 +172,14 @@ fn main() {
         table::catalogue_views::pass_rate_by_benchmark(&t)
     });
     // kld serve: ready (first full board), then warm /leaderboard.
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let start = Instant::now();
-    let mut child = Command::new(&kld)
-        .arg("serve")
-        .arg(&ck)
-        .arg(&res)
-        .args(["--bind", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .spawn()
-        .unwrap();
-    let port = loop {
-        let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-        if let Some(p) = text
-            .split("SPARQL endpoint http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .and_then(|p| p.parse::<u16>().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(300), "{text}");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let served = paper::serve_ready(&kld, &[ck.clone(), res.clone()]);
+    let (ready, serve_rss, serve_hwm) = (served.ready, served.rss, served.hwm);
+    let port_base = served.base.clone();
     let c = reqwest::blocking::Client::new();
-    let url = format!("http://127.0.0.1:{port}/leaderboard");
-    loop {
-        if let Ok(r) = c.get(&url).send() {
-            let v: serde_json::Value = r.json().unwrap_or_default();
-            if v["cells"].as_array().is_some_and(|c| !c.is_empty()) {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let ready = start.elapsed().as_secs_f64();
-    // The server's memory once ready (every view built).
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-    let kb = |key: &str| -> f64 {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
-    };
-    let (serve_rss, serve_hwm) = (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0);
     // Every other number view, cold (first request) then warm.
     let mut views = Vec::new();
     for path in ["matrix", "leaderboard"] {
-        let u = format!("http://127.0.0.1:{port}/{path}");
+        let u = format!("{port_base}/{path}");
         let t = Instant::now();
         let r = c.get(&u).send().unwrap();
         assert_eq!(r.status(), 200, "/{path}");
@@ -249,18 +188,8 @@ fn main() {
         let (again, _) = best(20, || c.get(&u).send().unwrap().bytes().unwrap());
         views.push((path, first, again));
     }
-    let mut lat: Vec<f64> = (0..50)
-        .map(|_| {
-            let t = Instant::now();
-            let r = c.get(&url).send().unwrap();
-            assert_eq!(r.status(), 200);
-            let _ = r.bytes().unwrap();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    lat.sort_by(f64::total_cmp);
-    let _ = child.kill();
-    let _ = child.wait();
+    let lat = served.leaderboard_latencies(50);
+    served.stop();
 
     println!(
         "paper-size run: {rows} results, {} MB export, {quads} quads ({:.1} per result)",

@@ -61,9 +61,18 @@ pub(super) fn read(
 pub(super) async fn leaderboard(AxState(app): AxState<App>, RawQuery(q): RawQuery) -> Response {
     let state: Arc<State> = app.state.clone();
     let f = filter(q.as_deref());
-    app.in_slot(move || match read(&state) {
-        Ok((data, _)) => json(&board::leaderboard(&data, &f)),
-        Err(e) => error_answer(&e),
+    app.in_slot(move || {
+        // Made once per generation and filter (the views' memo): a warm
+        // request copies the bytes.
+        let views = state.views();
+        let body = views.memoized(&format!("leaderboard {f:?}"), || {
+            json(&board::leaderboard(&views.board, &f)).body
+        });
+        Answer {
+            status: 200,
+            content_type: "application/json".into(),
+            body: body.to_vec(),
+        }
     })
     .await
 }

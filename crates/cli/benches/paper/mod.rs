@@ -65,3 +65,127 @@ pub fn best(n: usize, mk: &dyn Fn() -> Command) -> (f64, f64, String) {
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .unwrap()
 }
+
+/// A `kld serve` started by a bench, once ready.
+#[allow(dead_code)]
+pub struct Served {
+    /// The server.
+    pub child: std::process::Child,
+    /// Its `/leaderboard` URL.
+    pub leaderboard: String,
+    /// The base URL.
+    pub base: String,
+    /// Seconds from start to the first full `/leaderboard` (every view built).
+    pub ready: f64,
+    /// RSS then, and its peak so far, in MB.
+    pub rss: f64,
+    /// Peak RSS so far, in MB.
+    pub hwm: f64,
+    /// The board's cells then.
+    pub cells: usize,
+}
+
+/// Starts `kld serve INPUTS` on a free loopback port and waits for its
+/// first full `/leaderboard` (cells in it).
+#[allow(dead_code)]
+pub fn serve_ready(kld: &Path, inputs: &[PathBuf]) -> Served {
+    use std::time::{Duration, Instant};
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let start = Instant::now();
+    let child = Command::new(kld)
+        .arg("serve")
+        .args(inputs)
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(log.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    let port = loop {
+        let text = std::fs::read_to_string(log.path()).unwrap_or_default();
+        if let Some(p) = text
+            .split("SPARQL endpoint http://127.0.0.1:")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .and_then(|p| p.parse::<u16>().ok())
+        {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(900), "{text}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let leaderboard = format!("{base}/leaderboard");
+    let c = reqwest::blocking::Client::new();
+    let cells = loop {
+        if let Ok(r) = c.get(&leaderboard).send() {
+            let v: serde_json::Value = r.json().unwrap_or_default();
+            if let Some(n) = v["cells"].as_array().map(Vec::len).filter(|&n| n > 0) {
+                break n;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(900), "never ready");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let ready = start.elapsed().as_secs_f64();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let kb = |key: &str| -> f64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN)
+    };
+    Served {
+        child,
+        leaderboard,
+        base,
+        ready,
+        rss: kb("VmRSS:") / 1024.0,
+        hwm: kb("VmHWM:") / 1024.0,
+        cells,
+    }
+}
+
+#[allow(dead_code)]
+impl Served {
+    /// `n` warm `/leaderboard` requests, one after another: their seconds,
+    /// sorted.
+    pub fn leaderboard_latencies(&self, n: usize) -> Vec<f64> {
+        let c = reqwest::blocking::Client::new();
+        let mut lat: Vec<f64> = (0..n)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let r = c.get(&self.leaderboard).send().unwrap();
+                assert_eq!(r.status(), 200);
+                let _ = r.bytes().unwrap();
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        lat.sort_by(f64::total_cmp);
+        lat
+    }
+
+    /// Stops the server.
+    pub fn stop(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `kld query --format csv --named pass-rate-by-benchmark --store DIR`: a
+/// number view answered from a store directory's results table.
+#[allow(dead_code)]
+pub fn store_query(kld: &Path, store: &Path) -> Command {
+    let mut c = Command::new(kld);
+    c.args([
+        "query",
+        "--format",
+        "csv",
+        "--named",
+        "pass-rate-by-benchmark",
+        "--store",
+    ])
+    .arg(store);
+    c
+}
