@@ -307,19 +307,33 @@ impl Drop for Virtuoso {
     }
 }
 
+/// A Virtuoso on two free loopback ports. A port found free can be taken
+/// by another test's server before Virtuoso binds it (CI's interop tier
+/// saw "Address already in use"), so a start that fails so is retried on
+/// other ports.
 fn virtuoso() -> Virtuoso {
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let line = run_ok(
-        Command::new("bash")
+    for _ in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new("bash")
             .arg(Path::new(env!("KLD_SOURCE_ROOT")).join("tests/scripts/virtuoso-local.sh"))
             .arg("start")
             .arg(dir.path())
-            .arg(port.to_string())
-            .arg(free_port().to_string()),
-    );
-    let base = line.split_whitespace().last().unwrap().to_string();
-    Virtuoso { dir, base }
+            .arg(free_port().to_string())
+            .arg(free_port().to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        if out.status.success() {
+            let base = text.split_whitespace().last().unwrap().to_string();
+            return Virtuoso { dir, base };
+        }
+        assert!(
+            format!("{text}{err}").contains("Address already in use"),
+            "virtuoso-local.sh start: {text}{err}"
+        );
+    }
+    panic!("Virtuoso found its ports taken three times");
 }
 
 #[test]
