@@ -67,12 +67,19 @@ fn sheet_record_short(typ: u64, data: &[u8]) -> Option<String> {
                 )
             })
         }
-        // MulRk: row, first column, 6 bytes a cell, last column.
+        // MulRk: row, first column, 6 bytes a cell, last column; calamine
+        // counts the columns as `last - first + 1` in u16.
         0x00BD if n >= 6 => {
             let (first, last) = (u16_at(data, 2), u16_at(data, n - 2));
-            (last < first || last - first + 1 > 0xFFFF).then(|| {
-                format!("a MulRk record whose last column ({last}) is before its first ({first})")
-            })
+            if last < first {
+                Some(format!(
+                    "a MulRk record whose last column ({last}) is before its first ({first})"
+                ))
+            } else {
+                (last - first + 1 > 0xFFFF).then(|| {
+                    format!("a MulRk record spanning columns {first} to {last}, more than calamine counts in 16 bits")
+                })
+            }
         }
         _ => None,
     }
@@ -136,10 +143,14 @@ pub(super) fn walk(at: &Location, stream: &[u8], limits: &Limits) -> Result<()> 
                 0x0203 | 0x0204 | 0x0205 | 0x0006 | 0x027E | 0x00FD if data.len() >= 4 => {
                     cell(u16_at(data, 0), u16_at(data, 2), u16_at(data, 2));
                 }
-                // MulRk: row, first column, …, last column.
+                // MulRk: row, first column, …, last column (not before
+                // the first: sheet_record_short refused that).
                 0x00BD if data.len() >= 6 => {
-                    let last = u16_at(data, data.len() - 2);
-                    cell(u16_at(data, 0), u16_at(data, 2), last.max(u16_at(data, 2)));
+                    cell(
+                        u16_at(data, 0),
+                        u16_at(data, 2),
+                        u16_at(data, data.len() - 2),
+                    );
                 }
                 0x0200 => {
                     let (rf, rl, mut cf, cl) = match data.len() {
@@ -187,4 +198,30 @@ pub(super) fn walk(at: &Location, stream: &[u8], limits: &Limits) -> Result<()> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sheet_record_short;
+
+    /// A MulRk record from `first` to `last` (one 6-byte cell each).
+    fn mul_rk(first: u16, last: u16, cells: usize) -> Vec<u8> {
+        let mut d = vec![0, 0];
+        d.extend(first.to_le_bytes());
+        d.extend(std::iter::repeat_n(0u8, 6 * cells));
+        d.extend(last.to_le_bytes());
+        d
+    }
+
+    #[test]
+    fn a_mul_rk_calamine_cannot_count_is_refused_saying_why() {
+        assert_eq!(sheet_record_short(0x00BD, &mul_rk(1, 2, 2)), None);
+        let before = sheet_record_short(0x00BD, &mul_rk(3, 2, 0)).unwrap();
+        assert!(
+            before.contains("last column (2) is before its first (3)"),
+            "{before}"
+        );
+        let wide = sheet_record_short(0x00BD, &mul_rk(0, 0xFFFF, 1)).unwrap();
+        assert!(wide.contains("spanning columns 0 to 65535"), "{wide}");
+    }
 }
