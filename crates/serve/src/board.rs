@@ -68,11 +68,7 @@ pub(super) async fn leaderboard(AxState(app): AxState<App>, RawQuery(q): RawQuer
         let body = views.memoized(&format!("leaderboard {f:?}"), || {
             json(&board::leaderboard(&views.board, &f)).body
         });
-        Answer {
-            status: 200,
-            content_type: "application/json".into(),
-            body: body.to_vec(),
-        }
+        Answer::json_bytes(body.to_vec())
     })
     .await
 }

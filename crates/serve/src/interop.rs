@@ -98,12 +98,7 @@ impl State {
                     })
                 })
                 .collect();
-            return Answer {
-                status: 200,
-                content_type: "application/json".into(),
-                body: serde_json::to_vec_pretty(&serde_json::json!({ "files": list }))
-                    .unwrap_or_default(),
-            };
+            return Answer::json(&serde_json::json!({ "files": list }));
         };
         match files.into_iter().find(|f| f.path == Path::new(want)) {
             Some(f) => Answer {

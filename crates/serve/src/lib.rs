@@ -137,10 +137,15 @@ impl Answer {
 
     /// A JSON answer.
     pub fn json(v: &serde_json::Value) -> Self {
+        Self::json_bytes(serde_json::to_vec_pretty(v).unwrap_or_default())
+    }
+
+    /// A JSON answer whose bytes are already written (a memoized view).
+    pub fn json_bytes(body: Vec<u8>) -> Self {
         Answer {
             status: 200,
             content_type: "application/json".into(),
-            body: serde_json::to_vec_pretty(v).unwrap_or_default(),
+            body,
         }
     }
 }
