@@ -289,13 +289,30 @@ pub fn timed_runs(
 
 /// Resident memory of process `pid` in MB (`VmRSS`, Linux).
 pub fn rss_mb(pid: u32) -> f64 {
+    vm_mb(pid, "VmRSS")
+}
+
+/// The memory figure `key` (`VmRSS`, `VmHWM`, …) of process `pid` in MB,
+/// from `/proc/PID/status` (Linux); 0 when it cannot be read.
+pub fn vm_mb(pid: u32, key: &str) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The port `kld serve` announced on standard error ("SPARQL endpoint
+/// http://127.0.0.1:PORT/…"), once its log holds the line.
+pub fn announced_port(log: &str) -> Option<u16> {
+    log.split("SPARQL endpoint http://127.0.0.1:")
+        .nth(1)?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The Karenina venv's python: `$KLD_KARENINA_VENV`, else

@@ -11,7 +11,7 @@
 //! `kld`. Run with `cargo build --release -p karenina-ld-cli && cargo bench
 //! -p karenina-ld-cli --bench runs_scale`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 mod paper;
@@ -27,24 +27,6 @@ rs = ResultsIOManager.load_result_set_from_json(Path(sys.argv[1]))
 print(len(rs.get_summary()["template_pass_by_combo"]))
 "#;
 
-/// `kld serve` over `inputs`: (seconds to the first non-empty
-/// `/leaderboard`, RSS then in MB, peak RSS in MB, the board's cells, warm
-/// `/leaderboard` p50 and max in seconds).
-fn serve(kld: &Path, inputs: &[PathBuf]) -> (f64, f64, f64, usize, f64, f64) {
-    let served = paper::serve_ready(kld, inputs);
-    let lat = served.leaderboard_latencies(50);
-    let out = (
-        served.ready,
-        served.rss,
-        served.hwm,
-        served.cells,
-        lat[25],
-        lat[49],
-    );
-    served.stop();
-    out
-}
-
 fn main() {
     let kld = kld();
     let dir = PathBuf::from(std::env::var_os("KLD_PAPER_RUNS").expect("$KLD_PAPER_RUNS"));
@@ -54,6 +36,15 @@ fn main() {
         .collect();
     assert!(!runs.is_empty(), "no {}/b1/res-paper.json", dir.display());
     let python = karenina_python();
+    // Each run's results, as kld info counts them.
+    let results: Vec<usize> = runs
+        .iter()
+        .map(|d| {
+            karenina_ld::table::from_path(&d.join("res-paper.json"))
+                .unwrap()
+                .len()
+        })
+        .collect();
 
     // Karenina, one run at a time (how a Karenina user analyses runs).
     let karenina: Vec<f64> = runs
@@ -96,8 +87,12 @@ fn main() {
             .flat_map(|d| [d.join("ck-paper.jsonld"), d.join("res-paper.json")])
             .collect();
         let k_secs: f64 = karenina[..k].iter().sum();
-        let (ready, rss, hwm, cells, p50, max) = serve(&kld, &inputs);
-        let results = 21_168 * k;
+        let mut served = paper::serve_ready(&kld, &inputs);
+        let lat = served.leaderboard_latencies(50);
+        served.stop();
+        let (ready, rss, hwm, cells) = (served.ready, served.rss, served.hwm, served.cells);
+        let (p50, max) = (lat[25], lat[49]);
+        let results: usize = results[..k].iter().sum();
         // The store directory: loaded once, then a number view from its table.
         let tmp = tempfile::tempdir().unwrap();
         let sdir = tmp.path().join("store");

@@ -172,14 +172,14 @@ fn main() {
         table::catalogue_views::pass_rate_by_benchmark(&t)
     });
     // kld serve: ready (first full board), then warm /leaderboard.
-    let served = paper::serve_ready(&kld, &[ck.clone(), res.clone()]);
+    let mut served = paper::serve_ready(&kld, &[ck.clone(), res.clone()]);
     let (ready, serve_rss, serve_hwm) = (served.ready, served.rss, served.hwm);
-    let port_base = served.base.clone();
+    let base = served.base.clone();
     let c = reqwest::blocking::Client::new();
     // Every other number view, cold (first request) then warm.
     let mut views = Vec::new();
     for path in ["matrix", "leaderboard"] {
-        let u = format!("{port_base}/{path}");
+        let u = format!("{base}/{path}");
         let t = Instant::now();
         let r = c.get(&u).send().unwrap();
         assert_eq!(r.status(), 200, "/{path}");

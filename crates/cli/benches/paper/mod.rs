@@ -1,12 +1,16 @@
-//! What the benches on the paper-size run share (`summary`, `compare`):
-//! the repository, Karenina's venv, the release `kld`, the export itself
-//! and the best of several timed runs.
+//! What the benches on the paper-size run share (`summary`, `compare`,
+//! `table`, `runs_scale`): the repository, Karenina's venv, the release
+//! `kld`, the export itself, the best of several timed runs, and `kld serve`
+//! started and timed to its first full leaderboard.
 //!
 //! The export is `../shared/tools/karenina_paper_run.py`'s (7 answering ×
 //! 7 parsing models × 144 questions × 3 replicates, 21,168 rows, written by
 //! Karenina's own exporter), named by `$KLD_PAPER_RUN`, else made once into
 //! `target/bench-paper/` with Karenina's venv (`$KLD_KARENINA_VENV`, else
 //! `target/karenina-venv`). `$KLD_BIN` names another release `kld`.
+
+#[path = "../../../../tests/common/mod.rs"]
+mod common;
 
 use super::timing::measure;
 use std::path::{Path, PathBuf};
@@ -17,13 +21,11 @@ pub fn repo() -> &'static Path {
     Path::new(env!("KLD_SOURCE_ROOT"))
 }
 
-/// The Python of Karenina's venv.
+/// The Python of Karenina's venv (`$KLD_KARENINA_VENV`, else
+/// `target/karenina-venv`).
 #[allow(dead_code)]
 pub fn karenina_python() -> PathBuf {
-    std::env::var_os("KLD_KARENINA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/karenina-venv"))
-        .join("bin/python")
+    common::karenina_python()
 }
 
 /// The release `kld` (`$KLD_BIN`, else target/release/kld), which must
@@ -77,7 +79,7 @@ pub struct Served {
     pub base: String,
     /// Seconds from start to the first full `/leaderboard` (every view built).
     pub ready: f64,
-    /// RSS then, and its peak so far, in MB.
+    /// RSS then, in MB.
     pub rss: f64,
     /// Peak RSS so far, in MB.
     pub hwm: f64,
@@ -102,12 +104,7 @@ pub fn serve_ready(kld: &Path, inputs: &[PathBuf]) -> Served {
         .unwrap();
     let port = loop {
         let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-        if let Some(p) = text
-            .split("SPARQL endpoint http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .and_then(|p| p.parse::<u16>().ok())
-        {
+        if let Some(p) = common::announced_port(&text) {
             break p;
         }
         assert!(start.elapsed() < Duration::from_secs(900), "{text}");
@@ -127,22 +124,13 @@ pub fn serve_ready(kld: &Path, inputs: &[PathBuf]) -> Served {
         std::thread::sleep(Duration::from_millis(10));
     };
     let ready = start.elapsed().as_secs_f64();
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
-    let kb = |key: &str| -> f64 {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
-    };
     Served {
+        rss: common::vm_mb(child.id(), "VmRSS"),
+        hwm: common::vm_mb(child.id(), "VmHWM"),
         child,
         leaderboard,
         base,
         ready,
-        rss: kb("VmRSS:") / 1024.0,
-        hwm: kb("VmHWM:") / 1024.0,
         cells,
     }
 }
@@ -167,7 +155,7 @@ impl Served {
     }
 
     /// Stops the server.
-    pub fn stop(mut self) {
+    pub fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

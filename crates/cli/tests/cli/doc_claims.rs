@@ -325,11 +325,7 @@ fn probe_serve(dir: &Path, cmd: &str) -> Result<(), String> {
     let start = Instant::now();
     let base = loop {
         let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-        if let Some(port) = text
-            .split("SPARQL endpoint http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-        {
+        if let Some(port) = crate::common::announced_port(&text) {
             break format!("http://127.0.0.1:{port}");
         }
         if start.elapsed() > Duration::from_secs(60) {

@@ -59,12 +59,7 @@ pub(crate) fn serve_logged(inputs: &[PathBuf], extra: &[&str], log: Option<&Path
     let start = Instant::now();
     let port = loop {
         let text = std::fs::read_to_string(&log_path).unwrap_or_default();
-        if let Some(port) = text
-            .split("SPARQL endpoint http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|p| p.parse::<u16>().ok())
-        {
+        if let Some(port) = crate::common::announced_port(&text) {
             break port;
         }
         if let Some(status) = guard.0.try_wait().unwrap() {
