@@ -243,11 +243,7 @@ mod tests {
         assert!(svg.contains("m&amp;c − m_a: +37.5 points ["), "{svg}");
         assert!(svg.contains("stroke-dasharray"), "zero is drawn");
         let csv = forest_csv(&c, None, Digits(2)).unwrap();
-        let mut r = ::csv::Reader::from_reader(csv.as_bytes());
-        let rows: Vec<Vec<String>> = r
-            .records()
-            .map(|x| x.unwrap().iter().map(String::from).collect())
-            .collect();
+        let rows = super::super::kappa_map::tests::csv_rows(&csv);
         assert_eq!(rows.len(), 3);
         let t = c.pairs[0].paired.as_ref().unwrap().test.as_ref().unwrap();
         assert_eq!(&rows[0][..4], ["m&c", "m_a", "", "4"]);

@@ -193,6 +193,14 @@ pub(super) mod tests {
     use super::super::comparison::tests::comparison;
     use super::*;
 
+    /// The records of a CSV text (its header left out), as strings.
+    pub(crate) fn csv_rows(csv: &str) -> Vec<Vec<String>> {
+        ::csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .map(|x| x.unwrap().iter().map(String::from).collect())
+            .collect()
+    }
+
     /// Asserts `svg` is well-formed XML (quick-xml reads it to the end,
     /// every element closed) with one root `svg` element.
     pub(crate) fn well_formed(svg: &str) {
@@ -230,11 +238,7 @@ pub(super) mod tests {
         let text = format!(">{:.3}</text>", k);
         assert_eq!(svg.matches(&text).count(), 2, "both triangles: {svg}");
         let csv = kappa_csv(&c, Digits(1)).unwrap();
-        let mut r = ::csv::Reader::from_reader(csv.as_bytes());
-        let rows: Vec<Vec<String>> = r
-            .records()
-            .map(|x| x.unwrap().iter().map(String::from).collect())
-            .collect();
+        let rows = csv_rows(&csv);
         assert_eq!(rows.len(), 1);
         assert_eq!(&rows[0][..3], ["j1", "j2", &co.n.to_string()]);
         assert_eq!(rows[0][4], format!("{k:.3}"));
