@@ -79,6 +79,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<GraphInfo>> {
             notes: Vec::new(),
             errors: Vec::new(),
             benchmark_name: None,
+            keys_only: false,
         });
     }
     Ok(infos)
@@ -193,6 +194,7 @@ mod tests {
             notes: Vec::new(),
             errors: Vec::new(),
             benchmark_name: None,
+            keys_only: false,
         };
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("index.tsv");

@@ -160,6 +160,7 @@ pub fn prepare_with(
         notes: Vec::new(),
         errors: Vec::new(),
         benchmark_name: None,
+        keys_only: false,
     };
     let content = if big && processor == Processor::Direct {
         Content::Model(Box::new(cp))

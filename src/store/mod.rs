@@ -109,6 +109,11 @@ pub struct GraphInfo {
     /// For a run of Karenina's database: its benchmark's name (bound first
     /// to a loaded checkpoint of that `schema:name`).
     pub benchmark_name: Option<String>,
+    /// A results graph holding each result's keys only
+    /// ([`crate::rdf::verification::ResultsOptions::keys_only`]): not the
+    /// file's whole graph, so nothing may write it out as the run (never
+    /// kept in a store directory).
+    pub keys_only: bool,
 }
 
 impl GraphInfo {
@@ -127,6 +132,7 @@ impl GraphInfo {
             notes: Vec::new(),
             errors: Vec::new(),
             benchmark_name: None,
+            keys_only: false,
         }
     }
 }
@@ -351,6 +357,15 @@ impl CheckpointStore {
     /// [`Self::insert`], handing the inserted quads to `dropper` to free.
     fn insert_with(&mut self, p: Prepared, persist: bool, dropper: &Dropper) -> Result<GraphInfo> {
         let mut info = p.info;
+        if info.kind == GraphKind::Results && self.results_options.keys_only {
+            if persist {
+                return Err(Error::Usage(format!(
+                    "{}: a run mapped to its keys only is not kept in a store directory",
+                    info.source
+                )));
+            }
+            info.keys_only = true;
+        }
         // A results file read again keeps the checkpoint the user bound it
         // to, or why it is not bound, until binding runs again.
         if info.binding.is_none() {

@@ -504,3 +504,66 @@ SELECT DISTINCT ?graph ?qid WHERE {{
     }
     assert!(compared > 100, "only {compared} IDs compared");
 }
+
+/// `kld serve` reads the exports' table beside the load
+/// (`table::stored::read_exports`) and hands it to the views as known runs:
+/// each run it reads is the store's graph from the same bytes (so it is
+/// taken, not read again), and the table made with it equals the one read
+/// from the sources after the load, on the JSON and CSV exports and the
+/// board's runs.
+#[test]
+fn the_table_read_beside_the_load_is_the_table_read_after_it() {
+    let loads = files("corpus/loads", ".jsonld");
+    let board: Vec<PathBuf> = files("board", ".json")
+        .into_iter()
+        .chain(files("board", ".jsonld"))
+        .collect();
+    for (name, mut inputs) in [
+        ("json", files("corpus/results", ".json")),
+        ("csv", files("corpus/results", ".csv")),
+        ("board", board),
+    ] {
+        let exports = inputs.len();
+        inputs.extend(loads.iter().cloned());
+        let found = karenina_ld::store::input_files(&inputs);
+        let store = read_inputs(&found.files, Default::default(), &|_, _| {})
+            .unwrap()
+            .store;
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let beside = table::stored::read_exports(&found.files, &stop);
+        assert!(
+            !beside.runs.is_empty() && beside.runs.len() <= exports,
+            "{name}: {} runs read beside the load",
+            beside.runs.len()
+        );
+        for run in &beside.runs {
+            assert!(
+                store
+                    .graphs()
+                    .any(|g| g.graph == run.graph && g.sha256 == run.sha256),
+                "{name}: {} is not a stored graph from the same bytes",
+                run.graph
+            );
+        }
+        let (with, notes) = table::stored::of_store(&store, Some(&beside));
+        assert!(notes.is_empty(), "{name}: {notes:?}");
+        let after = table_of(&store);
+        assert_eq!(with.len(), after.len(), "{name}");
+        let views = |t: &Table| {
+            format!(
+                "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+                table::views::board_data(t),
+                catalogue_views::pass_rate_by_benchmark(t),
+                catalogue_views::outcome_classes(t),
+                catalogue_views::replicate_pass_rates(t),
+                catalogue_views::tokens_by_combo(t)
+            )
+        };
+        assert_eq!(views(&with), views(&after), "{name}");
+        // A stop before the first file reads nothing.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(table::stored::read_exports(&found.files, &stop)
+            .runs
+            .is_empty());
+    }
+}

@@ -32,6 +32,9 @@ pub struct ResultsArgs {
     /// Each input given labels, with them (set from the command line's order).
     #[arg(skip)]
     pub labelled: Vec<(PathBuf, Vec<(String, String)>)>,
+    /// Map each result to its keys only (`kld serve --result-quads keys`).
+    #[arg(skip)]
+    pub keys_only: bool,
 }
 
 fn parse_label(s: &str) -> Result<(String, String), String> {
@@ -132,6 +135,7 @@ pub(super) fn load_listed(
 ) -> u8 {
     store.set_results_options(karenina_ld::rdf::verification::ResultsOptions {
         with_traces: results_args.with_traces,
+        keys_only: results_args.keys_only,
     });
     label_inputs(store, results_args);
     let bar = (std::io::stderr().is_terminal() && files.len() >= 20).then(|| {

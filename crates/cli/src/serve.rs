@@ -72,9 +72,27 @@ pub struct ServeArgs {
     /// How checkpoints become quads.
     #[arg(long, value_enum, default_value = "direct")]
     pub processor: ProcessorArg,
+    /// What of each result of the runs loaded becomes quads: `all` (every
+    /// field, so SPARQL sees the whole run), or `keys` (its question, run,
+    /// IDs and answering model: about an eighth of the memory). With either,
+    /// every number, the leaderboard, grid, matrix and figures come from
+    /// the results table; with `keys`, SPARQL over a result's other fields
+    /// finds nothing: for runs past this machine's memory, whose quads go to
+    /// a SPARQL server (`kld push`).
+    #[arg(long, value_enum, value_name = "WHAT", default_value = "all")]
+    pub result_quads: ResultQuads,
     /// Results exports among the inputs.
     #[command(flatten)]
     pub results: super::rdf::ResultsArgs,
+}
+
+/// `--result-quads`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultQuads {
+    /// Every field of every result.
+    All,
+    /// Each result's keys only.
+    Keys,
 }
 
 /// `HOST:PORT`, `localhost:PORT` (loopback) or a bare port (on 127.0.0.1).
@@ -125,7 +143,8 @@ async fn shutdown_signal() {
     }
 }
 
-pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
+pub fn serve(mut a: ServeArgs) -> anyhow::Result<u8> {
+    a.results.keys_only = a.result_quads == ResultQuads::Keys;
     // A panic in a request (a bug) is logged on one line; the request fails
     // with 500 and the server goes on.
     std::panic::set_hook(Box::new(|info| {
@@ -149,9 +168,25 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
     let files = files_of_strict(&a.inputs, a.store.is_some())?;
     let mut store = open_store(a.store.as_deref())?;
     // Bad files are reported and skipped; the endpoint serves the good ones.
-    load_into(&mut store, &files, a.processor.into(), false, &a.results);
+    // The results table of the exports is read on another core meanwhile
+    // (the load inserts on one), so the views need not read them again.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let read = std::thread::scope(|s| {
+        let reading = s.spawn(|| karenina_ld::table::stored::read_exports(&files, &stop));
+        load_into(&mut store, &files, a.processor.into(), false, &a.results);
+        reading.join().ok()
+    });
+    // A store directory's table first, so that a run read just now wins.
+    let mut known = a
+        .store
+        .as_deref()
+        .and_then(|dir| karenina_ld::table::stored::load(dir).ok().flatten())
+        .unwrap_or_default();
+    if let Some(read) = read {
+        known.append(&read);
+    }
     let graphs = store.graphs().count();
-    let state = State::new(
+    let state = State::with_table(
         store,
         Settings {
             timeout,
@@ -163,6 +198,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             memory: memory_limits(a.query_memory, a.total_memory),
             cache_bytes: a.cache_mb.saturating_mul(1 << 20),
         },
+        Some(&known),
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -199,6 +235,11 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<u8> {
             super::plural(graphs, "graph"),
             start.elapsed().as_secs_f64()
         );
+        if a.result_quads == ResultQuads::Keys {
+            eprintln!(
+                "kld serve: --result-quads keys: the runs' numbers come from the results table; SPARQL sees each result's question, run, IDs and answering model only"
+            );
+        }
         let stopping = async move {
             shutdown_signal().await;
             eprintln!("kld serve: stopping (running queries cancelled, {} s grace)", GRACE.as_secs());

@@ -241,8 +241,20 @@ pub struct State {
 impl State {
     /// Wraps a loaded store.
     pub fn new(store: CheckpointStore, settings: Settings) -> Arc<Self> {
+        Self::with_table(store, settings, None)
+    }
+
+    /// [`State::new`], with the runs of `known` (a table read beside the
+    /// load, [`karenina_ld::table::stored::read_exports`], or a store
+    /// directory's Parquet file) taken as they are where the store holds
+    /// their graph from the same bytes, instead of read again.
+    pub fn with_table(
+        store: CheckpointStore,
+        settings: Settings,
+        known: Option<&karenina_ld::table::Table>,
+    ) -> Arc<Self> {
         // Every number view warm before the first request.
-        let views = Arc::new(karenina_ld::table::views::Views::build(&store, 0, None));
+        let views = Arc::new(karenina_ld::table::views::Views::build(&store, 0, known));
         let boot = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -430,6 +442,17 @@ impl State {
                 ),
             );
         };
+        if let Some(g) = graph {
+            let partial = self.with_store(|s| s.graphs().any(|i| i.graph == g && i.keys_only));
+            if partial {
+                return Answer::text(
+                    409,
+                    format!(
+                        "graph {g} holds each result's keys only (kld serve --result-quads keys), not the run's whole graph: read the run's file, or serve it with --result-quads all"
+                    ),
+                );
+            }
+        }
         let store = self.oxigraph();
         let quads: Vec<oxigraph::model::Quad> = match graph {
             Some(g) => match oxigraph::model::NamedNode::new(g) {

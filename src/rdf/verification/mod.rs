@@ -58,7 +58,29 @@ use std::path::Path;
 pub struct ResultsOptions {
     /// Keep raw responses and traces (in `karenina:rest`).
     pub with_traces: bool,
+    /// Map each result to its keys only ([`KEYS`]): what binding a run to
+    /// its benchmark, telling one run from another and the `runs` view
+    /// read. Every number is then the results table's, and SPARQL over a
+    /// result's other fields finds nothing: for a server past one
+    /// machine's memory whose quads go to a SPARQL server (`kld push`).
+    pub keys_only: bool,
 }
+
+/// The properties of a result [`ResultsOptions::keys_only`] keeps (local
+/// names of `karenina:` terms, and `rdf:type`): about 11 quads a result
+/// instead of about 84.
+pub const KEYS: [&str; 10] = [
+    "run",
+    "questionId",
+    "question",
+    "scenarioId",
+    "scenarioNode",
+    "resultId",
+    CSV_RESULT_ID,
+    "runName",
+    "answeringInterface",
+    "answeringModelName",
+];
 
 /// A `karenina:` term.
 pub(crate) use crate::vocab::term as k;

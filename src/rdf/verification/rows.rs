@@ -192,7 +192,24 @@ impl RowMapper {
     }
 
     fn emit(&self, sink: &mut dyn FnMut(Quad), s: &NamedOrBlankNode, p: NamedNode, o: Term) {
+        if self.opts.keys_only && !self.is_key(s, &p, &o) {
+            return;
+        }
         sink(Quad::new(s.clone(), p, o, self.graph.clone()));
+    }
+
+    /// A quad [`ResultsOptions::keys_only`] keeps: every quad of the run's
+    /// node, a result's type and its [`super::KEYS`].
+    fn is_key(&self, s: &NamedOrBlankNode, p: &NamedNode, o: &Term) -> bool {
+        if matches!(s, NamedOrBlankNode::BlankNode(b) if *b == self.run) {
+            return true;
+        }
+        if p.as_str() == RDF_TYPE {
+            return matches!(o, Term::NamedNode(c) if c.as_str() == k("VerificationResult").as_str());
+        }
+        p.as_str()
+            .strip_prefix(crate::vocab::KARENINA)
+            .is_some_and(|local| super::KEYS.contains(&local))
     }
 
     /// The node of a trait scored in this file, made (with its name and

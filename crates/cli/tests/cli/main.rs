@@ -61,6 +61,7 @@ mod runs_apart;
 mod seams;
 mod serve;
 mod serve_cache;
+mod serve_keys;
 mod serve_limits;
 mod serving_claims;
 mod sidecars;
