@@ -116,7 +116,9 @@ pub fn prepare_with(
         // A repaired export is mapped whole with its repairs (never big
         // enough to stream: repairs are of finished runs' few bad rows).
         let repaired = !crate::results::repair::sidecars(path).is_empty();
-        if !repaired && size >= stream_threshold() {
+        // (A run mapped to its keys, about 11 quads a result, is small
+        // enough to map on a reading thread while another run is inserted.)
+        if !repaired && !results_opts.keys_only && size >= stream_threshold() {
             let content = Content::ResultsFile(path.to_path_buf(), results_opts);
             return Ok(Prepared { info, content });
         }

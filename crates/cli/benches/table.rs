@@ -172,7 +172,7 @@ fn main() {
         table::catalogue_views::pass_rate_by_benchmark(&t)
     });
     // kld serve: ready (first full board), then warm /leaderboard.
-    let mut served = paper::serve_ready(&kld, &[ck.clone(), res.clone()]);
+    let mut served = paper::serve_ready(&kld, &[ck.clone(), res.clone()], &[]);
     let (ready, serve_rss, serve_hwm) = (served.ready, served.rss, served.hwm);
     let base = served.base.clone();
     let c = reqwest::blocking::Client::new();

@@ -86,6 +86,11 @@ pub struct ServeArgs {
     pub results: super::rdf::ResultsArgs,
 }
 
+/// Results served as every field's quads past which `kld serve` says that
+/// `--result-quads keys` would take a twentieth of the memory (100,000
+/// results: about 3 GB).
+const HINT_KEYS_AT: usize = 100_000;
+
 /// `--result-quads`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResultQuads {
@@ -235,6 +240,12 @@ pub fn serve(mut a: ServeArgs) -> anyhow::Result<u8> {
             super::plural(graphs, "graph"),
             start.elapsed().as_secs_f64()
         );
+        let results = state.views().table.len();
+        if a.result_quads == ResultQuads::All && results >= HINT_KEYS_AT {
+            eprintln!(
+                "kld serve: {results} results held as quads (about 30 kB each); --result-quads keys serves the same numbers, leaderboard and figures in about a twentieth of the memory (SPARQL then sees each result's keys only)"
+            );
+        }
         if a.result_quads == ResultQuads::Keys {
             eprintln!(
                 "kld serve: --result-quads keys: the runs' numbers come from the results table; SPARQL sees each result's question, run, IDs and answering model only"

@@ -94,6 +94,57 @@ pub(super) async fn matrix(AxState(app): AxState<App>, RawQuery(q): RawQuery) ->
     .await
 }
 
+/// `GET /queries/NAME` of a catalogue number query the results table
+/// answers ([`karenina_ld::table::answers::ANSWERED`]) over the whole store
+/// (no `default-graph-uri` or `named-graph-uri`): the rows SPARQL gives over
+/// the quads (a differential test keeps them equal), made once per
+/// generation and format from the table, so the view is answered in
+/// milliseconds cold, and under `--result-quads keys`, whose quads lack
+/// the fields. `None`: left to SPARQL (another query, a dataset, a format
+/// not negotiated, which SPARQL's path refuses with its message).
+pub(super) fn table_answer(
+    state: &State,
+    name: &str,
+    req: &super::SparqlRequest,
+    accept: Option<&str>,
+) -> Option<Answer> {
+    use karenina_ld::table::answers;
+    if !answers::ANSWERED.contains(&name)
+        || !req.default_graphs.is_empty()
+        || !req.named_graphs.is_empty()
+    {
+        return None;
+    }
+    let negotiated = super::negotiate::negotiate(
+        karenina_ld::sparql::QueryForm::Select,
+        accept,
+        req.format.as_deref(),
+    )?;
+    let views = state.views();
+    let body = views.memoized(&format!("query {name} {}", negotiated.media_type), || {
+        let mut out = Vec::new();
+        if let Some(karenina_ld::sparql::Answer::Solutions { variables, rows }) =
+            answers::answer(name, &views.table)
+        {
+            // (Writing to memory fails only on a term the format cannot
+            // write; SPARQL's path would fail on it alike.)
+            let _ = karenina_ld::sparql::write_solutions(
+                &variables,
+                rows,
+                negotiated.format,
+                None,
+                &mut out,
+            );
+        }
+        out
+    });
+    Some(Answer {
+        status: 200,
+        content_type: negotiated.media_type.to_string(),
+        body: body.to_vec(),
+    })
+}
+
 fn json(v: &impl serde::Serialize) -> Answer {
     Answer::json(&serde_json::to_value(v).unwrap_or_default())
 }

@@ -453,6 +453,11 @@ impl RowMapper {
             );
             e(CSV_RESULT_ID, string(&rid), sink);
         }
+        // Every key is out (the result ID and scenario keys are metadata
+        // terms): what follows would be built only to be dropped.
+        if self.opts.keys_only {
+            return Ok(());
+        }
         if let Some(c) = meta["failure"].get("category").and_then(Value::as_str) {
             e("failureCategory", string(c), sink);
         }

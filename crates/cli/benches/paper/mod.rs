@@ -90,7 +90,7 @@ pub struct Served {
 /// Starts `kld serve INPUTS` on a free loopback port and waits for its
 /// first full `/leaderboard` (cells in it).
 #[allow(dead_code)]
-pub fn serve_ready(kld: &Path, inputs: &[PathBuf]) -> Served {
+pub fn serve_ready(kld: &Path, inputs: &[PathBuf], extra: &[&str]) -> Served {
     use std::time::{Duration, Instant};
     let log = tempfile::NamedTempFile::new().unwrap();
     let start = Instant::now();
@@ -98,6 +98,7 @@ pub fn serve_ready(kld: &Path, inputs: &[PathBuf]) -> Served {
         .arg("serve")
         .args(inputs)
         .args(["--bind", "127.0.0.1:0"])
+        .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(log.reopen().unwrap())
         .spawn()

@@ -101,3 +101,47 @@ fn a_keys_only_run_is_not_handed_out_as_its_graph() {
         }
     }
 }
+
+/// The catalogue's number queries the table answers
+/// (`table::answers::ANSWERED`) are served from the table at
+/// `/queries/NAME`: under `--result-quads keys` their rows equal SPARQL's
+/// over every field's quads (the same text POSTed to `/sparql` of a server
+/// holding them all), in JSON and in CSV.
+#[test]
+fn table_answered_catalogue_views_equal_sparql_over_every_field() {
+    let all = serve(&inputs(), &[]);
+    let keys = serve(&inputs(), &["--result-quads", "keys"]);
+    for name in karenina_ld::table::answers::ANSWERED {
+        let text = karenina_ld::sparql::find(name).unwrap().text;
+        let sparql = |accept: &str| {
+            client()
+                .post(format!("{}/sparql", all.base))
+                .header("Accept", accept)
+                .form(&[("query", text)])
+                .send()
+                .unwrap()
+        };
+        let table = |accept: &str| {
+            client()
+                .get(format!("{}/queries/{name}", keys.base))
+                .header("Accept", accept)
+                .send()
+                .unwrap()
+        };
+        let want = rows(&sparql("application/sparql-results+json").json().unwrap());
+        assert!(!want.is_empty(), "{name}: no rows");
+        assert_eq!(
+            rows(&table("application/sparql-results+json").json().unwrap()),
+            want,
+            "{name}"
+        );
+        let (s, t) = (sparql("text/csv"), table("text/csv"));
+        assert_eq!(t.headers()["content-type"], s.headers()["content-type"]);
+        let lines = |b: String| {
+            let mut v: Vec<String> = b.lines().map(str::to_string).collect();
+            v[1..].sort();
+            v
+        };
+        assert_eq!(lines(t.text().unwrap()), lines(s.text().unwrap()), "{name}");
+    }
+}
