@@ -183,6 +183,28 @@ impl Layout {
         out
     }
 
+    /// As JSON for a page to lay out: `title`, `head`, `align` (`left` or
+    /// `right` per column), `rows` (the rounded text cells), `caption` and
+    /// `label`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let align: Vec<&str> = self
+            .align
+            .iter()
+            .map(|a| match a {
+                Align::Left => "left",
+                Align::Right => "right",
+            })
+            .collect();
+        serde_json::json!({
+            "title": self.title,
+            "head": self.head,
+            "align": align,
+            "rows": self.rows,
+            "caption": self.caption,
+            "label": self.label,
+        })
+    }
+
     /// As an HTML section: a heading, the table, its caption (numbered
     /// `number`).
     pub fn html(&self, number: usize) -> String {
@@ -336,6 +358,10 @@ mod tests {
         assert_eq!(l.matches(" \\\\\n").count(), 50 + 2, "rows and heads");
         assert!(l.contains("(continued, part 2 of 2)"));
         assert_eq!(l.matches("\\label{").count(), 1);
+        let j = t().to_json();
+        assert_eq!(j["align"], serde_json::json!(["left", "right"]));
+        assert_eq!(j["rows"][0][1], "+5.9 [3.6, 8.2]");
+        assert_eq!(j["caption"], "What 50 % means.");
         let h = t().html(3);
         assert!(h.contains("<th class=\"model\" title=\"a_%&lt;b&gt;\">a_%&lt;b&gt;</th>"));
         assert!(h.contains("Table 3. What 50 % means."));
