@@ -18,6 +18,10 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
     ),
     (
+        "| `GET /compare` | `kld compare` of one run",
+        &["the_compare_route_gives_kld_compare_s_bytes_for_one_run_and_never_pools_two"],
+    ),
+    (
         "| `GET /figure` | a figure as",
         &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
     ),

@@ -72,11 +72,16 @@ async function drawCompare(params, board) {
   const key = `${p}\u0000${board.signature}`;
   if (key === state.key) return;
   state.key = key;
-  box.hidden = false;
+  // No run bound to a benchmark: nothing the board shows to compare.
+  box.hidden = !board.runs.length;
+  if (box.hidden) return;
   const status = byId("compare-status");
   status.textContent = "comparing…";
   try {
-    const [pairs, agreement] = await Promise.all([layouts(p, "pairs"), layouts(p, "agreement")]);
+    // The first answer computes the comparison (the server keeps it for
+    // the rest): one query slot busy meanwhile, not four.
+    const pairs = await layouts(p, "pairs");
+    const agreement = await layouts(p, "agreement");
     if (state.key !== key) return;
     const [averaged, ...perJudge] = pairs;
     const forest = new URLSearchParams(p);
