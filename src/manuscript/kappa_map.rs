@@ -88,6 +88,17 @@ impl Scale {
     }
 }
 
+/// κ as the figure writes it: rounded as a coefficient, a minus sign
+/// (U+2212) for a negative, and no sign on a κ that rounds to 0.
+fn typeset(d: Digits, v: f64) -> String {
+    let t = d.coefficient(v);
+    match t.strip_prefix('-') {
+        Some(x) if x.chars().any(|c| c.is_ascii_digit() && c != '0') => format!("−{x}"),
+        Some(x) => x.to_string(),
+        None => t,
+    }
+}
+
 /// κ of judges `i` and `j` (either order).
 fn pair(c: &Comparison, i: u32, j: u32) -> Option<&Stat<Cohen>> {
     let (a, b) = (i.min(j), i.max(j));
@@ -153,7 +164,7 @@ pub fn kappa_svg(c: &Comparison, d: Digits) -> String {
                             let (bg, white) = scale.fill(*kv);
                             (
                                 bg,
-                                d.coefficient(*kv),
+                                typeset(d, *kv),
                                 white,
                                 format!(
                                     "{names}: Cohen's κ {}, agreement {} % over n = {} answers",
@@ -200,15 +211,7 @@ pub fn kappa_svg(c: &Comparison, d: Digits) -> String {
         r#"<text x="10" y="{:.1}">Cohen's κ</text>"#,
         ly + 10.0
     ));
-    let minus = |v: f64| {
-        // −0.000 is 0.
-        let t = d.coefficient(v + 0.0);
-        match t.strip_prefix('-') {
-            Some(x) if x.chars().any(|c| c.is_ascii_digit() && c != '0') => format!("−{x}"),
-            Some(x) => x.to_string(),
-            None => t,
-        }
-    };
+    let minus = |v: f64| typeset(d, v);
     for (i, v) in scale.stops().iter().enumerate() {
         let x = 80.0 + i as f64 * 52.0;
         s.push_str(&format!(
@@ -372,6 +375,13 @@ pub(super) mod tests {
                 diverging: true
             }
         );
+    }
+
+    #[test]
+    fn a_negative_kappa_takes_a_minus_sign_and_a_rounded_0_none() {
+        assert_eq!(typeset(Digits(1), -0.0093), "−0.009");
+        assert_eq!(typeset(Digits(1), -0.0001), "0.000");
+        assert_eq!(typeset(Digits(1), 0.215), "0.215");
     }
 
     #[test]

@@ -47,12 +47,11 @@ const figures = [...box.querySelectorAll('.kld-figure')].map((f) => {
     cells: f.querySelectorAll('g.cell').length };
 });
 const tables = {};
-for (const s of box.querySelectorAll('section.compare-part')) {
-  tables[s.id] = [...s.querySelectorAll(':scope > .compare-block table.compare-table tbody tr')].length;
-}
+for (const t of box.querySelectorAll('table.compare-table')) tables[t.id] = t.tBodies[0].rows.length;
+// Names cut with an ellipsis keep the whole name on hover.
 const cut = [...box.querySelectorAll('.compare-table tbody th')].filter((t) => {
-  const c = t.querySelector('.cut'); return c && c.scrollWidth > c.clientWidth; }).map((t) => t.title);
-return { figures, tables, cut, png_buttons: box.querySelectorAll('button.download-png').length,
+  const c = t.querySelector('.cut'); return c && c.scrollWidth > c.clientWidth; });
+return { figures, tables, cut: cut.length, cut_titled: cut.filter((t) => t.title.length > 0).length, png_buttons: box.querySelectorAll('button.download-png').length,
   hrefs: [...box.querySelectorAll('a.download')].map((a) => [a.textContent, a.href]),
   scroll: [document.documentElement.scrollWidth, window.innerWidth] };"""
 

@@ -252,11 +252,23 @@ fn the_compare_section_draws_both_figures_and_its_downloads_answer() {
         // averaged); the κ heatmap: 7 × 7 judges.
         assert_eq!(figures[0]["pairs"], 21, "{size}");
         assert_eq!(figures[1]["cells"], 49, "{size}");
-        // The pairs (judges averaged) and the agreement tables on the page:
-        // 21 pairs of 7 models; every answer, then each model.
+        // The pairs tables (judges averaged, then each of the 7 judges):
+        // 21 pairs of 7 models; agreement over every answer, then each
+        // model; Cohen's κ of 21 pairs of judges.
         let tables = &v["tables"];
-        assert_eq!(tables["compare-pairs"], 21, "{size}: {v}");
-        assert_eq!(tables["compare-agreement"], 8, "{size}: {v}");
+        assert_eq!(tables["compare-table-pairs"], 21, "{size}: {v}");
+        for j in 1..=7 {
+            assert_eq!(
+                tables[format!("compare-table-pairs-{j}")],
+                21,
+                "{size}: {v}"
+            );
+        }
+        assert_eq!(tables["compare-table-agreement"], 8, "{size}: {v}");
+        assert_eq!(tables["compare-table-kappa"], 21, "{size}: {v}");
+        // Long names are cut, each with its whole name on hover.
+        assert!(v["cut"].as_u64().unwrap() > 0, "{size}: {v}");
+        assert_eq!(v["cut"], v["cut_titled"], "{size}");
         // Every download answers 200 in its media type.
         let links = v["links"].as_array().unwrap();
         assert!(links.len() >= 10, "{size}: {links:?}");

@@ -23,17 +23,17 @@ const link = (href, name, label) => el("a", { href, download: name, className: "
 // The downloads of one table: CSV (unrounded, `kld compare --format csv`),
 // Markdown, LaTeX and the whole HTML report (rounded to one decimal).
 function tableDownloads(p, table) {
-  const u = (format) => `/compare?${p}&table=${table}&format=${format}&digits=1`;
+  const u = (format, more = { table }) => `/compare?${new URLSearchParams({ ...Object.fromEntries(p), ...more, format, digits: 1 })}`;
   return el("p", { className: "compare-downloads" }, "Download: ",
     link(u("csv"), `${table}.csv`, "CSV"), " · ", link(u("markdown"), `${table}.md`, "Markdown"), " · ",
     link(u("latex"), `${table}.tex`, "LaTeX"), " · ",
-    link(`/compare?${p}&format=html&digits=1`, "compare.html", "HTML report"));
+    link(u("html", {}), "compare.html", "HTML report"));
 }
 
 // One rounded table of the server's (Layout JSON): long names cut with the
 // whole name on hover; it scrolls in its box, never the page.
 function layoutTable(t, i) {
-  const table = el("table", { className: "compare-table", id: `compare-${t.label}` },
+  const table = el("table", { className: "compare-table", id: `compare-table-${t.label}` },
     el("thead", {}, el("tr", {}, ...t.head.map((h, c) => el("th", { scope: "col", className: t.align[c] }, h)))),
     el("tbody", {}, ...t.rows.map((r) => el("tr", {}, ...r.map((x, c) => (t.align[c] === "left"
       ? el("th", { scope: "row", title: x }, el("span", { className: "cut" }, x))
@@ -45,7 +45,7 @@ function layoutTable(t, i) {
 }
 
 async function layouts(p, table) {
-  const r = await fetch(`/compare?${p}&table=${table}&format=json&digits=1`);
+  const r = await fetch(`/compare?${new URLSearchParams({ ...Object.fromEntries(p), table, format: "json", digits: 1 })}`);
   if (!r.ok) throw Object.assign(new Error(await r.text()), { status: r.status });
   return r.json();
 }
@@ -106,8 +106,8 @@ async function drawCompare(params, board) {
         first, tableDownloads(p, "pairs"), forestFig, ...judges),
       el("section", { className: "compare-part", id: "compare-agreement" }, el("h4", {}, "Judge agreement"),
         ...agree, tableDownloads(p, "agreement"), kappaFig));
-    const run = p.get("run") ?? "the only run";
-    status.textContent = `${averaged.rows.length} pairs of answering models · run ${run.split(/[\\/]/).pop()}`;
+    const run = p.get("run");
+    status.textContent = `${averaged.rows.length} pairs of answering models · ${run ? `run ${run.split(/[\\/]/).pop()}` : "the one run loaded"}`;
   } catch (e) {
     if (state.key !== key) return;
     status.textContent = "";
