@@ -3,10 +3,12 @@ on a server at BASE holding one paper-size run: at 1280 × 800 and 700 px, the
 figures drawn inline (their size on screen, the forest plot's pairs and the
 κ heatmap's cells), the tables' rows, every download link's status and media
 type (fetched by the page), the PNG buttons, and whether the page scrolls
-sideways; the pairs CSV as downloaded; the forest plot's PNG. Screenshots go
-to SHOTS; downloads land in DOWNLOADS. Prints one JSON line.
+sideways; the pairs CSV as downloaded; the forest plot's PNG. With TWO, a
+server holding two runs: the section's refusal to pool them and its choice
+of run. Screenshots go to SHOTS; downloads land in DOWNLOADS. Prints one
+JSON line.
 
-usage: browser_compare.py BASE SHOTS DOWNLOADS"""
+usage: browser_compare.py BASE SHOTS DOWNLOADS TWO"""
 import json
 import os
 import struct
@@ -15,9 +17,9 @@ import time
 
 from browser import chromium, requested_urls
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
-base, shots, downloads = sys.argv[1:4]
+base, shots, downloads, two = sys.argv[1:5]
 os.makedirs(shots, exist_ok=True)
 os.makedirs(downloads, exist_ok=True)
 driver = chromium("1280,800", downloads=downloads, network_log=True)
@@ -94,6 +96,18 @@ try:
     driver.set_window_size(700, 900)
     section("700")
     seen["elsewhere"] = [u for u in requested_urls(driver) if not u.startswith((base, "data:", "blob:"))]
+    # Two runs, none chosen: the refusal, then a choice of run.
+    driver.set_window_size(1280, 800)
+    driver.get("about:blank")
+    driver.get(two + "/#board")
+    choice = wait.until(lambda d: d.find_elements(By.ID, "compare-run"))[0]
+    seen["two"] = {"refusal": driver.find_element(By.CSS_SELECTOR, "#compare-body .refusal").text,
+                   "options": len(choice.find_elements(By.TAG_NAME, "option")) - 1}
+    driver.execute_script("document.getElementById('compare').scrollIntoView()")
+    driver.save_screenshot(os.path.join(shots, "compare-two-runs-1280.png"))
+    Select(choice).select_by_index(2)
+    wait.until(lambda d: "pairs" in d.find_element(By.ID, "compare-status").text)
+    seen["two"]["status"] = driver.find_element(By.ID, "compare-status").text
 finally:
     driver.quit()
 print(json.dumps(seen))

@@ -3,8 +3,9 @@
 //! writes for that run's file (every CSV table cell for cell, the JSON,
 //! Markdown, LaTeX and both figures), refuses to pool two runs, and in
 //! headless Chromium (interop tier) the section draws the forest plot and
-//! the κ heatmap, its download links answer 200 in their media types, and
-//! the page never scrolls sideways at 1280 × 800 and 700 px.
+//! the κ heatmap, its download links answer 200 in their media types, the
+//! page never scrolls sideways at 1280 × 800 and 700 px, and with two runs
+//! loaded it says they are never pooled and offers a choice.
 //!
 //! Screenshots: target/screenshots/compare-*.png.
 
@@ -222,12 +223,21 @@ fn the_compare_section_draws_both_figures_and_its_downloads_answer() {
     let s = serve(&[ck, res.clone()], &[]);
     let shots = Path::new(env!("KLD_SOURCE_ROOT")).join("target/screenshots");
     let downloads = dir.path().join("downloads");
+    let two = serve(
+        &[
+            data("board.jsonld"),
+            data("board-run-1.json"),
+            data("board-run-2.json"),
+        ],
+        &[],
+    );
     let out = python(
         "browser_compare.py",
         &[
             &s.base,
             shots.to_str().unwrap(),
             downloads.to_str().unwrap(),
+            &two.base,
         ],
     );
     let seen: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
@@ -298,4 +308,15 @@ fn the_compare_section_draws_both_figures_and_its_downloads_answer() {
     let png = seen["png"].as_array().unwrap();
     assert!(png[0].as_u64().unwrap() > 1000, "{png:?}");
     assert_eq!(seen["elsewhere"], serde_json::json!([]));
+    // Two runs: never pooled; the section names the reason and offers them.
+    let t = &seen["two"];
+    assert!(
+        t["refusal"].as_str().unwrap().contains("never pooled"),
+        "{t}"
+    );
+    assert_eq!(t["options"], 2, "{t}");
+    assert!(
+        t["status"].as_str().unwrap().contains("board-run-2.json"),
+        "{t}"
+    );
 }

@@ -30,13 +30,20 @@ function tableDownloads(p, table) {
     link(u("html", {}), "compare.html", "HTML report"));
 }
 
+// A model's name: `interface:` apart (a narrow window hides it, the whole
+// name is on hover), then the rest.
+function nameParts(x) {
+  const at = x.indexOf(":");
+  return at > 0 && !x.slice(0, at).includes(" ") ? [el("span", { className: "iface" }, x.slice(0, at + 1)), x.slice(at + 1)] : [x];
+}
+
 // One rounded table of the server's (Layout JSON): long names cut with the
 // whole name on hover; it scrolls in its box, never the page.
 function layoutTable(t, i) {
   const table = el("table", { className: "compare-table", id: `compare-table-${t.label}` },
     el("thead", {}, el("tr", {}, ...t.head.map((h, c) => el("th", { scope: "col", className: t.align[c] }, h)))),
     el("tbody", {}, ...t.rows.map((r) => el("tr", {}, ...r.map((x, c) => (t.align[c] === "left"
-      ? el("th", { scope: "row", title: x }, el("span", { className: "cut" }, x))
+      ? el("th", { scope: "row", title: x }, el("span", { className: "cut" }, ...nameParts(x)))
       : el("td", { className: "num" }, x)))))));
   return el("div", { className: "compare-block" },
     el("h5", {}, t.title),
