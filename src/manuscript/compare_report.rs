@@ -54,7 +54,7 @@ pub fn compare_report(c: &Comparison, source: &str, d: Digits, hardest: usize) -
     if c.obs.judges.len() > 1 {
         figure += 1;
         s.push_str(&format!(
-            "<h2>Agreement of each pair of judges</h2>\n<figure>{}<figcaption>Figure {figure}. Cohen's κ of each pair of judges on the template verdicts of the answers both rated; blue is agreement beyond chance, red below it, n.d. where κ is not defined. Its numbers are the next table's.</figcaption></figure>\n",
+            "<h2>Agreement of each pair of judges</h2>\n<figure>{}<figcaption>Figure {figure}. Cohen's κ of each pair of judges on the template verdicts of the answers both rated; blue is agreement beyond chance, red below it, the colours stretched over this figure's κs (its legend gives the range), n.d. where κ is not defined. Its numbers are the next table's.</figcaption></figure>\n",
             kappa_svg(c, d)
         ));
         push_table(&mut s, &kappa(c, d));

@@ -126,7 +126,29 @@ impl Layout {
                 caption.push_str(&format!(" {what}: {}.", list.join("; ")));
             }
         }
-        let head: Vec<String> = self.head.iter().map(|h| tex(h)).collect();
+        // A head wider than every cell under it stacks on two lines, so
+        // the heads do not make a table wider than a page (the agreement
+        // table was 7 pt too wide at 10 pt article width).
+        let head: Vec<String> = self
+            .head
+            .iter()
+            .enumerate()
+            .map(|(ci, h)| {
+                // As shown: a keyed column's keys, else the text unescaped.
+                let shown = if self.keys.iter().any(|k| k.0 == ci) {
+                    &rows
+                } else {
+                    &self.rows
+                };
+                let widest = shown
+                    .iter()
+                    .filter_map(|r| r.get(ci))
+                    .map(|c| c.chars().count())
+                    .max()
+                    .unwrap_or(0);
+                stacked(h, self.align[ci], widest)
+            })
+            .collect();
         let mut out = String::new();
         let parts = rows.len().div_ceil(LATEX_ROWS).max(1);
         let per = rows.len().div_ceil(parts).max(1);
@@ -159,6 +181,28 @@ impl Layout {
             out.push_str("\\bottomrule\n\\end{tabular}\n\\end{table}\n\n");
         }
         out
+    }
+
+    /// As JSON for a page to lay out: `title`, `head`, `align` (`left` or
+    /// `right` per column), `rows` (the rounded text cells), `caption` and
+    /// `label`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let align: Vec<&str> = self
+            .align
+            .iter()
+            .map(|a| match a {
+                Align::Left => "left",
+                Align::Right => "right",
+            })
+            .collect();
+        serde_json::json!({
+            "title": self.title,
+            "head": self.head,
+            "align": align,
+            "rows": self.rows,
+            "caption": self.caption,
+            "label": self.label,
+        })
     }
 
     /// As an HTML section: a heading, the table, its caption (numbered
@@ -196,6 +240,36 @@ impl Layout {
             esc(&self.caption)
         ));
         s
+    }
+}
+
+/// A LaTeX head: `h` escaped, on two lines (a nested `tabular`, split at
+/// the space nearest its middle, aligned as its column) when it is wider
+/// than `widest` characters, the column's widest cell.
+fn stacked(h: &str, align: Align, widest: usize) -> String {
+    let chars: Vec<char> = h.chars().collect();
+    let middle = chars.len() / 2;
+    let split = chars
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == ' ')
+        .map(|(i, _)| i)
+        .min_by_key(|i| i.abs_diff(middle));
+    match split {
+        Some(at) if chars.len() > widest => {
+            let first: String = chars[..at].iter().collect();
+            let rest: String = chars[at + 1..].iter().collect();
+            let side = match align {
+                Align::Left => 'l',
+                Align::Right => 'r',
+            };
+            format!(
+                "\\begin{{tabular}}[b]{{@{{}}{side}@{{}}}}{}\\\\{}\\end{{tabular}}",
+                tex(&first),
+                tex(&rest)
+            )
+        }
+        _ => tex(h),
     }
 }
 
@@ -240,10 +314,19 @@ mod tests {
         assert!(m.contains("| a_%<b> | +5.9 [3.6, 8.2] |"), "{m}");
         let l = t().latex();
         assert!(l.contains("\\begin{tabular}{lr}\n\\toprule\n"), "{l}");
+        // Heads wider than their columns' cells stack on two lines.
         assert!(
-            l.contains("Model \\textbar{} A & $\\Delta$ (points) \\\\\n"),
+            l.contains(
+                "\\begin{tabular}[b]{@{}l@{}}Model\\\\\\textbar{} A\\end{tabular} & $\\Delta$ (points) \\\\\n"
+            ),
             "{l}"
         );
+        assert_eq!(stacked("Rate (%)", Align::Right, 9), "Rate (\\%)");
+        assert_eq!(
+            stacked("Answers of", Align::Left, 2),
+            "\\begin{tabular}[b]{@{}l@{}}Answers\\\\of\\end{tabular}"
+        );
+        assert_eq!(stacked("Kappa", Align::Right, 1), "Kappa");
         assert!(
             l.contains("a\\_\\%$<$b$>$ & +5.9 [3.6, 8.2] \\\\\n\\bottomrule"),
             "{l}"
@@ -269,10 +352,16 @@ mod tests {
             .map(|i| vec![format!("m{i}"), i.to_string()])
             .collect();
         let l = long.latex();
-        assert_eq!(l.matches("\\begin{tabular}").count(), 2);
+        // (Two parts, each with both heads stacked: the cells are short.)
+        assert_eq!(l.matches("\\begin{tabular}{").count(), 2);
+        assert_eq!(l.matches("\\begin{tabular}[b]").count(), 4);
         assert_eq!(l.matches(" \\\\\n").count(), 50 + 2, "rows and heads");
         assert!(l.contains("(continued, part 2 of 2)"));
         assert_eq!(l.matches("\\label{").count(), 1);
+        let j = t().to_json();
+        assert_eq!(j["align"], serde_json::json!(["left", "right"]));
+        assert_eq!(j["rows"][0][1], "+5.9 [3.6, 8.2]");
+        assert_eq!(j["caption"], "What 50 % means.");
         let h = t().html(3);
         assert!(h.contains("<th class=\"model\" title=\"a_%&lt;b&gt;\">a_%&lt;b&gt;</th>"));
         assert!(h.contains("Table 3. What 50 % means."));

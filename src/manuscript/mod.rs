@@ -5,7 +5,8 @@
 //! SVG with their data as CSV (issue 47); and `kld compare`'s tables
 //! (pairwise comparisons, rates, agreement, κ, hardest questions) as
 //! Markdown, LaTeX and a report of their own, with the forest plot of
-//! paired differences and the judges' κ heatmap.
+//! paired differences and the judges' κ heatmap; and that comparison of one
+//! run the server's results table holds (`/compare`, [`compare_run`]).
 //!
 //! Why a module of its own: the board ([`crate::board`]) computes
 //! the numbers once for every face; this module only arranges those same
@@ -31,6 +32,7 @@ mod kappa_map;
 mod layout;
 mod numerals;
 mod svg;
+mod table_compare;
 mod tables;
 
 pub use compare_report::compare_report;
@@ -42,6 +44,7 @@ pub use judge_grid::{Grid, GridCell, GridRow, Interval, JudgeMean};
 pub use kappa_map::{kappa_csv, kappa_svg};
 pub use layout::{latex_all, markdown_all, Align, Layout};
 pub use svg::{dot_plot_csv, dot_plot_svg, heatmap_csv, heatmap_svg};
+pub use table_compare::{choose_run, compare_run, observations_of_run, RunCompareError};
 pub use tables::{caption, csv, latex, markdown};
 
 /// The name every face gives the leaderboard's rate (the statistics

@@ -266,6 +266,7 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route("/matrix", get(super::board::matrix))
         .route("/grid", get(super::figures::grid))
         .route("/figure", get(super::figures::figure))
+        .route("/compare", get(super::compare::compare))
         .route("/vocabulary", get(vocabulary))
         .route("/errors", get(errors))
         .route(
@@ -299,6 +300,10 @@ pub fn router(state: Arc<State>, watching: bool, log: Log, bound: SocketAddr) ->
         .route(
             "/table.js",
             get(|| async { asset("text/javascript; charset=utf-8", super::board::TABLE_JS) }),
+        )
+        .route(
+            "/compare.js",
+            get(|| async { asset("text/javascript; charset=utf-8", super::compare::COMPARE_JS) }),
         )
         .route(
             "/figures.js",

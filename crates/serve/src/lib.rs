@@ -20,6 +20,7 @@
 mod app;
 mod board;
 pub mod cache;
+mod compare;
 mod conn;
 mod describe;
 mod editor;

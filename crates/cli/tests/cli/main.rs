@@ -42,6 +42,7 @@ mod nt_spaces;
 mod numbers;
 mod offline;
 mod page_board;
+mod page_compare;
 mod page_figures;
 mod page_leaderboard;
 mod page_markup;

@@ -537,8 +537,9 @@ fn markdown_parses_latex_compiles_and_the_report_opens_offline() {
 
 /// Compiles `table` (a file in `dir`) inside a minimal article with
 /// pdflatex (Debian's texlive-latex-recommended: booktabs), and asserts a
-/// PDF came out.
-pub(crate) fn pdflatex(dir: &Path, table: &str) {
+/// PDF came out; returns pdflatex's log (its standard output), where a
+/// table too wide for the page shows as `Overfull \hbox`.
+pub(crate) fn pdflatex(dir: &Path, table: &str) -> String {
     let doc = dir.join("doc.tex");
     std::fs::write(
         &doc,
@@ -556,4 +557,5 @@ pub(crate) fn pdflatex(dir: &Path, table: &str) {
         String::from_utf8_lossy(&run.stdout)
     );
     assert!(dir.join("doc.pdf").metadata().unwrap().len() > 1000);
+    String::from_utf8_lossy(&run.stdout).into_owned()
 }

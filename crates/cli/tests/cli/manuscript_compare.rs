@@ -340,7 +340,9 @@ fn compare_markdown_parses_latex_compiles_and_the_report_opens_offline() {
         let (head, body) = rows(&compare(&["--format", "csv", "--table", t]));
         assert!(head.len() > 2 && !body.is_empty(), "{t}");
     }
-    pdflatex(dir.path(), "t.tex");
+    // Every table fits the page: no line of it wider than the text.
+    let log = pdflatex(dir.path(), "t.tex");
+    assert!(!log.contains("Overfull \\hbox"), "{log}");
     let shots = Path::new(env!("KLD_SOURCE_ROOT")).join("target/screenshots");
     let out = super::serve::python(
         "manuscript_formats.py",

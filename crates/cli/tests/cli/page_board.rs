@@ -40,7 +40,15 @@ fn the_page_s_scripts_are_served_as_written_and_nothing_else_is_loaded() {
     for src in srcs {
         let r = c.get(format!("{}{src}", s.base)).send().unwrap();
         assert_eq!(r.status(), 200, "{src}");
-        if !["/table.js", "/leaderboard.js", "/figures.js", "/app.js"].contains(&src) {
+        if ![
+            "/table.js",
+            "/leaderboard.js",
+            "/figures.js",
+            "/compare.js",
+            "/app.js",
+        ]
+        .contains(&src)
+        {
             continue;
         }
         assert_eq!(

@@ -18,6 +18,18 @@ pub(crate) const SERVING_CLAIMS: &[(&str, &[&str])] = &[
         &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
     ),
     (
+        "| `GET /compare` | `kld compare` of one run",
+        &["the_compare_route_gives_kld_compare_s_bytes_for_one_run_and_never_pools_two"],
+    ),
+    (
+        "and answers 400 for two runs",
+        &["the_compare_route_gives_kld_compare_s_bytes_for_one_run_and_never_pools_two"],
+    ),
+    (
+        "answer 200 in their media types, and the page does not scroll",
+        &["the_compare_section_draws_both_figures_and_its_downloads_answer"],
+    ),
+    (
         "| `GET /figure` | a figure as",
         &["the_grid_and_figure_routes_give_the_command_line_s_bytes_and_refuse_what_they_lack"],
     ),

@@ -8,8 +8,8 @@
 // report; each figure as SVG (kld's), PNG (drawn from that SVG by the
 // browser, at 300 dpi) and its data as CSV.
 // Plain JS, no dependencies; uses `el` from app.js and `benchmarkLabel`,
-// `cutText` and `openMatrix` from leaderboard.js. Exports drawGrid and
-// drawMatrixView.
+// `cutText` and `openMatrix` from leaderboard.js. Exports drawGrid,
+// drawMatrixView and figureBlock (compare.js draws its figures with it).
 (() => {
 "use strict";
 
@@ -49,10 +49,11 @@ async function svgToPng(svgText, scale) {
   }
 }
 
-// A figure from GET /figure (`params` its filters and kind): the SVG inline
-// (scaled to the page's width), then its downloads.
-async function figureBlock(params, name, caption) {
-  const url = `/figure?${params}`;
+// A figure from GET /figure (`params` its filters and kind; or from `path`,
+// GET /compare's figure=): the SVG inline (scaled to the page's width),
+// then its downloads.
+async function figureBlock(params, name, caption, path = "/figure") {
+  const url = `${path}?${params}`;
   const r = await fetch(`${url}&format=svg`);
   const text = await r.text();
   const fig = el("figure", { className: "kld-figure" });
@@ -341,5 +342,5 @@ async function drawMatrixView(m, params) {
 
 const modelLabel = (m) => (m.mcp.length && !m.answering.includes("+[") ? `${m.answering} · MCP ${m.mcp.join(", ")}` : m.answering);
 
-Object.assign(window, { drawGrid, drawMatrixView });
+Object.assign(window, { drawGrid, drawMatrixView, figureBlock });
 })();

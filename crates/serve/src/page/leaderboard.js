@@ -18,7 +18,8 @@
 // Its names stay inside it but for those it exports: loadBoard, drawBoard,
 // benchmarkLabel, shortBenchmarkLabel, cutText, openMatrix. With every
 // judge (the default), the pass-rate view is figures.js's model × judge
-// grid; the matrix is drawn by figures.js too.
+// grid; the matrix is drawn by figures.js too, the comparison by
+// compare.js (drawCompare).
 (() => {
 "use strict";
 
@@ -351,6 +352,9 @@ async function drawBoard() {
   byId("board-latest").closest("label").hidden = !pass;
   const status = byId("board-status");
   status.textContent = "loading…";
+  // The comparison of the one run the filters leave (compare.js), apart
+  // from the view: it draws again only when its run or the store changed.
+  drawCompare(boardParams(), board);
   if (view === "matrix") {
     const m = await matrixAnswer();
     if (!current()) return;
