@@ -213,7 +213,10 @@ fn every_interval_is_kld_compare_s_for_the_same_rows() {
             if let Some(i) = r["mean"].get("interval").filter(|i| !i.is_null()) {
                 let want = find("rates", model, None);
                 assert!(same_pct(&i["lower"], &want["t_low"]), "{model}: {i} {want}");
-                assert!(same_pct(&i["upper"], &want["t_high"]), "{model}: {i} {want}");
+                assert!(
+                    same_pct(&i["upper"], &want["t_high"]),
+                    "{model}: {i} {want}"
+                );
                 means += 1;
             } else if r["mean"]["judges"].as_u64() > Some(1) {
                 // No interval is the mean's own where the judges' n differ

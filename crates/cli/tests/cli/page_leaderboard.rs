@@ -207,10 +207,7 @@ fn the_leaderboard_s_rates_are_karenina_s_template_pass_by_combo() {
                 c["pass_pct"].as_f64().unwrap(),
                 k["pass_pct"].as_f64().unwrap(),
             );
-            assert!(
-                close(ours, theirs),
-                "{file} {combo}: {ours} {theirs}"
-            );
+            assert!(close(ours, theirs), "{file} {combo}: {ours} {theirs}");
             seen += 1;
         }
         // Every combo of Karenina's, and no other.
