@@ -138,13 +138,19 @@ fn no_public_function_returns_a_string_error() {
             // The signature, to its body or its `;`, across lines.
             let from = code.lines().skip(i).collect::<Vec<_>>().join(" ");
             let sig = &from[..from.find(['{', ';']).unwrap_or(from.len())];
-            let ret = sig.rsplit_once("->").map_or("", |(_, r)| r).replace(' ', "");
+            let ret = sig
+                .rsplit_once("->")
+                .map_or("", |(_, r)| r)
+                .replace(' ', "");
             if ret.contains("Result<") && ret.ends_with(",String>") {
                 found.push(format!("{}:{}: {rest}", p.display(), i + 1));
             }
         }
     }
-    assert!(found.is_empty(), "public functions returning a String error: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "public functions returning a String error: {found:#?}"
+    );
 }
 
 /// The core library embeds light: it compiles no HTTP server, HTTP client

@@ -129,7 +129,11 @@ fn siege(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Outcome {
         o.code,
         o.secs,
         o.max_rss_mb,
-        if rss_own { "" } else { " (an upper bound: no /usr/bin/time)" }
+        if rss_own {
+            ""
+        } else {
+            " (an upper bound: no /usr/bin/time)"
+        }
     );
     assert!(!o.stderr.contains("panicked"), "a panic: {}", o.stderr);
     o

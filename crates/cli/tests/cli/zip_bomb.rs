@@ -151,7 +151,8 @@ fn streamed_bomb(dir: &Path, name: &str, blocks: u32, declared: Option<u32>) -> 
     for n in [entries.len() as u16; 2] {
         f.write_all(&n.to_le_bytes()).unwrap();
     }
-    f.write_all(&(directory.len() as u32).to_le_bytes()).unwrap();
+    f.write_all(&(directory.len() as u32).to_le_bytes())
+        .unwrap();
     f.write_all(&at.to_le_bytes()).unwrap();
     f.write_all(&0u16.to_le_bytes()).unwrap(); // comment
     f.into_inner().unwrap().sync_all().unwrap();
