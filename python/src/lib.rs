@@ -3,6 +3,10 @@
 //! exception hierarchy, the GIL released for long work, Ctrl-C to the
 //! library's cancellation token). Logic the library lacks does not go here.
 
+// One module-file style in every crate of the workspace (ARCHITECTURE.md,
+// "Invariants"): a module with children is `foo/mod.rs`.
+#![deny(clippy::self_named_module_files)]
+
 use pyo3::prelude::*;
 
 mod answers;

@@ -108,10 +108,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8, limits: &Limits) -> Resu
             Ok(true) => {}
             Err(e) => {
                 let row = e.position().map_or(line, |p| p.line() as usize);
-                return Err(ImportError::Bad {
-                    at: at.at_row(row).into(),
-                    message: format!("not a well-formed {expected}: {e}"),
-                });
+                return Err(ImportError::bad(
+                    &at.at_row(row),
+                    format!("not a well-formed {expected}: {e}"),
+                ));
             }
         }
         // The record's raw bytes run from where the previous one ended (its
@@ -128,13 +128,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8, limits: &Limits) -> Resu
         // pandas' tokenizer refuses it ("EOF inside string"), and so does
         // kld: otherwise every row after the quote is one field, dropped.
         if end == bytes.len() && raw.contains(&b'"') && ends_in_quotes(raw, delimiter) {
-            return Err(ImportError::Bad {
-                at: at.at_row(row).into(),
-                message: format!(
+            return Err(ImportError::bad(&at.at_row(row), format!(
                     "not a well-formed {expected}: a quoted field opened in this row is never closed (pandas: \"EOF inside string starting at row {}\"); close the quote or remove it",
                     row.saturating_sub(1)
-                ),
-            });
+                )));
         }
         let mut cells = Vec::with_capacity(rec.len());
         for (i, f) in rec.iter().enumerate() {
@@ -145,13 +142,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8, limits: &Limits) -> Resu
                         .as_ref()
                         .and_then(|h| h.get(i).cloned())
                         .unwrap_or_else(|| format!("field {}", i + 1));
-                    return Err(ImportError::Bad {
-                        at: at.at_row(row).in_column(&col).into(),
-                        message: format!(
+                    return Err(ImportError::bad(&at.at_row(row).in_column(&col), format!(
                             "not UTF-8 (byte {} of the field): pandas reads CSV as UTF-8; convert the file",
                             e.valid_up_to() + 1
-                        ),
-                    });
+                        )));
                 }
             }
         }
@@ -183,13 +177,10 @@ pub fn read(at: &Location, bytes: &[u8], delimiter: u8, limits: &Limits) -> Resu
                     } else {
                         "the header's"
                     };
-                    return Err(ImportError::Bad {
-                        at: at.at_row(row).into(),
-                        message: format!(
+                    return Err(ImportError::bad(&at.at_row(row), format!(
                             "expected {width} fields ({whose}), saw {} (a separator inside an unquoted value?)",
                             cells.len()
-                        ),
-                    });
+                        )));
                 }
                 let n = rows.len() as u64 + 1;
                 limits.check(&at.at_row(row), Limit::Rows, n, "the table")?;

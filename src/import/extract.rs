@@ -182,12 +182,14 @@ fn one_row(
         } else if std::ptr::eq(*col, p.answer) {
             Json::String(a.clone())
         } else {
-            v.to_json().map_err(|why| ImportError::Bad {
-                at: t.at.at_row(row).in_column(&col.name).into(),
-                message: format!(
-                    "custom metadata {:?} is {why}: Karenina cannot save it",
-                    col.name
-                ),
+            v.to_json().map_err(|why| {
+                ImportError::bad(
+                    &t.at.at_row(row).in_column(&col.name),
+                    format!(
+                        "custom metadata {:?} is {why}: Karenina cannot save it",
+                        col.name
+                    ),
+                )
             })?
         };
         set(&col.name, value);

@@ -153,10 +153,10 @@ pub enum ImportError {
 
 impl ImportError {
     /// A damaged or unreadable input at `at`, saying what is wrong.
-    pub(crate) fn bad(at: &Location, message: String) -> Self {
+    pub(crate) fn bad(at: &Location, message: impl Into<String>) -> Self {
         ImportError::Bad {
             at: at.clone().into(),
-            message,
+            message: message.into(),
         }
     }
 

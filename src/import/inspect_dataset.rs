@@ -148,19 +148,18 @@ fn input_text(here: &Location, v: &Json) -> Result<Option<String>> {
                 })
                 .collect();
             if texts.is_empty() {
-                return Err(ImportError::Bad {
-                    at: here.clone().into(),
-                    message: "input is a list of chat messages without user text: a Karenina question is one text".into(),
-                });
+                return Err(ImportError::bad(here, "input is a list of chat messages without user text: a Karenina question is one text"));
             }
             Ok(Some(texts.join("\n\n")))
         }
-        other => text_of(other).map(Some).ok_or_else(|| ImportError::Bad {
-            at: here.clone().into(),
-            message: format!(
-                "input is a JSON {}: a Karenina question is a text",
-                other.kind()
-            ),
+        other => text_of(other).map(Some).ok_or_else(|| {
+            ImportError::bad(
+                here,
+                format!(
+                    "input is a JSON {}: a Karenina question is a text",
+                    other.kind()
+                ),
+            )
         }),
     }
 }
@@ -175,21 +174,25 @@ fn sample(here: &Location, rec: &Object, input: &str, target: &str) -> Result<Ro
         Json::Null => None,
         Json::Array(ts) => {
             let texts: Option<Vec<String>> = ts.iter().map(text_of).collect();
-            let texts = texts.ok_or_else(|| ImportError::Bad {
-                at: here.in_column(target).into(),
-                message: "target is a list with a value that is not a text".into(),
+            let texts = texts.ok_or_else(|| {
+                ImportError::bad(
+                    &here.in_column(target),
+                    "target is a list with a value that is not a text",
+                )
             })?;
             if texts.len() > 1 {
                 custom.push(("targets".into(), Json::Array(ts.clone())));
             }
             (!texts.is_empty()).then(|| texts.join("\n"))
         }
-        other => Some(text_of(other).ok_or_else(|| ImportError::Bad {
-            at: here.in_column(target).into(),
-            message: format!(
-                "target is a JSON {}: a Karenina answer is a text",
-                other.kind()
-            ),
+        other => Some(text_of(other).ok_or_else(|| {
+            ImportError::bad(
+                &here.in_column(target),
+                format!(
+                    "target is a JSON {}: a Karenina answer is a text",
+                    other.kind()
+                ),
+            )
         })?),
     };
     let (q, a) = match (q.as_deref().map(py_strip), a.as_deref().map(py_strip)) {
@@ -199,12 +202,14 @@ fn sample(here: &Location, rec: &Object, input: &str, target: &str) -> Result<Ro
     };
     let id = match rec.get("id") {
         None | Some(Json::Null) => None,
-        Some(v) => Some(text_of(v).ok_or_else(|| ImportError::Bad {
-            at: here.in_column("id").into(),
-            message: format!(
-                "id is a JSON {}: a question ID is a text or a number",
-                v.kind()
-            ),
+        Some(v) => Some(text_of(v).ok_or_else(|| {
+            ImportError::bad(
+                &here.in_column("id"),
+                format!(
+                    "id is a JSON {}: a question ID is a text or a number",
+                    v.kind()
+                ),
+            )
         })?),
     };
     if let Some(ch) = rec.get("choices").filter(|c| !matches!(c, Json::Null)) {

@@ -36,14 +36,14 @@ pub fn records(
             .enumerate()
             .map(|(i, v)| match v {
                 Json::Object(o) => Ok((i + 1, o)),
-                other => Err(ImportError::Bad {
-                    at: at.at_row(i + 1).into(),
-                    message: format!(
+                other => Err(ImportError::bad(
+                    &at.at_row(i + 1),
+                    format!(
                         "element {} is a JSON {}, not an object",
                         i + 1,
                         other.kind()
                     ),
-                }),
+                )),
             })
             .collect();
     }
@@ -70,10 +70,10 @@ pub fn records(
         match json::parse(line) {
             Ok(Json::Object(o)) => out.push((i + 1, o)),
             Ok(other) => {
-                return Err(ImportError::Bad {
-                    at: at.at_row(i + 1).into(),
-                    message: format!("line {} is a JSON {}, not an object", i + 1, other.kind()),
-                })
+                return Err(ImportError::bad(
+                    &at.at_row(i + 1),
+                    format!("line {} is a JSON {}, not an object", i + 1, other.kind()),
+                ))
             }
             Err(e) => {
                 // A pretty-printed document (a checkpoint?) fails on its
@@ -90,10 +90,10 @@ pub fn records(
                         looks_like,
                     });
                 }
-                return Err(ImportError::Bad {
-                    at: at.at_row(i + 1).into(),
-                    message: format!("not JSON: {}", e.message),
-                });
+                return Err(ImportError::bad(
+                    &at.at_row(i + 1),
+                    format!("not JSON: {}", e.message),
+                ));
             }
         }
     }
@@ -103,10 +103,7 @@ pub fn records(
 fn bad_json(at: &Location, bytes: &[u8], e: json::ParseFailure) -> ImportError {
     let text = String::from_utf8_lossy(bytes);
     let line = text[..e.offset.min(text.len())].matches('\n').count() + 1;
-    ImportError::Bad {
-        at: at.at_row(line).into(),
-        message: format!("not JSON: {}", e.message),
-    }
+    ImportError::bad(&at.at_row(line), format!("not JSON: {}", e.message))
 }
 
 /// A JSON value as a cell.

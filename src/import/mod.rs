@@ -509,11 +509,10 @@ impl Existing<'_> {
     /// to one.
     pub fn accepts_questions(&self) -> Result<()> {
         if (self.checkpoint.scenarios.as_ref()).is_some_and(|s| !s.is_empty()) {
-            return Err(ImportError::Bad {
-                at: Box::new(Location::file(self.file)),
-                message: "a scenario benchmark: Karenina does not add standalone questions to one"
-                    .into(),
-            });
+            return Err(ImportError::bad(
+                &Location::file(self.file),
+                "a scenario benchmark: Karenina does not add standalone questions to one",
+            ));
         }
         Ok(())
     }

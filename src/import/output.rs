@@ -53,12 +53,9 @@ pub fn check_output(output: &Path, inputs: &[PathBuf], flag: &str) -> Result<()>
 /// `KLD_STORE_WAIT` seconds (default 60), then refuses.
 pub fn lock_into(checkpoint: &Path) -> Result<crate::store::FileLock> {
     crate::store::acquire_for_file(checkpoint, crate::store::store_wait()).map_err(|e| match e {
-        crate::Error::StoreBusy { waited_secs, .. } => ImportError::Bad {
-            at: Location::file(checkpoint).into(),
-            message: format!(
+        crate::Error::StoreBusy { waited_secs, .. } => ImportError::bad(&Location::file(checkpoint), format!(
                 "another kld is writing beside it (its directory is locked; waited {waited_secs} s, KLD_STORE_WAIT sets how long): nothing written"
-            ),
-        },
+            )),
         other => other.into(),
     })
 }

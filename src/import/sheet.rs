@@ -43,13 +43,13 @@ enum Book {
 /// line behind [`super::guard`], for what the checks there do not foresee.
 fn calamine<T>(at: &Location, f: impl FnOnce() -> Result<T>) -> Result<T> {
     super::unwind::quietly(f).unwrap_or_else(|panic| {
-        Err(ImportError::Bad {
-            at: at.clone().into(),
-            message: format!(
+        Err(ImportError::bad(
+            at,
+            format!(
                 "calamine cannot read this workbook (a damaged file?): it failed with {:?}",
                 super::quota::bounded(&panic, 200)
             ),
-        })
+        ))
     })
 }
 
@@ -121,13 +121,13 @@ pub fn read(at: &Location, bytes: Vec<u8>, sheet: Option<&str>, limits: &Limits)
 }
 
 fn cannot_read(at: &Location, e: impl std::fmt::Display) -> ImportError {
-    ImportError::Bad {
-        at: at.clone().into(),
-        message: format!(
+    ImportError::bad(
+        at,
+        format!(
             "cannot read the sheet: {}",
             super::quota::bounded(&e.to_string(), 200)
         ),
-    }
+    )
 }
 
 /// The sheet asked for, or the first.

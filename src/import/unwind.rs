@@ -16,7 +16,7 @@ thread_local! {
 }
 
 /// Runs `f`; a panic in it is returned as its message.
-pub fn quietly<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = panic::take_hook();

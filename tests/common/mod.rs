@@ -52,9 +52,17 @@ pub fn corpus_files(folder: &str) -> Vec<PathBuf> {
 }
 
 /// Two doubles the same number but for the order a sum of doubles was taken
-/// in (Karenina's Python, SPARQL's engine and kld's Rust each choose their
-/// own): within 1e-9 of the larger (of 1 near zero). The one tolerance the
-/// differential tests and the table-against-SPARQL test allow.
+/// in (Karenina's Python, SPARQL's engine, statsmodels and kld's Rust each
+/// choose their own): within 1e-9 of the larger, or of 1 near zero (so a
+/// rate in [0, 1] is within 1e-9, a percentage within 1e-7). The one
+/// tolerance every test comparing a number kld computes with another
+/// computation of it allows: the differential suites, the table against
+/// SPARQL, the page and the grids against `kld info`. Python's suite uses
+/// the same rule (`math.isclose(rel_tol=1e-9, abs_tol=1e-9)`,
+/// python/tests/test_summary.py). Not infinite or NaN: a caller compares
+/// those by equality first. Tighter checks stay where both sides are one
+/// division done the same way (`< 1e-12`), looser ones where a side is read
+/// off a drawing (a bar's width over its track's in the browser, `< 1e-6`).
 pub fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }

@@ -395,6 +395,27 @@ fn workspace_packages() -> Vec<(String, String, BTreeSet<String>)> {
     out
 }
 
+/// One module-file style is the compiler's: every crate root of the
+/// workspace (the library's and each face's `src/lib.rs`) denies clippy's
+/// `self_named_module_files`, so `foo.rs` beside `foo/` fails clippy in any
+/// crate, not only in the library.
+#[test]
+fn every_crate_denies_self_named_module_files() {
+    let packages = workspace_packages();
+    assert!(packages.len() >= 5, "{packages:?}");
+    for (dir, name, _) in packages {
+        let lib = root().join(&dir).join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib)
+            .unwrap_or_else(|e| panic!("{name}: {}: {e}", lib.display()));
+        assert!(
+            text.lines()
+                .any(|l| l.trim() == "#![deny(clippy::self_named_module_files)]"),
+            "{name}: {} does not deny clippy::self_named_module_files",
+            lib.display()
+        );
+    }
+}
+
 /// The library's modules (not the faces `cli`, `serve`, `remote`, which
 /// become their own crates): each module's last path segment, with the files
 /// that define it. A directory module is named by its directory; `mod.rs`,

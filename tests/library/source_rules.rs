@@ -120,6 +120,39 @@ fn typed_library_errors_name_no_cli_flags() {
     }
 }
 
+/// Typed errors from every public function (issue 44): no `pub fn` of the
+/// library returns `Result<_, String>` (`pub(crate)` and private helpers
+/// may carry a message to the typed error their caller builds).
+#[test]
+fn no_public_function_returns_a_string_error() {
+    let mut found = Vec::new();
+    for (p, code) in library_sources() {
+        for (i, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            let Some(rest) = ["pub fn ", "pub const fn ", "pub async fn "]
+                .iter()
+                .find_map(|k| t.strip_prefix(k))
+            else {
+                continue;
+            };
+            // The signature, to its body or its `;`, across lines.
+            let from = code.lines().skip(i).collect::<Vec<_>>().join(" ");
+            let sig = &from[..from.find(['{', ';']).unwrap_or(from.len())];
+            let ret = sig
+                .rsplit_once("->")
+                .map_or("", |(_, r)| r)
+                .replace(' ', "");
+            if ret.contains("Result<") && ret.ends_with(",String>") {
+                found.push(format!("{}:{}: {rest}", p.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "public functions returning a String error: {found:#?}"
+    );
+}
+
 /// The core library embeds light: it compiles no HTTP server, HTTP client
 /// or command-line crate (checked on the lock file with `cargo tree` of the
 /// `karenina-ld` package alone, offline). Those live in crates/serve,

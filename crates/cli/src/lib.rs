@@ -285,7 +285,7 @@ pub enum Command {
         with: Vec<PathBuf>,
     },
     /// Compare answering models on a verification run: template pass rates with intervals, paired differences with adjusted p-values, judge agreement, the hardest questions.
-    #[command(after_help = concat!("Examples:\n  kld compare results.json\n  kld compare results.json --format json\n  kld compare results.json --format csv --table agreement\n  kld compare results.json --reference-judge 'langchain:gpt-4.1-mini'\n\n", "Exit codes: 0 ok; 1 invalid input, a failed check, differences found or a failed query; 2 usage or I/O error."))]
+    #[command(after_help = concat!("Examples:\n  kld compare results.json\n  kld compare results.json --format json\n  kld compare results.json --format csv --table agreement\n  kld compare results.json --reference-judge 'langchain:gpt-4.1-mini'\n\n", exit_codes!()))]
     Compare(compare::CompareArgs),
     /// The leaderboard as a model × judge table for a manuscript: CSV, Markdown, LaTeX (booktabs), one self-contained HTML report with its figures, or JSON; each cell the template pass rate with its n and interval.
     #[command(after_help = concat!("Examples:\n  kld leaderboard bench.jsonld results.json -f latex --digits 1 -o table.tex\n  kld leaderboard benchmarks/ runs/ -f html -o report.html\n  kld leaderboard bench.jsonld results.json -f csv --judge 'langchain:gpt-4.1-mini'\n\n", exit_codes!()))]

@@ -13,27 +13,48 @@ use std::time::{Duration, Instant};
 
 /// How a bounded run ended.
 #[derive(Debug)]
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(super) struct Outcome {
+    pub(super) code: i32,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
     secs: f64,
-    max_rss_mb: f64,
+    /// kld's peak RSS in MB: its own (`/usr/bin/time`'s `%M`) when
+    /// [`Outcome::rss_own`], else `wait4`'s, which is at least the test
+    /// process's resident memory when it forked (Linux keeps the forked
+    /// copy's high-water mark across `exec`): an upper bound only.
+    pub(super) max_rss_mb: f64,
+    /// Whether [`Outcome::max_rss_mb`] is kld's own peak.
+    pub(super) rss_own: bool,
 }
 
+/// GNU time, which forks kld from its own small process and reports that
+/// child's peak RSS alone (CI installs it: `.ci/run`).
+const TIME: &str = "/usr/bin/time";
+
 /// Runs `kld import ARGS` with its address space limited to 1 GiB and its
-/// time to 30 s (killed by PID past it), and its peak RSS measured
-/// (`wait4`).
+/// time to 30 s (its process group killed past it), and its peak RSS
+/// measured (under [`TIME`] when installed, else by `wait4`).
 fn siege(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Outcome {
     use std::os::unix::process::CommandExt;
     let out = tempfile::NamedTempFile::new().unwrap();
     let err = tempfile::NamedTempFile::new().unwrap();
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kld"));
+    let rss = tempfile::NamedTempFile::new().unwrap();
+    let rss_own = Path::new(TIME).is_file();
+    let mut cmd = if rss_own {
+        let mut c = std::process::Command::new(TIME);
+        c.args(["-f", "%M", "-o"])
+            .arg(rss.path())
+            .arg(env!("CARGO_BIN_EXE_kld"));
+        c
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kld"))
+    };
     cmd.arg("import")
         .args(args)
         .envs(env.iter().copied())
         .stdout(out.reopen().unwrap())
-        .stderr(err.reopen().unwrap());
+        .stderr(err.reopen().unwrap())
+        .process_group(0);
     // SAFETY: setrlimit only, between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -61,33 +82,58 @@ fn siege(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Outcome {
             break;
         }
         if start.elapsed() > Duration::from_secs(30) {
-            // SAFETY: our own child, by PID.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            // SAFETY: our own child's process group (kld and, under time,
+            // time), by its ID.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
             unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
             panic!("kld import {args:?} still running after 30 s");
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&std::fs::read(err.path()).unwrap()).into_owned();
+    // time's report: "Command terminated by signal N" when kld was killed,
+    // then its peak in KB on the last line.
+    let report = std::fs::read_to_string(rss.path()).unwrap_or_default();
+    let signal = if rss_own {
+        report
+            .lines()
+            .find_map(|l| l.strip_prefix("Command terminated by signal "))
+            .map(|n| n.trim().parse::<i32>().unwrap())
+    } else {
+        (!libc::WIFEXITED(status)).then(|| libc::WTERMSIG(status))
+    };
     assert!(
-        libc::WIFEXITED(status),
-        "kld import {args:?} ended by signal {} (an abort?): {}",
-        libc::WTERMSIG(status),
-        std::fs::read_to_string(err.path()).unwrap_or_default()
+        signal.is_none() && libc::WIFEXITED(status),
+        "kld import {args:?} ended by signal {signal:?} (an abort?): {stderr}"
     );
+    let max_rss_mb = if rss_own {
+        let kb: f64 = (report.lines().last().map(str::trim))
+            .and_then(|l| l.parse().ok())
+            .unwrap_or_else(|| panic!("{TIME} reported {report:?}"));
+        kb / 1024.0
+    } else {
+        usage.ru_maxrss as f64 / 1024.0
+    };
     let o = Outcome {
         code: libc::WEXITSTATUS(status),
         stdout: String::from_utf8_lossy(&std::fs::read(out.path()).unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&std::fs::read(err.path()).unwrap()).into_owned(),
+        stderr,
         secs,
-        max_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+        max_rss_mb,
+        rss_own,
     };
     eprintln!(
-        "siege {:?}: exit {} in {:.2} s, {:.0} MB RSS",
-        args.last(),
+        "siege {:?}: exit {} in {:.2} s, {:.0} MB RSS{}",
+        args.first(),
         o.code,
         o.secs,
-        o.max_rss_mb
+        o.max_rss_mb,
+        if rss_own {
+            ""
+        } else {
+            " (an upper bound: no /usr/bin/time)"
+        }
     );
     assert!(!o.stderr.contains("panicked"), "a panic: {}", o.stderr);
     o
@@ -108,7 +154,7 @@ fn keep(args: &[&std::ffi::OsStr]) {
 const QA: [&str; 4] = ["--question-column", "Q", "--answer-column", "A"];
 
 /// `kld import FILE -Q -A --dry-run`, bounded.
-fn dry(file: &Path, env: &[(&str, &str)]) -> Outcome {
+pub(super) fn dry(file: &Path, env: &[(&str, &str)]) -> Outcome {
     let mut args: Vec<&std::ffi::OsStr> = vec![file.as_os_str()];
     args.extend(QA.iter().map(std::ffi::OsStr::new));
     args.extend(["--dry-run", "--output-format", "json"].map(std::ffi::OsStr::new));
@@ -116,7 +162,7 @@ fn dry(file: &Path, env: &[(&str, &str)]) -> Outcome {
 }
 
 /// A refusal: exit 1 or 2, the file named, the message short.
-fn assert_refused(o: &Outcome, file: &Path, says: &str) {
+pub(super) fn assert_refused(o: &Outcome, file: &Path, says: &str) {
     assert!(matches!(o.code, 1 | 2), "exit {}: {}", o.code, o.stderr);
     let name = file.file_name().unwrap().to_str().unwrap();
     assert!(o.stderr.contains(name), "file not named: {}", o.stderr);
@@ -171,7 +217,7 @@ fn c(r: &str, text: &str) -> String {
 }
 
 /// A header (Q, A) and one question.
-fn head() -> String {
+pub(super) fn head() -> String {
     format!(
         r#"<row r="1">{}{}</row><row r="2">{}{}</row>"#,
         c("A1", "Q"),

@@ -4,7 +4,7 @@
 use super::queries::query_rows;
 use super::serve::python;
 use super::{kld, stdout_of};
-use crate::common::{corpus, corpus_files};
+use crate::common::{close, corpus, corpus_files};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -329,10 +329,6 @@ pub(crate) fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     }
     v.sort();
     v
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
 #[test]

@@ -80,6 +80,7 @@ mod terminal_names;
 mod trust;
 mod verdicts;
 mod xml_out;
+mod zip_bomb;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@
 //! report offline in Chromium.
 
 use super::{kld, stdout_of};
+use crate::common::close;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,7 +82,7 @@ fn every_grid_cell_is_kld_info_s_template_pass_rate_with_its_n() {
     assert_eq!(cells.len(), info.len(), "one cell per combo");
     for (_, _, combo, rate, n) in &cells {
         let (pct, total) = info[combo];
-        assert!((rate.unwrap() - pct).abs() < 1e-9, "{combo}");
+        assert!(close(rate.unwrap(), pct), "{combo}");
         assert_eq!(*n, total, "{combo}");
     }
     // Two runs: two grids, never one pooled.
@@ -184,8 +185,8 @@ fn every_interval_is_kld_compare_s_for_the_same_rows() {
             .unwrap_or_else(|| panic!("{key} {model} {judge:?}"))
             .clone()
     };
-    let close =
-        |a: &Value, b: &Value| (a.as_f64().unwrap() - b.as_f64().unwrap() * 100.0).abs() < 1e-9;
+    // The grid prints percentages; statsmodels' bounds are fractions.
+    let same_pct = |a: &Value, b: &Value| close(a.as_f64().unwrap(), b.as_f64().unwrap() * 100.0);
     let (mut cells, mut means) = (0, 0);
     for g in grids.as_array().unwrap() {
         assert_eq!(g["cell_interval"], "question-clustered t");
@@ -199,11 +200,11 @@ fn every_interval_is_kld_compare_s_for_the_same_rows() {
                 };
                 let want = find("combos", model, j.as_str());
                 assert!(
-                    close(&i["lower"], &want["t_low"]),
+                    same_pct(&i["lower"], &want["t_low"]),
                     "{model} {j}: {i} {want}"
                 );
                 assert!(
-                    close(&i["upper"], &want["t_high"]),
+                    same_pct(&i["upper"], &want["t_high"]),
                     "{model} {j}: {i} {want}"
                 );
                 assert_eq!(i["level"], 0.95);
@@ -211,8 +212,11 @@ fn every_interval_is_kld_compare_s_for_the_same_rows() {
             }
             if let Some(i) = r["mean"].get("interval").filter(|i| !i.is_null()) {
                 let want = find("rates", model, None);
-                assert!(close(&i["lower"], &want["t_low"]), "{model}: {i} {want}");
-                assert!(close(&i["upper"], &want["t_high"]), "{model}: {i} {want}");
+                assert!(same_pct(&i["lower"], &want["t_low"]), "{model}: {i} {want}");
+                assert!(
+                    same_pct(&i["upper"], &want["t_high"]),
+                    "{model}: {i} {want}"
+                );
                 means += 1;
             } else if r["mean"]["judges"].as_u64() > Some(1) {
                 // No interval is the mean's own where the judges' n differ
@@ -267,8 +271,8 @@ fn every_interval_is_kld_compare_s_for_the_same_rows() {
                 .iter()
                 .find(|x| x["model"] == model && x["judge"] == *j)
                 .unwrap();
-            assert!(close(&i["lower"], &want["wilson_low"]), "{i} {want}");
-            assert!(close(&i["upper"], &want["wilson_high"]), "{i} {want}");
+            assert!(same_pct(&i["lower"], &want["wilson_low"]), "{i} {want}");
+            assert!(same_pct(&i["upper"], &want["wilson_high"]), "{i} {want}");
             wilson += 1;
         }
     }

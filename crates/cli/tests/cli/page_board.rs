@@ -7,7 +7,7 @@
 use super::queries::query_rows;
 use super::serve::{client, python, serve};
 use super::{kld, stdout_of};
-use crate::common::{corpus, read_fixture_string};
+use crate::common::{close, corpus, read_fixture_string};
 use serde_json::Value;
 use std::path::Path;
 
@@ -178,7 +178,7 @@ fn assert_cell_data<'a>(cells: &'a [Value], want: &serde_json::Map<String, Value
         rate => {
             let ours: f64 = c["passPct"].as_str().unwrap().parse().unwrap();
             let theirs = rate.parse::<f64>().unwrap() * 100.0;
-            assert!((ours - theirs).abs() < 1e-9, "{ours} {theirs}");
+            assert!(close(ours, theirs), "{ours} {theirs}");
         }
     }
     c

@@ -66,7 +66,7 @@ fn the_grid_shows_49_cells_with_n_and_the_figures_download_the_cli_s_numbers() {
         for c in cells {
             let (pct, n) = info[c["combo"].as_str().unwrap()];
             let shown: f64 = c["passPct"].as_str().unwrap().parse().unwrap();
-            assert!((shown - pct).abs() < 1e-9, "{c}");
+            assert!(crate::common::close(shown, pct), "{c}");
             assert_eq!(c["total"].as_str().unwrap(), n.to_string());
             let text = c["text"].as_str().unwrap();
             assert_eq!(text, format!("{pct:.1}n={n}"), "{size}");

@@ -13,6 +13,7 @@
 //!   benchmark name.
 
 use super::serve::{client, python, serve};
+use crate::common::close;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -123,9 +124,9 @@ fn the_leaderboard_never_pools_judges_or_runs() {
             .collect();
         assert_eq!(rates.len(), 2);
         let mean = (rates[0] + rates[1]) / 2.0;
-        assert!((sp["mean"].as_f64().unwrap() - mean).abs() < 1e-9, "{sp}");
+        assert!(close(sp["mean"].as_f64().unwrap(), mean), "{sp}");
         let sd = (rates[0] - rates[1]).abs() / 2f64.sqrt();
-        assert!((sp["sd"].as_f64().unwrap() - sd).abs() < 1e-9, "{sp}");
+        assert!(close(sp["sd"].as_f64().unwrap(), sd), "{sp}");
     }
     // One judge: only its cells.
     let one = get(&s.base, &format!("/leaderboard?judge={}", JUDGES[1]));
@@ -206,10 +207,7 @@ fn the_leaderboard_s_rates_are_karenina_s_template_pass_by_combo() {
                 c["pass_pct"].as_f64().unwrap(),
                 k["pass_pct"].as_f64().unwrap(),
             );
-            assert!(
-                (ours - theirs).abs() <= 1e-9,
-                "{file} {combo}: {ours} {theirs}"
-            );
+            assert!(close(ours, theirs), "{file} {combo}: {ours} {theirs}");
             seen += 1;
         }
         // Every combo of Karenina's, and no other.

@@ -243,7 +243,7 @@ fn trait_scores_reproduce_karenina_s_facts() {
                     .unwrap();
                 let want = s["mean"].as_f64().unwrap();
                 assert!(
-                    (mean - want).abs() < 1e-9 * want.abs().max(1.0),
+                    close(mean, want),
                     "{} {key}: mean {mean} != {want}",
                     file.display()
                 );

@@ -259,6 +259,6 @@ fn a_variance_over_decimals_left_unbound_is_told_with_the_cast() {
     );
     let (rows, err) = query_notes(&variance(true));
     let v: f64 = rows.lines().nth(1).unwrap().parse().unwrap();
-    assert!((v - 0.440_972_222_222).abs() < 1e-9, "{rows}");
+    assert!(crate::common::close(v, 0.440_972_222_222), "{rows}");
     assert!(!err.contains("note"), "{err}");
 }

@@ -83,7 +83,7 @@ fn the_parquet_table_opens_in_pandas_polars_and_duckdb_with_karenina_s_pass_rate
                         assert_eq!(pt[1], t["total"], "{lib} {combo} total, {}", file.display());
                         let rate = pt[0].as_f64().unwrap() / pt[1].as_f64().unwrap() * 100.0;
                         let pct = t["pass_pct"].as_f64().unwrap();
-                        assert!((rate - pct).abs() < 1e-9, "{lib} {combo}: {rate} / {pct}");
+                        assert!(close(rate, pct), "{lib} {combo}: {rate} / {pct}");
                         combos += 1;
                     }
                 }

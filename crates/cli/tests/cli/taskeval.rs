@@ -5,7 +5,7 @@
 //! loaders say of them in `expect.json`); the interop test writes them anew
 //! from a bigger export and checks the same against Karenina.
 
-use crate::common::{corpus, data, karenina_python};
+use crate::common::{close, corpus, data, karenina_python};
 use crate::serve::serve;
 use crate::{kld, stdout_of};
 use serde_json::Value;
@@ -204,7 +204,7 @@ fn check_adele(dir: &Path) -> Vec<String> {
     for r in rows(&answer) {
         let (n, p): (f64, f64) = (r["n"].parse().unwrap(), r["passed"].parse().unwrap());
         match r.get("pass_rate") {
-            Some(rate) => assert!((rate.parse::<f64>().unwrap() - p / n).abs() < 1e-9),
+            Some(rate) => assert!(close(rate.parse().unwrap(), p / n)),
             None => assert_eq!(n, 0.0),
         }
     }

@@ -218,7 +218,7 @@ fn hand_typed_csv_cells_are_read_or_refused_as_karenina_does() {
                 "-inf" | "-infinity" => f64::NEG_INFINITY,
                 s => s.parse().unwrap(),
             };
-            let same = (t.is_nan() && o.is_nan()) || t == o || (t - o).abs() <= 1e-9 * t.abs();
+            let same = (t.is_nan() && o.is_nan()) || t == o || close(t, o);
             if !same {
                 bad.push(format!("{what}: row {i} execution_time {o}, Karenina {t}"));
             }

@@ -72,7 +72,7 @@ impl Judge {
     fn eq(&mut self, what: String, kld: Option<f64>, karenina: Option<f64>) {
         self.cases += 1;
         let same = match (kld, karenina) {
-            (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+            (Some(a), Some(b)) => crate::common::close(a, b),
             (None, None) => true,
             _ => false,
         };
