@@ -22,11 +22,11 @@
 
 pub mod answers;
 mod assemble;
-pub mod ratings;
-mod score_answers;
 pub mod catalogue_views;
 pub mod csv;
 pub mod parquet;
+pub mod ratings;
+mod score_answers;
 pub mod stored;
 pub mod summary;
 pub mod views;

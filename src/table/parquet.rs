@@ -227,7 +227,11 @@ pub fn to_batch(t: &Table) -> Result<RecordBatch> {
             })
             .collect();
         push(
-            Field::new(format!("kinds.{}.{}", c.family, c.name), DataType::Utf8, true),
+            Field::new(
+                format!("kinds.{}.{}", c.family, c.name),
+                DataType::Utf8,
+                true,
+            ),
             Arc::new(StringArray::from(kinds)),
         );
     }

@@ -113,7 +113,10 @@ pub fn read(store: &CheckpointStore, graph: &str) -> Option<Ratings> {
         return None;
     };
     // (The table's benchmark name is a plain string.)
-    match r.objects(feed, p(&vocab::schema("name")).as_ref()).as_slice() {
+    match r
+        .objects(feed, p(&vocab::schema("name")).as_ref())
+        .as_slice()
+    {
         [name] if plain(name).is_some() => {}
         _ => return None,
     }

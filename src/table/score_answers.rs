@@ -244,16 +244,7 @@ pub(super) fn scores_by_trait(t: &Table, judge: bool) -> Option<Answer> {
                         .chain(specific.map(|ty| ("question", ty)))
                     {
                         groups
-                            .entry((
-                                bench,
-                                scope,
-                                s.trait_name,
-                                s.key,
-                                iface,
-                                model,
-                                parsing,
-                                ty,
-                            ))
+                            .entry((bench, scope, s.trait_name, s.key, iface, model, parsing, ty))
                             .or_default()
                             .add(kind, s.value[i]);
                     }
@@ -299,22 +290,24 @@ pub(super) fn scores_by_trait(t: &Table, judge: bool) -> Option<Answer> {
     variables.extend(["n", "true_count", "mean"].map(String::from));
     let rows = groups
         .into_iter()
-        .map(|((bench, scope, name, key, iface, model, parsing, ty), g)| {
-            let mut row = vec![
-                text(bench),
-                text(scope),
-                text(name),
-                Some(types[ty].clone()),
-                text(key),
-                text(t.text(iface)),
-                text(t.text(model)),
-            ];
-            if judge {
-                row.push(text(t.text(parsing)));
-            }
-            row.extend([int(g.n), int(g.true_count), g.mean()]);
-            row
-        })
+        .map(
+            |((bench, scope, name, key, iface, model, parsing, ty), g)| {
+                let mut row = vec![
+                    text(bench),
+                    text(scope),
+                    text(name),
+                    Some(types[ty].clone()),
+                    text(key),
+                    text(t.text(iface)),
+                    text(t.text(model)),
+                ];
+                if judge {
+                    row.push(text(t.text(parsing)));
+                }
+                row.extend([int(g.n), int(g.true_count), g.mean()]);
+                row
+            },
+        )
         .collect();
     Some(Answer::Solutions { variables, rows })
 }
