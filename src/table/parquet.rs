@@ -216,6 +216,9 @@ pub fn to_batch(t: &Table) -> Result<RecordBatch> {
                 flag(&c.present),
             );
         }
+        if t.untyped_scores {
+            continue;
+        }
         let kinds: Vec<Option<String>> = (0..n)
             .map(|i| {
                 c.present[i].then(|| {
@@ -630,5 +633,57 @@ mod tests {
         let m = back.traits.iter().find(|c| c.name == "m").unwrap();
         assert_eq!(m.fields.len(), 2);
         assert_eq!(m.present, vec![false, true]);
+        // The scores' kinds and the checkpoints' ratings come back.
+        for (a, b) in back.traits.iter().zip(&t.traits) {
+            assert_eq!((&a.kind, &a.field_kinds), (&b.kind, &b.field_kinds));
+        }
+        assert_eq!(safe.kind, vec![ScoreKind::Null, ScoreKind::Absent]);
+        assert_eq!(
+            m.field_kinds,
+            vec![vec![ScoreKind::Absent, ScoreKind::Double]; 2]
+        );
+        assert!(!back.untyped_scores);
+    }
+
+    #[test]
+    fn a_table_file_without_kinds_leaves_the_trait_views_to_sparql() {
+        let mut t = Table::default();
+        let mut b = Builder::new(&mut t, "urn:g");
+        b.add(&json!({
+            "metadata": {"question_id": "q1", "failure": null,
+                "answering": {"interface": "langchain", "model_name": "a", "tools": [], "config_id": null},
+                "parsing": {"interface": "langchain", "model_name": "p", "tools": [], "config_id": null}},
+            "template": {"template_verification_performed": true, "verify_result": true},
+            "rubric": {"rubric_evaluation_performed": true, "llm_trait_scores": {"clarity": 4}},
+        }));
+        t.bind("urn:g", Some("urn:cp".into()), Some("bench".into()));
+        t.ratings.insert(
+            "urn:cp".into(),
+            crate::table::ratings::Ratings {
+                global: vec![("clarity".into(), "<urn:t>".into())],
+                ..Default::default()
+            },
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.parquet");
+        let answer = |t: &Table| crate::table::answers::answer("scores-by-trait", t);
+        write(&t, &p).unwrap();
+        let typed = read(&p).unwrap();
+        assert_eq!(typed.ratings, t.ratings);
+        assert!(answer(&typed).is_some());
+        assert_eq!(format!("{:?}", answer(&typed)), format!("{:?}", answer(&t)));
+        // A file as kld wrote it before it kept the kinds (no kinds
+        // columns, no `kld.score_kinds`).
+        t.untyped_scores = true;
+        write(&t, &p).unwrap();
+        let old = read(&p).unwrap();
+        assert!(old.untyped_scores);
+        assert!(old.traits[0].kind.iter().all(|k| *k == ScoreKind::Absent));
+        assert!(answer(&old).is_none());
+        assert!(crate::table::answers::answer("outcome-classes", &old).is_some());
+        // Bound to a checkpoint whose ratings the table lacks: SPARQL too.
+        let mut unrated = typed.clone();
+        unrated.ratings.clear();
+        assert!(answer(&unrated).is_none());
     }
 }

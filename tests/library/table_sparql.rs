@@ -305,6 +305,18 @@ fn answers_agree(what: &str, store: &CheckpointStore) -> HashMap<&'static str, u
         }
         *rows.entry(name).or_default() += r1.len();
     }
+    // The same answers from the table's Parquet file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.parquet");
+    table::parquet::write(&t, &file).unwrap();
+    let back = table::parquet::read(&file).unwrap();
+    for name in table::answers::ANSWERED {
+        assert_eq!(
+            table::answers::answer(name, &back),
+            table::answers::answer(name, &t),
+            "{what}: {name} from the Parquet file"
+        );
+    }
     rows
 }
 
