@@ -25,6 +25,17 @@ pub const ANSWERED: [&str; 4] = [
     "scores-by-trait-and-judge",
 ];
 
+/// The table answers catalogue query `name` ([`answer`] gives `Some`),
+/// known without computing the answer: a caller that caches the answer's
+/// bytes asks this first, and leaves the query to SPARQL otherwise.
+pub fn answers(name: &str, t: &Table) -> bool {
+    match name {
+        "pass-rate-by-benchmark" | "outcome-classes" => true,
+        "scores-by-trait" | "scores-by-trait-and-judge" => super::score_answers::answerable(t),
+        _ => false,
+    }
+}
+
 /// The answer of catalogue query `name` from the table; `None` when the
 /// table does not answer that query ([`ANSWERED`]), or not this table: the
 /// trait-score views need the scores' kinds and the bound checkpoints'

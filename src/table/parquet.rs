@@ -680,10 +680,16 @@ mod tests {
         assert!(old.untyped_scores);
         assert!(old.traits[0].kind.iter().all(|k| *k == ScoreKind::Absent));
         assert!(answer(&old).is_none());
+        assert!(!crate::table::answers::answers("scores-by-trait", &old));
         assert!(crate::table::answers::answer("outcome-classes", &old).is_some());
         // Bound to a checkpoint whose ratings the table lacks: SPARQL too.
         let mut unrated = typed.clone();
         unrated.ratings.clear();
         assert!(answer(&unrated).is_none());
+        assert!(!crate::table::answers::answers(
+            "scores-by-trait-and-judge",
+            &unrated
+        ));
+        assert!(crate::table::answers::answers("scores-by-trait", &typed));
     }
 }

@@ -182,13 +182,33 @@ impl<'r> Index<'r> {
 /// parsing model, type), the ORDER BY's keys first.
 type Key<'t> = (&'t str, &'t str, &'t str, &'t str, Sym, Sym, Sym, &'t str);
 
+/// The table answers the trait views as the quads would: it has its
+/// scores' kinds, holds every value exactly, and has the ratings of every
+/// checkpoint a run is bound to (and its name). Cheaper than the answer: a
+/// server asks it first, to leave the query to SPARQL otherwise.
+pub(super) fn answerable(t: &Table) -> bool {
+    !t.untyped_scores
+        && t.traits.iter().all(|c| {
+            c.kind
+                .iter()
+                .chain(c.field_kinds.iter().flatten())
+                .all(|k| *k != ScoreKind::Inexact)
+        })
+        && t.runs.iter().all(|p| match &p.benchmark {
+            None => true,
+            Some(g) => {
+                p.benchmark_name.is_some() && t.ratings.get(g).and_then(Index::new).is_some()
+            }
+        })
+}
+
 /// `scores-by-trait` (`judge` false) or `scores-by-trait-and-judge`
 /// (`judge` true); `None` when the table cannot answer it as the quads
 /// would: scores without their kinds (an older table file), a value it
 /// does not hold exactly, or a bound run whose checkpoint's ratings it
 /// lacks.
 pub(super) fn scores_by_trait(t: &Table, judge: bool) -> Option<Answer> {
-    if t.untyped_scores {
+    if !answerable(t) {
         return None;
     }
     let keys: Vec<Vec<String>> = t
@@ -229,10 +249,8 @@ pub(super) fn scores_by_trait(t: &Table, judge: bool) -> Option<Answer> {
                 }
                 for s in scores {
                     let kind = s.kind[i];
-                    match kind {
-                        ScoreKind::Absent => continue,
-                        ScoreKind::Inexact => return None,
-                        _ => {}
+                    if kind == ScoreKind::Absent {
+                        continue;
                     }
                     let global = index.global.get(s.trait_name).into_iter().flatten();
                     let specific = question

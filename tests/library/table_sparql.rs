@@ -273,6 +273,7 @@ fn answers_agree(what: &str, store: &CheckpointStore) -> HashMap<&'static str, u
     let t = table_of(store);
     let mut rows = HashMap::new();
     for name in table::answers::ANSWERED {
+        assert!(table::answers::answers(name, &t), "{what}: {name}");
         let ours = table::answers::answer(name, &t).unwrap_or_else(|| {
             let unrated: Vec<_> = t
                 .runs
