@@ -7,9 +7,11 @@
 //! on every fixture and on generated runs.
 //!
 //! Only queries whose every column the table holds are here
-//! ([`ANSWERED`]; the trait scores' two in `super::score_answers`); the others (`replicate-pass-rates`' Newton iteration in
-//! doubles, `tokens-by-combo`'s stages beyond the table's four) are
-//! answered by SPARQL.
+//! ([`ANSWERED`]; the trait scores' two in `super::score_answers`, with
+//! the bound checkpoints' ratings in `super::ratings`); the others
+//! (`replicate-pass-rates`' Newton iteration in doubles,
+//! `tokens-by-combo`'s stages beyond the table's four) are answered by
+//! SPARQL.
 
 use super::{Sym, Table};
 use crate::sparql::Answer;

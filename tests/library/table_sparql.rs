@@ -433,7 +433,7 @@ fn generated_run(seed: u64, rows: usize, out: &Path) {
 /// sometimes left out.
 fn generated_scores(next: &mut impl FnMut(usize) -> usize) -> serde_json::Value {
     use serde_json::{json, Value};
-    let mut value = |kinds: &[&str], next: &mut dyn FnMut(usize) -> usize| -> Option<Value> {
+    let value = |kinds: &[&str], next: &mut dyn FnMut(usize) -> usize| -> Option<Value> {
         if next(5) == 0 {
             return None;
         }
@@ -451,7 +451,7 @@ fn generated_scores(next: &mut impl FnMut(usize) -> usize) -> serde_json::Value 
             },
         })
     };
-    let mut dict = |keys: &[(&str, &[&str])], next: &mut dyn FnMut(usize) -> usize| {
+    let dict = |keys: &[(&str, &[&str])], next: &mut dyn FnMut(usize) -> usize| {
         let mut m = serde_json::Map::new();
         for (k, kinds) in keys {
             if let Some(v) = value(kinds, next) {
