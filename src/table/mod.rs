@@ -503,7 +503,13 @@ impl Table {
                     })
                     .collect(),
                 untyped_scores: self.untyped_scores,
-                ratings: self.ratings.clone(),
+                // (Only its checkpoint's ratings.)
+                ratings: self.runs[r]
+                    .benchmark
+                    .as_ref()
+                    .and_then(|g| Some((g.clone(), self.ratings.get(g)?.clone())))
+                    .into_iter()
+                    .collect(),
                 $( $col: self.$col[range.clone()].to_vec(), )*
             } };
         }
