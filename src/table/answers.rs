@@ -7,9 +7,11 @@
 //! on every fixture and on generated runs.
 //!
 //! Only queries whose every column the table holds are here
-//! ([`ANSWERED`]); the others (`replicate-pass-rates`' Newton iteration in
-//! doubles, `tokens-by-combo`'s stages beyond the table's four) are
-//! answered by SPARQL.
+//! ([`ANSWERED`]; the trait scores' two in `super::score_answers`, with
+//! the bound checkpoints' ratings in `super::ratings`); the others
+//! (`replicate-pass-rates`' Newton iteration in doubles,
+//! `tokens-by-combo`'s stages beyond the table's four) are answered by
+//! SPARQL.
 
 use super::{Sym, Table};
 use crate::sparql::Answer;
@@ -18,14 +20,35 @@ use oxsdatatypes::Decimal;
 use std::collections::BTreeMap;
 
 /// The catalogue queries the table answers.
-pub const ANSWERED: [&str; 2] = ["pass-rate-by-benchmark", "outcome-classes"];
+pub const ANSWERED: [&str; 4] = [
+    "pass-rate-by-benchmark",
+    "outcome-classes",
+    "scores-by-trait",
+    "scores-by-trait-and-judge",
+];
+
+/// The table answers catalogue query `name` ([`answer`] gives `Some`),
+/// known without computing the answer: a caller that caches the answer's
+/// bytes asks this first, and leaves the query to SPARQL otherwise.
+pub fn answers(name: &str, t: &Table) -> bool {
+    match name {
+        "pass-rate-by-benchmark" | "outcome-classes" => true,
+        "scores-by-trait" | "scores-by-trait-and-judge" => super::score_answers::answerable(t),
+        _ => false,
+    }
+}
 
 /// The answer of catalogue query `name` from the table; `None` when the
-/// table does not answer that query ([`ANSWERED`]).
+/// table does not answer that query ([`ANSWERED`]), or not this table: the
+/// trait-score views need the scores' kinds and the bound checkpoints'
+/// ratings, which a table file written before kld kept them lacks
+/// (`super::score_answers`).
 pub fn answer(name: &str, t: &Table) -> Option<Answer> {
     match name {
         "pass-rate-by-benchmark" => Some(pass_rate_by_benchmark(t)),
         "outcome-classes" => Some(outcome_classes(t)),
+        "scores-by-trait" => super::score_answers::scores_by_trait(t, false),
+        "scores-by-trait-and-judge" => super::score_answers::scores_by_trait(t, true),
         _ => None,
     }
 }

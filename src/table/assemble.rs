@@ -2,7 +2,7 @@
 //! hands rows to, reading each row by Karenina's row rules
 //! (`crate::numbers::row`) and kld's outcome classes.
 
-use super::{RunPart, Table};
+use super::{RunPart, ScoreKind, Table};
 use crate::error::Result;
 use crate::numbers::facts::RowFacts;
 use crate::numbers::row::{number, obj, Row};
@@ -109,34 +109,76 @@ impl<'t> Builder<'t> {
         // Every score dict, a CSV's (whose family the file does not say)
         // under `unknown`, as `kld info` lists it.
         for &(dict, family) in crate::results::SCORE_DICTS {
+            // (The quads score a dict by its metrics in these families, as
+            // one `rdf:JSON` value in the others.)
+            let metrics = matches!(family, None | Some("metric"));
             let family = family.unwrap_or(super::UNTYPED_FAMILY);
             for (name, v) in r.scores(dict).into_iter().flatten() {
                 let col = t.trait_column(family, name, i);
                 col.present.resize(i, false);
                 col.value.resize(i, None);
+                col.kind.resize(i, ScoreKind::Absent);
                 col.present.push(true);
                 match v {
                     Value::Object(m) => {
                         col.value.push(None);
+                        col.kind.push(if metrics {
+                            ScoreKind::Absent
+                        } else {
+                            ScoreKind::Other
+                        });
                         for (f, x) in m {
-                            let at = match col.fields.iter().position(|(g, _)| g == f) {
-                                Some(at) => at,
-                                None => {
-                                    col.fields.push((f.clone(), Vec::new()));
-                                    col.fields.len() - 1
-                                }
-                            };
+                            let at = col.field(f, i);
                             let field = &mut col.fields[at].1;
                             field.resize(i, None);
                             field.push(number(x));
+                            let kinds = &mut col.field_kinds[at];
+                            kinds.resize(i, ScoreKind::Absent);
+                            kinds.push(kind_of(x));
                         }
                     }
-                    v => col.value.push(number(v)),
+                    v => {
+                        col.value.push(number(v));
+                        col.kind.push(kind_of(v));
+                    }
                 }
             }
         }
         t.pad_traits(i + 1);
         self.part().rows += 1;
+    }
+}
+
+/// The kind of a score's value as the quads type it
+/// (`rdf::verification`'s literal of a JSON scalar), for the value
+/// `number` gives.
+fn kind_of(v: &Value) -> ScoreKind {
+    use oxigraph::model::vocab::xsd;
+    use oxigraph::model::Term;
+    let Some(term) = crate::rdf::verification::rows::scalar(v) else {
+        return ScoreKind::Null;
+    };
+    let Term::Literal(l) = term else {
+        return ScoreKind::Other;
+    };
+    let dt = l.datatype();
+    if dt == xsd::BOOLEAN {
+        ScoreKind::Bool
+    } else if dt == xsd::INTEGER {
+        // Oxigraph's integers are 64-bit; the table's value holds 53 bits.
+        match l.value().parse::<i64>() {
+            Ok(n) if n.unsigned_abs() <= 1 << 53 => ScoreKind::Integer,
+            _ => ScoreKind::Inexact,
+        }
+    } else if dt == xsd::DOUBLE {
+        match number(v) {
+            Some(f) if f.is_finite() => ScoreKind::Double,
+            // NaN is numeric but not equal to itself: never summed.
+            _ if l.value() == "NaN" => ScoreKind::Other,
+            _ => ScoreKind::Inexact,
+        }
+    } else {
+        ScoreKind::Other
     }
 }
 

@@ -25,13 +25,15 @@ mod assemble;
 pub mod catalogue_views;
 pub mod csv;
 pub mod parquet;
+pub mod ratings;
+mod score_answers;
 pub mod stored;
 pub mod summary;
 pub mod views;
 
 pub use assemble::{from_path, Builder};
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// An interned text: an index into [`Strings`].
 pub type Sym = u32;
@@ -114,6 +116,53 @@ pub struct RunPart {
 /// `score.unknown.<key>`, as `kld info` lists them.
 pub const UNTYPED_FAMILY: &str = "unknown";
 
+/// What a score's value is as the quads type it (`rdf::verification`
+/// writes a JSON scalar as a typed literal): what `scores-by-trait` counts
+/// (`COUNT(?v)`), takes as true (`?v = true`) and sums (`isNumeric`), so
+/// that the table answers it as SPARQL does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum ScoreKind {
+    /// No score (the row has no such key, or the score is a metric
+    /// trait's dict, scored by its metrics).
+    #[default]
+    Absent = 0,
+    /// A score of null: its node, no `schema:value`.
+    Null = 1,
+    /// An `xsd:boolean` (the value 1 or 0).
+    Bool = 2,
+    /// An `xsd:integer` the value holds exactly (within 2^53).
+    Integer = 3,
+    /// An `xsd:double` that is a number (the value holds it).
+    Double = 4,
+    /// A value that is neither a boolean nor a number SPARQL sums: a
+    /// string, a list or dict as `rdf:JSON`, NaN.
+    Other = 5,
+    /// A value the table does not hold exactly (an integer past 2^53 or
+    /// past 64 bits, an infinity): the quads answer for it.
+    Inexact = 6,
+}
+
+impl ScoreKind {
+    /// The kind of a code ([`ScoreKind::code`]).
+    pub fn from_code(c: u8) -> Option<ScoreKind> {
+        use ScoreKind::*;
+        [Absent, Null, Bool, Integer, Double, Other, Inexact]
+            .get(usize::from(c))
+            .copied()
+    }
+
+    /// The kind's code (its digit in the Parquet file).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// A value bound (`COUNT(?v)` counts it).
+    pub fn bound(self) -> bool {
+        !matches!(self, ScoreKind::Absent | ScoreKind::Null)
+    }
+}
+
 /// A rubric trait's scores, one value per row of the table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraitColumn {
@@ -129,9 +178,30 @@ pub struct TraitColumn {
     pub value: Vec<Option<f64>>,
     /// A metric trait's metrics (`precision`, `recall`, …), each a column.
     pub fields: Vec<(String, Vec<Option<f64>>)>,
+    /// The kind of `value` per row, as the quads type it ([`ScoreKind`]):
+    /// a dict's is [`ScoreKind::Absent`] in the families whose dicts are
+    /// metrics (`metric`, [`UNTYPED_FAMILY`]), [`ScoreKind::Other`] (one
+    /// `rdf:JSON` score) in the others.
+    pub kind: Vec<ScoreKind>,
+    /// The kind of each of `fields` per row, in `fields`' order
+    /// ([`ScoreKind::Absent`] where the row's dict lacks the metric).
+    pub field_kinds: Vec<Vec<ScoreKind>>,
 }
 
 impl TraitColumn {
+    /// The index of metric `f` in `fields`, added (with `rows` empty
+    /// values) when new.
+    pub(crate) fn field(&mut self, f: &str, rows: usize) -> usize {
+        match self.fields.iter().position(|(g, _)| g == f) {
+            Some(i) => i,
+            None => {
+                self.fields.push((f.to_string(), vec![None; rows]));
+                self.field_kinds.push(vec![ScoreKind::Absent; rows]);
+                self.fields.len() - 1
+            }
+        }
+    }
+
     /// The score keys as Karenina writes them: the trait's name, or
     /// `trait.metric` for each metric.
     pub fn keys(&self) -> Vec<String> {
@@ -221,6 +291,15 @@ pub struct Table {
     pub has_tool_counts: Vec<bool>,
     /// Trait scores, one column per trait.
     pub traits: Vec<TraitColumn>,
+    /// Some trait columns lack their [`ScoreKind`]s (a table file written
+    /// before kld kept them): the trait views the kinds decide
+    /// (`scores-by-trait`) are then the quads'.
+    pub untyped_scores: bool,
+    /// The rubric traits of each checkpoint graph a run is bound to, by
+    /// graph ([`ratings::Ratings`]), as `table::stored` reads them from the
+    /// store; a bound run whose checkpoint is not here leaves the trait
+    /// views to the quads.
+    pub ratings: BTreeMap<String, ratings::Ratings>,
 }
 
 impl Table {
@@ -326,18 +405,18 @@ impl Table {
             let col = self.trait_column(t.family, &t.name, base);
             col.present.extend_from_slice(&t.present);
             col.value.extend_from_slice(&t.value);
-            for (f, v) in &t.fields {
-                let i = match col.fields.iter().position(|(g, _)| g == f) {
-                    Some(i) => i,
-                    None => {
-                        col.fields.push((f.clone(), vec![None; base]));
-                        col.fields.len() - 1
-                    }
-                };
+            col.kind.extend_from_slice(&t.kind);
+            for (k, (f, v)) in t.fields.iter().enumerate() {
+                let i = col.field(f, base);
                 col.fields[i].1.extend_from_slice(v);
+                col.field_kinds[i].extend_from_slice(&t.field_kinds[k]);
             }
         }
         self.pad_traits(n);
+        self.untyped_scores |= other.untyped_scores;
+        for (g, r) in &other.ratings {
+            self.ratings.entry(g.clone()).or_insert_with(|| r.clone());
+        }
     }
 
     /// The column of trait `name` of `family`, created (with `rows` empty
@@ -361,6 +440,8 @@ impl Table {
                     present: vec![false; rows],
                     value: vec![None; rows],
                     fields: Vec::new(),
+                    kind: vec![ScoreKind::Absent; rows],
+                    field_kinds: Vec::new(),
                 });
                 self.traits.len() - 1
             }
@@ -373,8 +454,12 @@ impl Table {
         for t in &mut self.traits {
             t.present.resize(rows, false);
             t.value.resize(rows, None);
+            t.kind.resize(rows, ScoreKind::Absent);
             for (_, v) in &mut t.fields {
                 v.resize(rows, None);
+            }
+            for k in &mut t.field_kinds {
+                k.resize(rows, ScoreKind::Absent);
             }
         }
     }
@@ -409,7 +494,21 @@ impl Table {
                             .iter()
                             .map(|(f, v)| (f.clone(), v[range.clone()].to_vec()))
                             .collect(),
+                        kind: t.kind[range.clone()].to_vec(),
+                        field_kinds: t
+                            .field_kinds
+                            .iter()
+                            .map(|k| k[range.clone()].to_vec())
+                            .collect(),
                     })
+                    .collect(),
+                untyped_scores: self.untyped_scores,
+                // (Only its checkpoint's ratings.)
+                ratings: self.runs[r]
+                    .benchmark
+                    .as_ref()
+                    .and_then(|g| Some((g.clone(), self.ratings.get(g)?.clone())))
+                    .into_iter()
                     .collect(),
                 $( $col: self.$col[range.clone()].to_vec(), )*
             } };
@@ -490,8 +589,12 @@ impl Table {
         for t in &mut self.traits {
             t.present.truncate(first);
             t.value.truncate(first);
+            t.kind.truncate(first);
             for (_, f) in &mut t.fields {
                 f.truncate(first);
+            }
+            for k in &mut t.field_kinds {
+                k.truncate(first);
             }
         }
     }
@@ -545,9 +648,12 @@ impl Table {
             }
         }
         for t in &self.traits {
-            n += v(&t.present) + v(&t.value);
+            n += v(&t.present) + v(&t.value) + v(&t.kind);
             for (_, f) in &t.fields {
                 n += v(f);
+            }
+            for k in &t.field_kinds {
+                n += v(k);
             }
         }
         n + self.runs.len() * std::mem::size_of::<RunPart>()

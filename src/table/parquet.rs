@@ -15,11 +15,17 @@
 //! for `total`, `answer_generation`, `parsing`, `rubric_evaluation`), agent
 //! metrics (`agent_iterations`, `tool_call_counts` as JSON), then one
 //! `score.<family>.<key>` column per score key (a boolean as 1 or 0), and a
-//! `scored.<family>.<trait>` column where a trait was scored null. The runs'
-//! details (CSV or not, job, export time) are in the file's key-value
-//! metadata under `kld.runs`.
+//! `scored.<family>.<trait>` column where a trait was scored null, and a
+//! `kinds.<family>.<trait>` column: per row that scored the trait, the
+//! digits of its value's kind and then each metric's
+//! (`table::ScoreKind::code`: 0 absent, 1 null, 2 boolean, 3 integer, 4
+//! double, 5 other, 6 inexact). The runs' details (CSV or not, job, export
+//! time) are in the file's key-value metadata under `kld.runs`, the bound
+//! checkpoints' ratings under `kld.ratings` (JSON). A file without
+//! `kld.score_kinds` (written before kld kept the kinds) reads with
+//! `untyped_scores` set.
 
-use super::{RunPart, Table, TOKEN_STAGES};
+use super::{RunPart, ScoreKind, Table, TOKEN_STAGES};
 use crate::error::{Error, Result};
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray,
@@ -40,6 +46,10 @@ const TRAITS_KEY: &str = "kld.traits";
 /// The key of the store state a store directory's table was written for
 /// (`table::stored`: the SHA-256 of the directory's `index.tsv`).
 const STAMP_KEY: &str = "kld.store_index";
+/// The key saying the file has its scores' kinds (`kinds.…` columns).
+const KINDS_KEY: &str = "kld.score_kinds";
+/// The key of the bound checkpoints' ratings (`Table::ratings`).
+const RATINGS_KEY: &str = "kld.ratings";
 
 /// The table as one Arrow record batch.
 pub fn to_batch(t: &Table) -> Result<RecordBatch> {
@@ -206,6 +216,27 @@ pub fn to_batch(t: &Table) -> Result<RecordBatch> {
                 flag(&c.present),
             );
         }
+        if t.untyped_scores {
+            continue;
+        }
+        let kinds: Vec<Option<String>> = (0..n)
+            .map(|i| {
+                c.present[i].then(|| {
+                    std::iter::once(c.kind[i])
+                        .chain(c.field_kinds.iter().map(|k| k[i]))
+                        .map(|k| char::from(b'0' + k.code()))
+                        .collect()
+                })
+            })
+            .collect();
+        push(
+            Field::new(
+                format!("kinds.{}.{}", c.family, c.name),
+                DataType::Utf8,
+                true,
+            ),
+            Arc::new(StringArray::from(kinds)),
+        );
     }
     RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)
         .map_err(|e| Error::Internal(format!("the results table as Arrow: {e}")))
@@ -234,7 +265,15 @@ fn to_bytes_stamped(t: &Table, stamp: Option<&str>) -> Result<Vec<u8>> {
     let mut kv = vec![
         KeyValue::new(RUNS_KEY.into(), runs_json(t)),
         KeyValue::new(TRAITS_KEY.into(), traits_json(t)),
+        KeyValue::new(
+            RATINGS_KEY.into(),
+            serde_json::to_string(&t.ratings)
+                .map_err(|e| Error::Internal(format!("the ratings as JSON: {e}")))?,
+        ),
     ];
+    if !t.untyped_scores {
+        kv.push(KeyValue::new(KINDS_KEY.into(), "1".to_string()));
+    }
     if let Some(s) = stamp {
         kv.push(KeyValue::new(STAMP_KEY.into(), s.to_string()));
     }
@@ -295,11 +334,20 @@ pub fn read(path: &Path) -> Result<Table> {
             .and_then(|k| k.value.clone())
             .ok_or_else(|| bad(format!("no `{key}` metadata")))
     };
+    let untyped = meta(KINDS_KEY).is_err();
+    let ratings = match meta(RATINGS_KEY) {
+        Ok(r) => serde_json::from_str(&r).map_err(|e| bad(format!("`{RATINGS_KEY}`: {e}")))?,
+        Err(_) => Default::default(),
+    };
     let runs = meta(RUNS_KEY)?;
     let layout = parse_layout(&meta(TRAITS_KEY)?).map_err(bad)?;
     let runs: Vec<Value> = serde_json::from_str(&runs).map_err(|e| bad(e.to_string()))?;
     let reader = builder.build().map_err(|e| bad(e.to_string()))?;
-    let mut t = Table::default();
+    let mut t = Table {
+        untyped_scores: untyped,
+        ratings,
+        ..Table::default()
+    };
     let mut first = 0;
     for r in &runs {
         let s = |k: &str| r[k].as_str().map(str::to_string);
@@ -456,18 +504,18 @@ fn append_batch(
             Some(_) => Some(flags(&format!("scored.{fam}.{name}"))?),
             None => None,
         };
+        let kinds = match b.schema().column_with_name(&format!("kinds.{fam}.{name}")) {
+            Some(_) => Some(column::<StringArray>(b, &format!("kinds.{fam}.{name}"))?),
+            None => None,
+        };
         let col = t.trait_column(fam, name, base);
+        let mut at_fields = Vec::new();
         for (field, v) in values {
             match field {
                 Some(f) => {
-                    let at = match col.fields.iter().position(|(g, _)| g == f) {
-                        Some(at) => at,
-                        None => {
-                            col.fields.push((f.to_string(), vec![None; base]));
-                            col.fields.len() - 1
-                        }
-                    };
+                    let at = col.field(f, base);
                     col.fields[at].1.extend(v);
+                    at_fields.push(at);
                 }
                 None => col.value.extend(v),
             }
@@ -475,6 +523,26 @@ fn append_batch(
         col.value.resize(base + n, None);
         for (_, f) in &mut col.fields {
             f.resize(base + n, None);
+        }
+        if let Some(kinds) = kinds {
+            for i in 0..n {
+                let codes = if kinds.is_null(i) { "" } else { kinds.value(i) };
+                let mut codes = codes.bytes().map(|c| {
+                    c.checked_sub(b'0')
+                        .and_then(ScoreKind::from_code)
+                        .ok_or_else(|| format!("a kind of `{fam}.{name}` that is none"))
+                });
+                let main = codes.next().transpose()?.unwrap_or_default();
+                col.kind.push(main);
+                for &at in &at_fields {
+                    let k = codes.next().transpose()?.unwrap_or_default();
+                    col.field_kinds[at].push(k);
+                }
+            }
+        }
+        col.kind.resize(base + n, ScoreKind::Absent);
+        for k in &mut col.field_kinds {
+            k.resize(base + n, ScoreKind::Absent);
         }
         match scored {
             Some(p) => col.present.extend(p),
@@ -565,5 +633,63 @@ mod tests {
         let m = back.traits.iter().find(|c| c.name == "m").unwrap();
         assert_eq!(m.fields.len(), 2);
         assert_eq!(m.present, vec![false, true]);
+        // The scores' kinds and the checkpoints' ratings come back.
+        for (a, b) in back.traits.iter().zip(&t.traits) {
+            assert_eq!((&a.kind, &a.field_kinds), (&b.kind, &b.field_kinds));
+        }
+        assert_eq!(safe.kind, vec![ScoreKind::Null, ScoreKind::Absent]);
+        assert_eq!(
+            m.field_kinds,
+            vec![vec![ScoreKind::Absent, ScoreKind::Double]; 2]
+        );
+        assert!(!back.untyped_scores);
+    }
+
+    #[test]
+    fn a_table_file_without_kinds_leaves_the_trait_views_to_sparql() {
+        let mut t = Table::default();
+        let mut b = Builder::new(&mut t, "urn:g");
+        b.add(&json!({
+            "metadata": {"question_id": "q1", "failure": null,
+                "answering": {"interface": "langchain", "model_name": "a", "tools": [], "config_id": null},
+                "parsing": {"interface": "langchain", "model_name": "p", "tools": [], "config_id": null}},
+            "template": {"template_verification_performed": true, "verify_result": true},
+            "rubric": {"rubric_evaluation_performed": true, "llm_trait_scores": {"clarity": 4}},
+        }));
+        t.bind("urn:g", Some("urn:cp".into()), Some("bench".into()));
+        t.ratings.insert(
+            "urn:cp".into(),
+            crate::table::ratings::Ratings {
+                global: vec![("clarity".into(), "<urn:t>".into())],
+                ..Default::default()
+            },
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.parquet");
+        let answer = |t: &Table| crate::table::answers::answer("scores-by-trait", t);
+        write(&t, &p).unwrap();
+        let typed = read(&p).unwrap();
+        assert_eq!(typed.ratings, t.ratings);
+        assert!(answer(&typed).is_some());
+        assert_eq!(format!("{:?}", answer(&typed)), format!("{:?}", answer(&t)));
+        // A file as kld wrote it before it kept the kinds (no kinds
+        // columns, no `kld.score_kinds`).
+        t.untyped_scores = true;
+        write(&t, &p).unwrap();
+        let old = read(&p).unwrap();
+        assert!(old.untyped_scores);
+        assert!(old.traits[0].kind.iter().all(|k| *k == ScoreKind::Absent));
+        assert!(answer(&old).is_none());
+        assert!(!crate::table::answers::answers("scores-by-trait", &old));
+        assert!(crate::table::answers::answer("outcome-classes", &old).is_some());
+        // Bound to a checkpoint whose ratings the table lacks: SPARQL too.
+        let mut unrated = typed.clone();
+        unrated.ratings.clear();
+        assert!(answer(&unrated).is_none());
+        assert!(!crate::table::answers::answers(
+            "scores-by-trait-and-judge",
+            &unrated
+        ));
+        assert!(crate::table::answers::answers("scores-by-trait", &typed));
     }
 }

@@ -214,12 +214,19 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
     let feed = NamedNode::new_unchecked(crate::vocab::schema("DataFeed"));
     // (Read once, when a run is bound.)
     let mut members: Option<HashMap<String, Members>> = None;
+    // The bound checkpoints' ratings, read from the store (never a known
+    // table's: its checkpoint may have changed since).
+    let mut ratings = std::collections::BTreeMap::new();
     let key = crate::vocab::term("labelKey");
     let value = crate::vocab::term("labelValue");
     for info in store.graphs().filter(|g| g.kind == GraphKind::Results) {
         let before = table.runs.len();
+        // (A run of a table file without its scores' kinds is read again,
+        // so the trait views come from the table.)
         let same = |r: usize| {
-            known.is_some_and(|k| !info.sha256.is_empty() && k.runs[r].sha256 == info.sha256)
+            known.is_some_and(|k| {
+                !info.sha256.is_empty() && k.runs[r].sha256 == info.sha256 && !k.untyped_scores
+            })
         };
         match (known, known_runs.get(info.graph.as_str())) {
             (Some(k), Some(&r)) if same(r) => {
@@ -271,6 +278,11 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
             .as_ref()
             .and_then(|c| typed_values(store, c, &feed, &name_term).into_iter().next());
         if let Some(c) = checkpoint {
+            if !ratings.contains_key(&c) {
+                if let Some(r) = super::ratings::read(store, &c) {
+                    ratings.insert(c.clone(), r);
+                }
+            }
             let all = members.get_or_insert_with(|| members_of(store, &mut notes));
             let none = Members::default();
             let m = all.get(&c).unwrap_or(&none);
@@ -287,6 +299,7 @@ pub fn of_store(store: &CheckpointStore, known: Option<&Table>) -> (Table, Vec<S
             }
         }
     }
+    table.ratings = ratings;
     (table, notes)
 }
 

@@ -121,6 +121,11 @@ pub(super) fn table_answer(
         req.format.as_deref(),
     )?;
     let views = state.views();
+    // (A table that cannot answer this view, such as one read from a file
+    // written before it kept the trait scores' kinds: SPARQL answers.)
+    if !answers::answers(name, &views.table) {
+        return None;
+    }
     let body = views.memoized(&format!("query {name} {}", negotiated.media_type), || {
         let mut out = Vec::new();
         if let Some(karenina_ld::sparql::Answer::Solutions { variables, rows }) =

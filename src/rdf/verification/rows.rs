@@ -123,8 +123,9 @@ fn json(v: &Value) -> Term {
 }
 
 /// A scalar as a typed literal (sentinels → NaN/INF doubles); `None` for
-/// null; structures as `rdf:JSON`.
-fn scalar(v: &Value) -> Option<Term> {
+/// null; structures as `rdf:JSON`. (The results table types its trait
+/// scores by it: `table::ScoreKind`.)
+pub(crate) fn scalar(v: &Value) -> Option<Term> {
     Some(match v {
         Value::Null => return None,
         Value::Bool(b) => Term::Literal(Literal::from(*b)),

@@ -2,7 +2,7 @@
 //! keeps each result's keys only in the store, and must serve every number
 //! the page shows as `--result-quads all` does: the two servers, over the
 //! same runs (JSON and CSV exports, a scenario run, runs that do not bind),
-//! give the same leaderboard, matrix, grid and `runs` view, while the keys
+//! give the same leaderboard, matrix, grid, trait views and `runs` view, while the keys
 //! server holds a fraction of the quads and refuses to hand out a run's
 //! partial graph as if it were the run.
 
@@ -77,6 +77,13 @@ fn keys_only_serves_the_numbers_of_every_field() {
     let runs = catalogue(&keys, "runs");
     assert!(runs.len() >= 5, "{runs:?}");
     assert_eq!(catalogue(&all, "runs"), runs);
+    // The page's trait view and its pooled form: the results table's rows
+    // under keys as under all (the keys' quads hold no scores).
+    for name in ["scores-by-trait-and-judge", "scores-by-trait"] {
+        let k = catalogue(&keys, name);
+        assert!(k.len() > 10, "{name}: {k:?}");
+        assert_eq!(catalogue(&all, name), k, "{name}");
+    }
     let (a, k) = (result_quads(&all), result_quads(&keys));
     assert!(k > 0 && k * 4 < a, "keys {k} quads against {a}");
 }

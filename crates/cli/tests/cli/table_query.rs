@@ -102,3 +102,83 @@ fn a_number_view_of_a_store_comes_from_its_table_with_the_quads_bytes() {
         String::from_utf8_lossy(&stale.stdout)
     );
 }
+
+/// The trait views (`scores-by-trait`, `scores-by-trait-and-judge`) of a
+/// store come from its table too, with the quads' bytes: the docs
+/// notebook's run (question-specific traits of booleans and integers,
+/// means as Oxigraph's decimals) and the with_rubrics run (global traits,
+/// means of doubles to the last bit).
+#[test]
+fn the_trait_views_of_a_store_come_from_its_table_with_the_quads_bytes() {
+    for (checkpoint, run, expected) in [
+        (
+            "docs__notebooks__test_checkpoint.jsonld",
+            "res-docs__notebooks__test_checkpoint.full.json",
+            // (A trait, then a mean pooled over judges and one judge's.)
+            [
+                "explanation_quality",
+                "2.666666666666666666",
+                "2.666666666666666666",
+            ],
+        ),
+        (
+            "tests__fixtures__checkpoints__with_rubrics.jsonld",
+            "res-tests__fixtures__checkpoints__with_rubrics.full.json",
+            ["ResponseLength", "3.086470588235294", "2.7074999999999996"],
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = tmp.path().join("store");
+        stdout_of(
+            kld()
+                .args(["load", "--store"])
+                .arg(&store)
+                .arg(data(&format!("corpus/loads/{checkpoint}")))
+                .arg(data(&format!("corpus/results/{run}"))),
+        );
+        let mut answers = Vec::new();
+        for name in ["scores-by-trait", "scores-by-trait-and-judge"] {
+            for format in ["csv", "tsv", "json", "xml"] {
+                let table = stdout_of(
+                    kld()
+                        .args(["query", "--format", format, "--named", name, "--store"])
+                        .arg(&store),
+                );
+                let quads = stdout_of(
+                    kld()
+                        .args([
+                            "query",
+                            "--format",
+                            format,
+                            "-e",
+                            &query_text(name),
+                            "--store",
+                        ])
+                        .arg(&store),
+                );
+                assert_eq!(table, quads, "{run}: {name} as {format}");
+                let mean = if name == "scores-by-trait" { 1 } else { 2 };
+                for s in [expected[0], expected[mean]] {
+                    assert!(
+                        table.contains(s),
+                        "{run}: {name} as {format}: no {s} in {table}"
+                    );
+                }
+                answers.push((name, format, table));
+            }
+        }
+        // Without the quads, the table still answers, the same bytes.
+        std::fs::rename(store.join("graphs"), tmp.path().join("graphs")).unwrap();
+        for (name, format, before) in &answers {
+            let now = stdout_of(
+                kld()
+                    .args(["query", "--format", format, "--named", name, "--store"])
+                    .arg(&store),
+            );
+            assert_eq!(
+                &now, before,
+                "{run}: {name} as {format}, from the table alone"
+            );
+        }
+    }
+}
