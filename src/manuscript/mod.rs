@@ -17,16 +17,16 @@
 //! page.
 //!
 //! Intervals: every cell and mean carries the interval the statistics
-//! layer ([`crate::stats`]) gives for its rows, chosen by [`intervals`]
+//! layer ([`crate::stats`]) gives for its rows, chosen by `intervals`
 //! as docs/numbers.md says; `None` where it is not defined, and no writer
 //! prints a number for an interval it was not given.
 
 mod compare_report;
-pub mod comparison;
+pub(crate) mod comparison;
 mod forest;
 mod heatmap;
 mod html_report;
-pub mod intervals;
+pub(crate) mod intervals;
 mod judge_grid;
 mod kappa_map;
 mod layout;
@@ -38,7 +38,7 @@ mod tables;
 pub use compare_report::compare_report;
 pub use comparison::compare_tables;
 pub use forest::{forest_csv, forest_svg};
-pub use heatmap::{question_rates, QuestionRates};
+pub use heatmap::{question_rates, Count, QuestionRates, QuestionRow};
 pub use html_report::html_report;
 pub use judge_grid::{Grid, GridCell, GridRow, Interval, JudgeMean};
 pub use kappa_map::{kappa_csv, kappa_svg};
@@ -59,7 +59,7 @@ pub const MEAN_DEFINITION: &str = crate::numbers::names::JUDGES_MEAN.definition;
 
 /// The leaderboard `filter` asks of `data` as model × judge grids, in the
 /// board's column order, each cell and mean with its interval at
-/// `confidence` (0.95) from the statistics layer ([`intervals`]).
+/// `confidence` (0.95) from the statistics layer (`intervals`).
 pub fn grids(
     data: &crate::board::BoardData,
     filter: &crate::board::Filter,
