@@ -4,9 +4,9 @@
 //! Karenina users start a benchmark from a sheet: `extract_questions_from_file`
 //! (pandas) reads it, and `Benchmark.add_question` + `save` write the
 //! checkpoint. This module does the same in the library, with the same
-//! results: [`delimited`] reads CSV/TSV and [`sheet`] XLSX/XLS (calamine),
-//! [`infer`] types each column as pandas does, [`extract`] is Karenina's
-//! extractor and [`build`] its `add_question`. [`jsonl`] reads a plain JSON
+//! results: `delimited` reads CSV/TSV and `sheet` XLSX/XLS (calamine),
+//! `infer` types each column as pandas does, [`extract`] is Karenina's
+//! extractor and `build` its `add_question`. `jsonl` reads a plain JSON
 //! Lines file through the same column options and [`inspect`] an Inspect AI
 //! dataset (so that `kld export -f inspect` round-trips). [`plan`] gathers
 //! the rows of every input, the questions taken, the rows dropped and why,
@@ -15,21 +15,21 @@
 //! when any occurs.
 
 mod biff;
-pub mod bounds;
-pub mod build;
-pub mod delimited;
+pub(crate) mod bounds;
+pub(crate) mod build;
+pub(crate) mod delimited;
 pub mod extract;
-pub mod failure;
-pub mod grid;
-pub mod infer;
-pub mod inspect_dataset;
-pub mod jsonl;
+pub(crate) mod failure;
+pub(crate) mod grid;
+pub(crate) mod infer;
+pub(crate) mod inspect_dataset;
+pub(crate) mod jsonl;
 pub mod output;
-pub mod precheck;
+pub(crate) mod precheck;
 pub mod quota;
-pub mod sheet;
+pub(crate) mod sheet;
 mod unwind;
-pub mod value;
+pub(crate) mod value;
 
 pub use bounds::Limits;
 pub use build::{BenchmarkMeta, Stamp};
