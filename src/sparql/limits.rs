@@ -243,12 +243,13 @@ enum Node<'a> {
 }
 
 /// Measures `query` without recursion (so a tree of any depth is measured
-/// on any stack).
-pub fn shape(query: &Query) -> Shape {
+/// on any stack). Only the tests measure without the `SERVICE` check.
+#[cfg(test)]
+pub(crate) fn shape(query: &Query) -> Shape {
     shape_and_service(query).0
 }
 
-/// [`shape`], and the endpoint of a `SERVICE` clause without `SILENT`
+/// The query's shape, and the endpoint of a `SERVICE` clause without `SILENT`
 /// (`<iri>` or `?var`) if the query has one (kld refuses to run it).
 pub(super) fn shape_and_service(query: &Query) -> (Shape, Option<String>) {
     let mut service = None;
@@ -411,8 +412,10 @@ fn push_expression<'a>(e: &'a Expression, d: usize, stack: &mut Vec<(Node<'a>, u
     }
 }
 
-/// Refuses a parsed query deeper than [`MAX_DEPTH`]; returns its shape.
-pub fn check(query: &Query) -> Result<Shape> {
+/// Refuses a parsed query deeper than [`MAX_DEPTH`]; returns its shape
+/// (the tests' check; queries run through `shape_and_service`).
+#[cfg(test)]
+pub(crate) fn check(query: &Query) -> Result<Shape> {
     let s = shape(query);
     if s.depth > MAX_DEPTH {
         return Err(too_deep());
