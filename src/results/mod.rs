@@ -9,7 +9,7 @@
 //! layouts (a bare array, `{"results": …}`, `{"runs": …}`) are parsed whole.
 //! Karenina writes bare `NaN` / `Infinity` tokens, which strict JSON readers
 //! refuse: they are read here and kept as the JSON tokens of
-//! [`crate::json::nan`].
+//! `json::nan`.
 //!
 //! Nothing here makes RDF: the rows become quads in
 //! [`crate::rdf::verification`] (the results vocabulary of docs/results.md),
@@ -20,14 +20,14 @@ pub(crate) mod coerce;
 mod csv_cells;
 pub(crate) mod csv_export;
 pub(crate) mod gui_csv;
-pub mod lacks;
+pub(crate) mod lacks;
 pub mod outcome;
 pub mod progress;
 mod pydantic;
 pub mod repair;
 pub mod run_folder;
 mod score_dicts;
-pub mod task_eval;
+pub(crate) mod task_eval;
 pub mod workspace;
 
 use crate::error::{Error, Result};
@@ -94,7 +94,7 @@ pub enum Layout {
     /// CSV (`export_verification_results_csv`).
     Csv,
     /// A TaskEval export (`TaskEvalResult.export_json()`): verification
-    /// results grouped by step, no run header ([`task_eval`]).
+    /// results grouped by step, no run header (`task_eval`).
     TaskEval,
     /// A karenina-gui CSV export, plain or custom (`gui_csv`).
     GuiCsv,
