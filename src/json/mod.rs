@@ -9,7 +9,7 @@
 //! type and turns parse failures into located [`crate::error::Diagnostic`]s.
 
 mod locate;
-pub mod nan;
+pub(crate) mod nan;
 mod parse;
 pub mod py;
 

@@ -6,7 +6,7 @@
 
 mod lax;
 mod lint;
-pub mod markers;
+pub(crate) mod markers;
 mod model_config;
 pub mod placeholder;
 pub mod qid;
