@@ -45,7 +45,7 @@ pub struct Strings {
 
 impl Strings {
     /// The symbol of `s`, interning it when new.
-    pub fn intern(&mut self, s: &str) -> Sym {
+    pub(crate) fn intern(&mut self, s: &str) -> Sym {
         if let Some(&i) = self.index.get(s) {
             return i;
         }
@@ -240,7 +240,7 @@ impl Table {
     }
 
     /// An optional symbol's text.
-    pub fn opt_text(&self, s: Option<Sym>) -> Option<&str> {
+    pub(crate) fn opt_text(&self, s: Option<Sym>) -> Option<&str> {
         s.map(|s| self.strings.get(s))
     }
 
@@ -380,12 +380,12 @@ impl Table {
     }
 
     /// Appends run `r` of `other` (its rows and texts).
-    pub fn append_run(&mut self, other: &Table, r: usize) {
+    pub(crate) fn append_run(&mut self, other: &Table, r: usize) {
         self.append(&other.slice_run(r));
     }
 
     /// Run `r` alone: its rows, its trait columns, the texts (shared).
-    pub fn slice_run(&self, r: usize) -> Table {
+    pub(crate) fn slice_run(&self, r: usize) -> Table {
         let range = self.rows_of(r);
         macro_rules! cut {
             ($($col:ident),*) => { Table {
@@ -445,7 +445,7 @@ impl Table {
     }
 
     /// Drops the runs from `n` on, and their rows (a run whose read failed).
-    pub fn truncate_runs(&mut self, n: usize) {
+    pub(crate) fn truncate_runs(&mut self, n: usize) {
         let Some(first) = self.runs.get(n).map(|p| p.first) else {
             return;
         };

@@ -42,7 +42,7 @@ const TRAITS_KEY: &str = "kld.traits";
 const STAMP_KEY: &str = "kld.store_index";
 
 /// The table as one Arrow record batch.
-pub fn to_batch(t: &Table) -> Result<RecordBatch> {
+pub(crate) fn to_batch(t: &Table) -> Result<RecordBatch> {
     let mut fields: Vec<Field> = Vec::new();
     let mut cols: Vec<ArrayRef> = Vec::new();
     let mut text = |name: &str, v: Vec<Option<&str>>, fields: &mut Vec<Field>| {
