@@ -209,7 +209,7 @@ pub fn cohen(pairs: &[(u32, u32)]) -> Stat<Cohen> {
 }
 
 /// The pairs of ratings judges `i` and `j` both gave.
-pub fn pairs_of(units: &[Unit], i: usize, j: usize) -> Vec<(u32, u32)> {
+pub(crate) fn pairs_of(units: &[Unit], i: usize, j: usize) -> Vec<(u32, u32)> {
     units
         .iter()
         .filter_map(|u| Some((u.ratings[i]?, u.ratings[j]?)))

@@ -26,7 +26,7 @@ pub fn z(confidence: f64) -> f64 {
 
 /// Student's t quantile at `p` on `df` degrees of freedom (scipy
 /// `t.ppf(p, df)`); df must be positive.
-pub fn t_ppf(p: f64, df: f64) -> Stat<f64> {
+pub(crate) fn t_ppf(p: f64, df: f64) -> Stat<f64> {
     if df.is_nan() || df <= 0.0 {
         return nd("no degrees of freedom");
     }
@@ -64,7 +64,7 @@ pub fn wilson(c: Count, confidence: f64) -> Stat<Interval> {
 /// Clopper-Pearson (exact) interval (statsmodels
 /// `proportion_confint(method="beta")`): beta quantiles, 0 and 1 at the
 /// ends. Not defined for no rows.
-pub fn clopper_pearson(c: Count, confidence: f64) -> Stat<Interval> {
+pub(crate) fn clopper_pearson(c: Count, confidence: f64) -> Stat<Interval> {
     check_confidence(confidence)?;
     if c.n == 0 {
         return nd("no rows");

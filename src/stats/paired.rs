@@ -151,7 +151,7 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 /// Benjamini-Hochberg (statsmodels `multipletests(method="fdr_bh")`), in
 /// the input's order.
-pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+pub(crate) fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut idx: Vec<usize> = (0..m).collect();
     idx.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
