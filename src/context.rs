@@ -9,10 +9,10 @@ use crate::json::{self, Json, Object};
 use std::sync::OnceLock;
 
 /// The canonical context file, as committed (`{"@context": {...}}`).
-pub const CANONICAL_FILE: &str = include_str!("../context/karenina.jsonld");
+pub(crate) const CANONICAL_FILE: &str = include_str!("../context/karenina.jsonld");
 
 /// Legacy context variants: (name, file text).
-pub const LEGACY_FILES: &[(&str, &str)] = &[
+pub(crate) const LEGACY_FILES: &[(&str, &str)] = &[
     (
         "python-2025-08-dataset",
         include_str!("../context/legacy/python-2025-08-dataset.jsonld"),

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 /// The Croissant version written.
-pub const CONFORMS_TO: &str = "http://mlcommons.org/croissant/1.1";
+pub(crate) const CONFORMS_TO: &str = "http://mlcommons.org/croissant/1.1";
 
 /// What to say about the checkpoint that it does not say itself.
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@ pub const ANSWER: &str = "[Placeholder - see template]";
 
 /// How the description of a placeholder benchmark starts (the run's name
 /// follows).
-pub const DESCRIPTION: &str = "Auto-created for verification run: ";
+pub(crate) const DESCRIPTION: &str = "Auto-created for verification run: ";
 
 /// What makes a benchmark a placeholder, said for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -142,7 +142,7 @@ fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
 
 /// The environment variable that sets how long to wait, in seconds, for a
 /// lock another process holds on a database (a write being committed).
-pub const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
+pub(crate) const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
 
 /// How long [`open`]'s connection waits for a lock another process holds
 /// before the read fails with [`Error::DatabaseLocked`]: `KLD_SQLITE_BUSY`
@@ -158,7 +158,7 @@ pub(crate) fn busy_wait() -> std::time::Duration {
 
 /// The environment variable that sets how long reading one database may
 /// take, in seconds.
-pub const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
+pub(crate) const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
 
 /// How long reading one database may take (from [`open`]): `KLD_SQLITE_DEADLINE`
 /// seconds, default 300. Past it every statement of the connection is
