@@ -125,8 +125,9 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// No limits.
-    pub const NONE: Limits = Limits {
+    /// No limits (the tests' account).
+    #[cfg(test)]
+    pub(crate) const NONE: Limits = Limits {
         per_query: None,
         total: None,
     };

@@ -125,7 +125,7 @@ pub enum InputFormat {
 
 impl InputFormat {
     /// The format a file's extension names (`.txt` is TSV, as in Karenina).
-    pub fn from_extension(path: &Path) -> Option<Self> {
+    pub(crate) fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "csv" => InputFormat::Csv,
@@ -140,7 +140,7 @@ impl InputFormat {
     /// The format of `path`: its extension; for JSON, Inspect when the first
     /// record has `input` and `target` and no column option was given; by
     /// content when the extension says nothing.
-    pub fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
+    pub(crate) fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
         let looks_inspect = || inspect_dataset::looks_like_samples(head) && !columns.any();
         match Self::from_extension(path) {
             Some(InputFormat::Jsonl) if looks_inspect() => Some(InputFormat::Inspect),
@@ -507,7 +507,7 @@ pub struct Existing<'a> {
 impl Existing<'_> {
     /// Refuses a scenario benchmark: Karenina adds no standalone question
     /// to one.
-    pub fn accepts_questions(&self) -> Result<()> {
+    pub(crate) fn accepts_questions(&self) -> Result<()> {
         if (self.checkpoint.scenarios.as_ref()).is_some_and(|s| !s.is_empty()) {
             return Err(ImportError::bad(
                 &Location::file(self.file),

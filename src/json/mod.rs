@@ -71,7 +71,7 @@ impl Number {
     }
 
     /// True when Python would read this as an `int`.
-    pub fn is_integer(&self) -> bool {
+    pub(crate) fn is_integer(&self) -> bool {
         !self.0.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
     }
 
