@@ -16,7 +16,7 @@ pub const RATE_NAME: &str = TEMPLATE_PASS_RATE.name;
 pub const RATE_DEFINITION: &str = TEMPLATE_PASS_RATE.definition;
 
 /// Which keys of `kld compare --format json` hold which named rate.
-pub fn rate_names() -> Value {
+pub(crate) fn rate_names() -> Value {
     names::rate_names(&[
         ("rates[].rate", &TEMPLATE_PASS_RATE),
         ("combos[].rate", &TEMPLATE_PASS_RATE),

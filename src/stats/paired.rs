@@ -48,7 +48,7 @@ pub struct Paired {
 /// Compares question scores `a` and `b` (the same questions, in the same
 /// order). Not defined for no questions; the test for fewer than two or
 /// for the same difference on every question.
-pub fn paired(a: &[f64], b: &[f64], confidence: f64) -> Stat<Paired> {
+pub(crate) fn paired(a: &[f64], b: &[f64], confidence: f64) -> Stat<Paired> {
     let n = a.len().min(b.len());
     if n == 0 {
         return nd("no question both models answered");
