@@ -98,7 +98,7 @@ pub struct Tally {
 
 impl Tally {
     /// Karenina's `pass_pct`: passed / total × 100 (0 for no rows).
-    pub fn pct(&self) -> f64 {
+    pub(crate) fn pct(&self) -> f64 {
         if self.total > 0 {
             self.passed as f64 / self.total as f64 * 100.0
         } else {
@@ -180,11 +180,6 @@ impl Numbers {
     /// Rows added.
     pub fn results(&self) -> usize {
         self.num_results
-    }
-
-    /// Adds one row (in the shape kld's readers hand on).
-    pub fn add(&mut self, value: &Value) {
-        self.add_facts(&RowFacts::of_value(value, self.csv));
     }
 
     /// Counts the rows as a CSV export's (`CSV_CANNOT_TELL`).
@@ -316,7 +311,7 @@ impl Numbers {
 
     /// Keys of [`Numbers::summary`] left out because the rows came from a
     /// CSV that cannot tell them (`CSV_CANNOT_TELL`).
-    pub fn cannot_tell(&self) -> Vec<&'static str> {
+    pub(crate) fn cannot_tell(&self) -> Vec<&'static str> {
         if !self.csv {
             return Vec::new();
         }
@@ -387,7 +382,7 @@ impl Numbers {
 
     /// Karenina's `template_pass_overall`; `None` when no row had template
     /// verification.
-    pub fn template_pass_overall(&self) -> Option<Tally> {
+    pub(crate) fn template_pass_overall(&self) -> Option<Tally> {
         (self.num_with_template > 0).then(|| {
             self.pass_by_combo
                 .iter()
@@ -400,7 +395,7 @@ impl Numbers {
 
     /// Karenina's `replicate_stats`; `None` for fewer than two replicates
     /// or no template verification.
-    pub fn replicate_stats(&self) -> Option<ReplicateStats> {
+    pub(crate) fn replicate_stats(&self) -> Option<ReplicateStats> {
         if self.replicates.len() <= 1
             || self.num_with_template == 0
             || self.replicate_pass.len() == 0
@@ -420,7 +415,7 @@ impl Numbers {
     }
 
     /// `TemplateResults.aggregate_pass_rate(by=…)` for the four keys.
-    pub fn pass_rates(&self) -> &PassRates {
+    pub(crate) fn pass_rates(&self) -> &PassRates {
         &self.pass_rates
     }
 
