@@ -48,12 +48,6 @@ thread_local! {
     static CURRENT: Cell<*const Account> = const { Cell::new(std::ptr::null()) };
 }
 
-/// True once a [`CountingAllocator`] is the process's global allocator
-/// (and has allocated): budgets hold only then.
-pub fn counting() -> bool {
-    INSTALLED.load(Relaxed)
-}
-
 #[inline]
 fn charge(delta: i64) {
     if !INSTALLED.load(Relaxed) {
@@ -204,7 +198,7 @@ impl Account {
 
     /// Charges this thread's allocations to this account until the guard
     /// is dropped (an account open before is charged again afterwards).
-    pub fn enter(&self) -> Entered<'_> {
+    pub(crate) fn enter(&self) -> Entered<'_> {
         let previous = CURRENT.with(|c| c.replace(self as *const Account));
         Entered {
             account: self,
@@ -213,7 +207,7 @@ impl Account {
     }
 
     /// The most bytes the query held at once, so far.
-    pub fn peak(&self) -> u64 {
+    pub(crate) fn peak(&self) -> u64 {
         self.peak.get().max(0) as u64
     }
 
