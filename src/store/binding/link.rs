@@ -123,7 +123,7 @@ pub(super) const EXAMPLES: usize = 3;
 /// Which of the run's keys (question IDs of plain rows; scenario name and
 /// node of scenario turn rows) the checkpoint graph `checkpoint` does not
 /// hold: what `--for` must check before binding.
-pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
+pub(crate) fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
     let total = count_rows(
         store,
         &format!(
