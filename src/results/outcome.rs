@@ -76,7 +76,7 @@ pub(crate) fn failure_group(row: &Value) -> Option<String> {
 /// verified row whose `verify_result` is true, failure or not (a
 /// sufficiency failure after a passing template, a retry exhausted on a
 /// later stage).
-pub fn outcome(row: &Value) -> Option<&'static str> {
+pub(crate) fn outcome(row: &Value) -> Option<&'static str> {
     let failed = row["metadata"].get("failure").is_some_and(|f| !f.is_null());
     if failed {
         let g = failure_group(row)?;
@@ -217,7 +217,7 @@ pub(crate) fn mcp_servers(row: &Value) -> Vec<String> {
 
 /// `VerificationResultSet._combo_key_to_string`: `answering | parsing`, or
 /// `answering | parsing | mcp1, mcp2` with the MCP servers sorted.
-pub fn combo(answering: &str, parsing: &str, mcp: &[String]) -> String {
+pub(crate) fn combo(answering: &str, parsing: &str, mcp: &[String]) -> String {
     if mcp.is_empty() {
         format!("{answering} | {parsing}")
     } else {

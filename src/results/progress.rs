@@ -60,7 +60,7 @@ pub struct ProgressState {
 }
 
 /// The sidecars of results file `out`: `<out>.state`, `<out>.results.jsonl`.
-pub fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
     let with = |suffix: &str| {
         let mut p = out.as_os_str().to_owned();
         p.push(suffix);
