@@ -245,12 +245,12 @@ impl Table {
     }
 
     /// The run of row `i`.
-    pub fn run_of(&self, i: usize) -> &RunPart {
+    pub(crate) fn run_of(&self, i: usize) -> &RunPart {
         &self.runs[self.run[i] as usize]
     }
 
     /// The rows of run `r`.
-    pub fn rows_of(&self, r: usize) -> std::ops::Range<usize> {
+    pub(crate) fn rows_of(&self, r: usize) -> std::ops::Range<usize> {
         let p = &self.runs[r];
         p.first..p.first + p.rows
     }

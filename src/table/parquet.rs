@@ -225,7 +225,7 @@ fn runs_json(t: &Table) -> String {
 }
 
 /// The table as the bytes of a Parquet file.
-pub fn to_bytes(t: &Table) -> Result<Vec<u8>> {
+pub(crate) fn to_bytes(t: &Table) -> Result<Vec<u8>> {
     to_bytes_stamped(t, None)
 }
 

@@ -14,10 +14,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The table's file in a store directory.
-pub const FILE: &str = "results.parquet";
+pub(crate) const FILE: &str = "results.parquet";
 
 /// The table of a store directory, when it keeps one.
-pub fn file_of(dir: &Path) -> PathBuf {
+pub(crate) fn file_of(dir: &Path) -> PathBuf {
     dir.join(FILE)
 }
 
