@@ -16,12 +16,12 @@ use oxigraph::model::NamedNode;
 /// `https://schema.org/`
 pub(crate) const SCHEMA: &str = "https://schema.org/";
 /// `urn:karenina:vocab:` (the `karenina:` prefix of the canonical context)
-pub const KARENINA: &str = "urn:karenina:vocab:";
+pub(crate) const KARENINA: &str = "urn:karenina:vocab:";
 /// `http://www.w3.org/ns/prov#` (PROV-O): what a result generated, what an
 /// export was derived from, which results a repair replaced.
-pub const PROV: &str = "http://www.w3.org/ns/prov#";
+pub(crate) const PROV: &str = "http://www.w3.org/ns/prov#";
 /// The `rdf:` namespace.
-pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+pub(crate) const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 /// The `xsd:` namespace.
 pub const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 /// `rdf:type`
@@ -45,11 +45,11 @@ pub const XSD_DATETIME: &str = xsd::DATE_TIME.as_str();
 /// Terms the lossless mapping adds (local names in the `karenina:` namespace).
 pub mod k {
     /// The `@id` a node had in the file, as a string (any text Karenina writes).
-    pub const ID: &str = "id";
+    pub(crate) const ID: &str = "id";
     /// 0-based position of a node in the array (or object) it came from.
     pub(crate) const POSITION: &str = "position";
     /// The key of a scenario node in the scenario's `nodes` object.
-    pub const KEY: &str = "key";
+    pub(crate) const KEY: &str = "key";
     /// Links a scenario to its nodes.
     pub(crate) const NODE: &str = "node";
     /// Members Karenina does not know, as one JSON object literal, in file order.
@@ -74,12 +74,12 @@ pub fn karenina(local: &str) -> String {
 }
 
 /// `https://schema.org/<local>`
-pub fn schema(local: &str) -> String {
+pub(crate) fn schema(local: &str) -> String {
     format!("{SCHEMA}{local}")
 }
 
 /// `prov:<local>` as a named node.
-pub fn prov(local: &str) -> NamedNode {
+pub(crate) fn prov(local: &str) -> NamedNode {
     NamedNode::new_unchecked(format!("{PROV}{local}"))
 }
 

@@ -163,7 +163,7 @@ pub(crate) const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
 /// How long reading one database may take (from [`open`]): `KLD_SQLITE_DEADLINE`
 /// seconds, default 300. Past it every statement of the connection is
 /// interrupted (SQLite's progress handler) and the read ends with an error.
-pub fn deadline() -> std::time::Duration {
+pub(crate) fn deadline() -> std::time::Duration {
     crate::duration::from_env(DEADLINE_ENV, false).unwrap_or(std::time::Duration::from_secs(300))
 }
 
@@ -251,7 +251,7 @@ pub fn open(file: &Path) -> Result<Connection> {
 }
 
 /// The database's benchmarks.
-pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
+pub(crate) fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
     let placeholders = run_meta::placeholders(c, file)?;
     let mut st = c
         .prepare("SELECT id, name, checkpoint_path FROM benchmarks ORDER BY id")
@@ -384,7 +384,7 @@ pub type RunKey = (String, Option<String>, Option<String>);
 
 /// The distinct [`RunKey`]s of run `run_id`: what binds it, without mapping
 /// its results.
-pub fn run_keys(file: &Path, c: &Connection, run_id: &str) -> Result<Vec<RunKey>> {
+pub(crate) fn run_keys(file: &Path, c: &Connection, run_id: &str) -> Result<Vec<RunKey>> {
     let has = |col: &str| -> Result<bool> {
         let n: i64 = c
             .query_row(
