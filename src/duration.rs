@@ -34,7 +34,7 @@ pub fn seconds(what: &str, secs: f64, zero_ok: bool) -> Result<Duration> {
 /// A number of seconds read from environment variable `var` (trimmed),
 /// when it is set and [`seconds`] takes it; `None` otherwise (the caller's
 /// default applies).
-pub fn from_env(var: &str, zero_ok: bool) -> Option<Duration> {
+pub(crate) fn from_env(var: &str, zero_ok: bool) -> Option<Duration> {
     let v = std::env::var(var).ok()?;
     seconds(var, v.trim().parse::<f64>().ok()?, zero_ok).ok()
 }

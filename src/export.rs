@@ -193,7 +193,7 @@ impl<W: Write> LineSafe<W> {
 
     /// Wraps `inner` for Turtle or TriG: every `is_python_space` escaped
     /// but U+1680, which can be part of a prefixed name.
-    pub fn turtle(inner: W) -> Self {
+    pub(crate) fn turtle(inner: W) -> Self {
         LineSafe {
             turtle: true,
             ..LineSafe::new(inner)
@@ -210,12 +210,12 @@ impl<W: Write> LineSafe<W> {
     }
 
     /// The writer underneath (bytes written to it bypass the escaping).
-    pub fn get_mut(&mut self) -> &mut W {
+    pub(crate) fn get_mut(&mut self) -> &mut W {
         &mut self.inner
     }
 
     /// The writer, with any held bytes written.
-    pub fn into_inner(mut self) -> std::io::Result<W> {
+    pub(crate) fn into_inner(mut self) -> std::io::Result<W> {
         let held = std::mem::take(&mut self.held);
         self.inner.write_all(&held)?;
         Ok(self.inner)

@@ -64,7 +64,7 @@ pub struct ResultRow {
 impl ResultRow {
     /// Karenina's combo string: `answering | parsing`, then `| mcp1, mcp2`
     /// when the answering model had MCP servers.
-    pub fn combo(&self) -> String {
+    pub(crate) fn combo(&self) -> String {
         if self.mcp.is_empty() {
             format!("{} | {}", self.answering, self.parsing)
         } else {
@@ -124,7 +124,7 @@ pub struct Filter {
 impl Filter {
     /// The rows of `data` the filter keeps (judge, run, benchmark, label),
     /// and with [`Filter::latest`] only the latest of each question.
-    pub fn apply<'a>(&self, data: &'a BoardData) -> Vec<&'a ResultRow> {
+    pub(crate) fn apply<'a>(&self, data: &'a BoardData) -> Vec<&'a ResultRow> {
         let runs: HashMap<&str, &RunInfo> =
             data.runs.iter().map(|r| (r.graph.as_str(), r)).collect();
         let rows = data.rows.iter().filter(|r| {

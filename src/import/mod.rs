@@ -101,7 +101,7 @@ pub struct Columns {
 
 impl Columns {
     /// Whether any column option was given.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         *self != Columns::default()
     }
 }
@@ -263,7 +263,7 @@ pub struct Plan {
 
 impl Plan {
     /// The rows taken.
-    pub fn taken(&self) -> impl Iterator<Item = (&str, &Imported)> {
+    pub(crate) fn taken(&self) -> impl Iterator<Item = (&str, &Imported)> {
         self.rows.iter().filter_map(|r| match &r.status {
             Status::Take { id, question } => Some((id.as_str(), &**question)),
             _ => None,
@@ -325,7 +325,7 @@ impl Plan {
     /// Appends the questions taken to `cp`, each stamped by `clock` (as
     /// each `add_question` reads the clock), and sets `dateModified` to the
     /// last reading (`save()`'s).
-    pub fn apply(&self, cp: &mut Checkpoint, clock: &mut dyn FnMut() -> Stamp) {
+    pub(crate) fn apply(&self, cp: &mut Checkpoint, clock: &mut dyn FnMut() -> Stamp) {
         for (id, q) in self.taken() {
             let now = clock();
             cp.items.push(build::item(q, id.to_string(), &now.iso));
@@ -410,7 +410,7 @@ pub struct Rows {
 /// checkpoint): every row taken, dropped or refused as a duplicate of an
 /// earlier row or of a question already in `existing`. The first error
 /// stops it.
-pub fn plan(
+pub(crate) fn plan(
     files: &[PathBuf],
     opts: &ImportOptions,
     existing: Option<&Checkpoint>,

@@ -83,13 +83,13 @@ impl Default for Digits {
 impl Digits {
     /// `x` rounded to these digits (correctly rounded, as Python's
     /// `format(x, ".Nf")`).
-    pub fn fmt(self, x: f64) -> String {
+    pub(crate) fn fmt(self, x: f64) -> String {
         format!("{:.*}", self.0, x)
     }
 
     /// A share (0–1) as a percentage rounded to these digits: `0.1234` at
     /// one digit is `12.3`.
-    pub fn percent(self, share: f64) -> String {
+    pub(crate) fn percent(self, share: f64) -> String {
         self.fmt(share * 100.0)
     }
 
@@ -101,7 +101,7 @@ impl Digits {
 
     /// A p-value to a coefficient's digits; below the smallest number
     /// those digits write, `< 0.001` (never a rounded 0.000).
-    pub fn p(self, p: f64) -> String {
+    pub(crate) fn p(self, p: f64) -> String {
         let d = self.0 + 2;
         let floor = 10f64.powi(-(d as i32));
         if p < floor {

@@ -39,7 +39,7 @@ pub struct Analysis {
 }
 
 /// A short rendering of a JSON value for messages.
-pub fn show(v: &Json) -> String {
+pub(crate) fn show(v: &Json) -> String {
     let s = match v {
         Json::String(s) => format!("{s:?}"),
         Json::Number(n) => n.to_string(),

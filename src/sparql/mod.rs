@@ -103,7 +103,7 @@ impl QueryForm {
     }
 
     /// The keyword, as written in a query.
-    pub fn keyword(self) -> &'static str {
+    pub(crate) fn keyword(self) -> &'static str {
         match self {
             Self::Select => "SELECT",
             Self::Ask => "ASK",
