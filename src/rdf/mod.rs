@@ -14,7 +14,7 @@
 pub(crate) mod compact;
 pub(crate) mod emit;
 pub(crate) mod identity;
-pub mod lossless;
+pub(crate) mod lossless;
 pub(crate) mod metadata;
 pub(crate) mod to_checkpoint;
 pub mod verification;
