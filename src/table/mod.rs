@@ -26,7 +26,7 @@ pub mod catalogue_views;
 pub mod csv;
 pub mod parquet;
 pub mod stored;
-pub mod summary;
+pub(crate) mod summary;
 pub mod views;
 
 pub use assemble::{from_path, Builder};
