@@ -12,7 +12,7 @@
 //! all running queries past their shared limit, calls its caller's `on_exceed`
 //! once (the SPARQL layer cancels the query there; the evaluator checks its
 //! token for every tuple). Where the allocator is not installed, accounts
-//! see nothing and no budget holds ([`counting`] tells).
+//! see nothing and no budget holds.
 //!
 //! What is charged: bytes asked of the allocator (not its own overhead)
 //! on the query's thread while the account is open, minus what that thread
@@ -171,7 +171,7 @@ pub(crate) fn physical_memory() -> u64 {
 }
 
 /// The bytes charged to one query: open it on the query's thread with
-/// [`Account::enter`] for as long as the query runs there.
+/// `Account::enter` for as long as the query runs there.
 pub struct Account {
     limits: Limits,
     used: Cell<i64>,

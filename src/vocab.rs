@@ -8,7 +8,7 @@
 //! activity and entities, a repair's derivation and revisions), `prov:` is
 //! used, and `karenina:` only for what PROV has none for. RDF and XSD terms
 //! come from `oxrdf::vocab`. Every module builds its IRIs here ([`term`],
-//! [`karenina`], [`schema`], [`prov`]).
+//! [`karenina`], `schema`, `prov`).
 
 use oxigraph::model::vocab::{rdf, xsd};
 use oxigraph::model::NamedNode;

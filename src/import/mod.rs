@@ -8,9 +8,9 @@
 //! `infer` types each column as pandas does, [`extract`] is Karenina's
 //! extractor and `build` its `add_question`. `jsonl` reads a plain JSON
 //! Lines file through the same column options and [`inspect`] an Inspect AI
-//! dataset (so that `kld export -f inspect` round-trips). [`plan`] gathers
+//! dataset (so that `kld export -f inspect` round-trips). `plan` gathers
 //! the rows of every input, the questions taken, the rows dropped and why,
-//! and the duplicates (by question ID) refused; [`Plan::apply`] adds them to
+//! and the duplicates (by question ID) refused; `Plan::apply` adds them to
 //! a checkpoint. Errors ([`ImportError`]) are located; nothing is written
 //! when any occurs.
 
@@ -526,7 +526,7 @@ pub fn file_stem(p: &Path) -> Option<String> {
         .filter(|s| !s.is_empty() && s != "-")
 }
 
-/// The [`plan`] for importing `files` into `existing` (or a new
+/// The `plan` for importing `files` into `existing` (or a new
 /// checkpoint), what a dry run shows; a scenario benchmark is refused, as
 /// [`import`] refuses it.
 pub fn plan_into(

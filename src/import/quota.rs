@@ -1,8 +1,8 @@
 //! The names of an import's limits and the bounded quoting of what a
 //! message names.
 //!
-//! Why apart from [`super::bounds`]: the import's errors
-//! ([`super::failure`]) name a limit and quote names at bounded length,
+//! Why apart from `super::bounds`: the import's errors
+//! (`super::failure`) name a limit and quote names at bounded length,
 //! while the limits' checks return those errors; both use this module, and
 //! neither the other.
 

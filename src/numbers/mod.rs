@@ -421,7 +421,7 @@ impl Numbers {
 
     /// `VerificationResultSet.get_summary()` of the rows added: Karenina's
     /// keys in Karenina's order; from a CSV, without the keys
-    /// [`Numbers::cannot_tell`] names.
+    /// `Numbers::cannot_tell` names.
     pub fn summary(&self) -> Value {
         let mut s = Map::new();
         for (k, v) in [

@@ -135,7 +135,7 @@ pub(crate) fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
     hits
 }
 
-/// [`search`], handing each hit to `each` as it is found instead of
+/// `search`, handing each hit to `each` as it is found instead of
 /// collecting them: memory stays bounded by one hit however many there are
 /// (`kld find --format json` on a text full of matches).
 pub fn search_each(cp: &Checkpoint, m: &Matcher, each: &mut dyn FnMut(Hit)) {

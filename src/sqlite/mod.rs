@@ -184,7 +184,7 @@ const TABLES: [&str; 4] = [
 ];
 
 /// Opens the database read-only, with SQLite's locking and WAL, under the
-/// [`deadline`] and the `busy_wait`, in one read transaction (every read
+/// `deadline` and the `busy_wait`, in one read transaction (every read
 /// through the connection sees the snapshot its first read took, until the
 /// connection is dropped), and checks its tables (tables, not views).
 pub fn open(file: &Path) -> Result<Connection> {

@@ -13,7 +13,7 @@
 //! (`crate::results::read_path_unhashed` hands on the rows, Karenina's row
 //! rules in `crate::numbers` read them, `crate::results::outcome`
 //! classifies them), so [`Table::karenina_json`] gives what `kld info
-//! --format json` gives for Karenina's numbers ([`summary`]). A table holds
+//! --format json` gives for Karenina's numbers (`summary`). A table holds
 //! any number of runs ([`RunPart`]: one per results graph, with its binding
 //! to a benchmark as the store has it).
 //!

@@ -2,7 +2,7 @@
 //! that binding many runs costs one pass over each predicate it reads
 //! rather than one per graph.
 //!
-//! [`super::link::find`] and [`super::link::coverage`] say in SPARQL which
+//! [`super::link::find`] and `super::link::coverage` say in SPARQL which
 //! checkpoint holds a run's keys; asked once per run, each question joined
 //! every checkpoint's items again (a notebook loading 200 checkpoints and
 //! 200 runs spent 52 s there). [`Holdings`] answers the same two questions
@@ -218,7 +218,7 @@ impl Holdings {
 
     /// What each checkpoint graph holds, as text (literal values; other
     /// terms left out), by graph IRI: the question IDs of its items and of
-    /// its scenarios' turns ([`turn_question_id`]), and its (scenario
+    /// its scenarios' turns (`turn_question_id`), and its (scenario
     /// name, node id) pairs. The results table counts a row for the
     /// benchmark its run is bound to by these (`crate::table::stored`).
     pub fn members(&self) -> HashMap<&str, Members> {
