@@ -239,7 +239,11 @@ pub struct SourceCheck {
 /// Checks sidecar `s` (the file `file`, beside the export in `beside`):
 /// its `source_sha256` against the backup of an in-place repair, else the
 /// source file. Returns the file holding the source's bytes when found.
-pub(crate) fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Option<PathBuf>) {
+pub(crate) fn source_check(
+    s: &Sidecar,
+    file: &Path,
+    beside: &Path,
+) -> (SourceCheck, Option<PathBuf>) {
     let in_place = s.source_path == s.output_path;
     let holder = if in_place {
         s.backup_path

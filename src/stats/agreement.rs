@@ -241,7 +241,13 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 /// Judge `j`'s bias, with a percentile bootstrap over questions:
 /// `resamples` draws of the questions with replacement from a ChaCha8
 /// generator seeded with `seed`.
-pub(crate) fn bias(units: &[Unit], j: usize, confidence: f64, resamples: usize, seed: u64) -> Stat<Bias> {
+pub(crate) fn bias(
+    units: &[Unit],
+    j: usize,
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> Stat<Bias> {
     // Per question: (sum of differences, answers).
     let mut per_q: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
     for u in units {

@@ -45,7 +45,8 @@ fn strip(src: &str) -> String {
             }
             blank(&mut out, &s[i..j]);
             i = j;
-        } else if !ident_before(i) && (at(i, "r\"") || at(i, "r#") || at(i, "br\"") || at(i, "br#")) {
+        } else if !ident_before(i) && (at(i, "r\"") || at(i, "r#") || at(i, "br\"") || at(i, "br#"))
+        {
             let mut j = i + if c == 'b' { 2 } else { 1 };
             let mut hashes = 0;
             while j < n && s[j] == '#' {
@@ -124,16 +125,30 @@ impl Counter {
     /// One module's body, `text[start..end]`: its `pub` items count when
     /// every module above is `pub`; nested blocks are skipped, but the
     /// `pub` methods of an inherent `impl` count as items.
-    fn scan(&mut self, text: &str, start: usize, end: usize, modpath: &str, reachable: bool, dir: &Path) {
+    fn scan(
+        &mut self,
+        text: &str,
+        start: usize,
+        end: usize,
+        modpath: &str,
+        reachable: bool,
+        dir: &Path,
+    ) {
         let t = text.as_bytes();
-        let word_start = |i: usize| i == 0 || !(t[i - 1].is_ascii_alphanumeric() || t[i - 1] == b'_');
+        let word_start =
+            |i: usize| i == 0 || !(t[i - 1].is_ascii_alphanumeric() || t[i - 1] == b'_');
         let mut i = start;
         while i < end {
             if t[i] == b'{' {
                 let j = matching_brace(t, i);
-                let head_from = text[start..i].rfind([';', '}']).map_or(start, |k| start + k);
+                let head_from = text[start..i]
+                    .rfind([';', '}'])
+                    .map_or(start, |k| start + k);
                 let head = &text[head_from..i];
-                let is_word = |w: &str| head.split(|c: char| !c.is_alphanumeric() && c != '_').any(|x| x == w);
+                let is_word = |w: &str| {
+                    head.split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .any(|x| x == w)
+                };
                 if reachable && is_word("impl") && !is_word("for") {
                     let mut k = i + 1;
                     while k < j {
@@ -174,10 +189,13 @@ impl Counter {
                     let after = i + m.get(0).unwrap().end();
                     if &m[3] == ";" {
                         if !skip {
-                            let file = [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")]
-                                .into_iter()
-                                .find(|p| p.exists())
-                                .unwrap_or_else(|| panic!("no file for {sub}"));
+                            let file = [
+                                dir.join(format!("{name}.rs")),
+                                dir.join(&name).join("mod.rs"),
+                            ]
+                            .into_iter()
+                            .find(|p| p.exists())
+                            .unwrap_or_else(|| panic!("no file for {sub}"));
                             self.file(&file, &sub, r, &dir.join(&name));
                         }
                         i = after;
@@ -228,7 +246,11 @@ fn the_public_surface_stays_under_its_ceiling() {
     eprintln!("{} public items reachable from lib.rs", items.len());
     // The counter sees what it should: a public entry point, a re-export,
     // a method, and not a demoted module's items.
-    for seen in ["crate::store::CheckpointStore", "crate::sparql::run", "crate::store::in_memory"] {
+    for seen in [
+        "crate::store::CheckpointStore",
+        "crate::sparql::run",
+        "crate::store::in_memory",
+    ] {
         assert!(items.iter().any(|i| i == seen), "{seen} not counted");
     }
     assert!(!items.iter().any(|i| i.starts_with("crate::import::grid::")));
