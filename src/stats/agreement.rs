@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// none. A rating is a category (a verdict: 1 passed, 0 not passed; other
 /// nominal data any small integers). `question` is the bootstrap's cluster.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// The question (cluster) index.
     pub question: u32,
     /// The answering model index.
@@ -79,7 +79,7 @@ pub(crate) fn percent(units: &[Unit]) -> Stat<Percent> {
 
 /// Fleiss' κ over the answers every judge rated (statsmodels
 /// `fleiss_kappa(table, method="fleiss")`); returns κ and the answers used.
-pub fn fleiss(units: &[Unit]) -> Stat<(f64, usize)> {
+pub(crate) fn fleiss(units: &[Unit]) -> Stat<(f64, usize)> {
     let raters = units.first().map_or(0, |u| u.ratings.len());
     if raters < 2 {
         return nd("fewer than two judges");

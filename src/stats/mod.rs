@@ -36,7 +36,7 @@ pub use report::{compare, Comparison, Options};
 pub struct NotDefined(pub String);
 
 /// A statistic, or why it is not defined.
-pub type Stat<T> = Result<T, NotDefined>;
+pub(crate) type Stat<T> = Result<T, NotDefined>;
 
 pub(crate) fn nd<T>(why: impl Into<String>) -> Stat<T> {
     Err(NotDefined(why.into()))

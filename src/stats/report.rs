@@ -245,7 +245,7 @@ fn adjust(rows: &mut [PairRow]) {
 }
 
 /// The answers and their ratings.
-pub fn units(obs: &Observations) -> Vec<Unit> {
+pub(crate) fn units(obs: &Observations) -> Vec<Unit> {
     let nj = obs.judges.len();
     let mut index: HashMap<(u32, u32, Option<i64>, u32), usize> = HashMap::new();
     let mut out: Vec<Unit> = Vec::new();
