@@ -49,13 +49,13 @@ pub use tables::{caption, csv, latex, markdown};
 
 /// The name every face gives the leaderboard's rate (the statistics
 /// layer's, so a table and `kld compare` say the same).
-pub const RATE_NAME: &str = crate::stats::formats::RATE_NAME;
+pub(crate) const RATE_NAME: &str = crate::stats::formats::RATE_NAME;
 
 /// The rate's definition in one sentence, for captions and tooltips.
-pub const RATE_DEFINITION: &str = crate::stats::formats::RATE_DEFINITION;
+pub(crate) const RATE_DEFINITION: &str = crate::stats::formats::RATE_DEFINITION;
 
 /// What the mean column is (the one table of rate names' judges' mean).
-pub const MEAN_DEFINITION: &str = crate::numbers::names::JUDGES_MEAN.definition;
+pub(crate) const MEAN_DEFINITION: &str = crate::numbers::names::JUDGES_MEAN.definition;
 
 /// The leaderboard `filter` asks of `data` as model × judge grids, in the
 /// board's column order, each cell and mean with its interval at
@@ -95,7 +95,7 @@ impl Digits {
 
     /// A coefficient (κ, α, r; −1 to 1) to two digits more than a
     /// percentage, so both carry the same precision (12.3 % ↔ 0.123).
-    pub fn coefficient(self, x: f64) -> String {
+    pub(crate) fn coefficient(self, x: f64) -> String {
         Digits(self.0 + 2).fmt(x)
     }
 
@@ -114,7 +114,7 @@ impl Digits {
 
 /// A model's row label: the answering model, with its MCP servers when its
 /// display string does not already list them (as the page writes it).
-pub fn model_label(m: &crate::board::Model) -> String {
+pub(crate) fn model_label(m: &crate::board::Model) -> String {
     if m.mcp.is_empty() || m.answering.contains("+[") {
         m.answering.clone()
     } else {
