@@ -4,7 +4,7 @@
 //!
 //! Reading (Karenina `results_exporter.py`; `docs/results.md`): the v2.2 stream writes the
 //! header on line 1 and one row per line after it, so rows are read and handed
-//! on one at a time ([`Visit`]; a 1 GB export never becomes one tree); a CSV is
+//! on one at a time (`Visit`; a 1 GB export never becomes one tree); a CSV is
 //! read record by record into the same row shape (`csv_export`); older JSON
 //! layouts (a bare array, `{"results": …}`, `{"runs": …}`) are parsed whole.
 //! Karenina writes bare `NaN` / `Infinity` tokens, which strict JSON readers
@@ -189,7 +189,7 @@ fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serd
 
 /// What a reader hands on: the run header once, then each row with its JSON
 /// path; a row error message is located by the reader.
-pub trait Visit {
+pub(crate) trait Visit {
     /// The header (`format_version`, `metadata`; `{}` for a bare array).
     fn header(&mut self, header: &serde_json::Value);
     /// One row.

@@ -206,7 +206,7 @@ fn find_beside(named: &str, beside: &Path) -> Option<PathBuf> {
 /// Whether a sidecar's source SHA-256 is that of the file holding the
 /// source's bytes now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SourceState {
+pub(crate) enum SourceState {
     /// The bytes the repair read.
     Matches,
     /// Other bytes.
@@ -229,7 +229,7 @@ impl SourceState {
 /// A sidecar's source check, with the located warning of a mismatch or a
 /// missing file.
 #[derive(Clone, Debug)]
-pub struct SourceCheck {
+pub(crate) struct SourceCheck {
     /// What was found.
     pub state: SourceState,
     /// Why it is not `Matches` (`KLD-W202`).
