@@ -7,7 +7,7 @@
 //! (issue 31). A budget needs a measure, not a guess: [`CountingAllocator`]
 //! wraps the process's global allocator (kld's binary wraps mimalloc; an
 //! embedding such as the Python extension may wrap its own) and charges
-//! every allocation and free made on a thread to the [`Account`] open on
+//! every allocation and free made on a thread to the `Account` open on
 //! that thread, if any. An account past its own limit, or the accounts of
 //! all running queries past their shared limit, calls its caller's `on_exceed`
 //! once (the SPARQL layer cancels the query there; the evaluator checks its
@@ -26,7 +26,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
-/// A global allocator that counts what each thread's open [`Account`]
+/// A global allocator that counts what each thread's open `Account`
 /// allocates, around any other allocator `A`:
 /// `#[global_allocator] static A: CountingAllocator<System> = CountingAllocator(System);`
 pub struct CountingAllocator<A>(pub A);
@@ -101,7 +101,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAllocator<A> {
 
 /// Which limit a query passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exceeded {
+pub(crate) enum Exceeded {
     /// Its own limit, in bytes.
     Query(u64),
     /// The limit of all running queries together, in bytes.
@@ -172,7 +172,7 @@ pub(crate) fn physical_memory() -> u64 {
 
 /// The bytes charged to one query: open it on the query's thread with
 /// `Account::enter` for as long as the query runs there.
-pub struct Account {
+pub(crate) struct Account {
     limits: Limits,
     used: Cell<i64>,
     peak: Cell<i64>,
@@ -285,7 +285,7 @@ pub(crate) fn reserve(bytes: usize) -> bool {
 }
 
 /// An [`Account`] open on this thread; dropping it closes it.
-pub struct Entered<'a> {
+pub(crate) struct Entered<'a> {
     account: &'a Account,
     previous: *const Account,
 }
