@@ -79,7 +79,7 @@ fn legacy() -> &'static [(&'static str, Object)] {
 
 /// What a checkpoint's `@context` is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ContextKind {
+pub(crate) enum ContextKind {
     /// Exactly the canonical context (any key order).
     Canonical,
     /// A known historical variant (name as in `context/legacy/`).

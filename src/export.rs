@@ -173,7 +173,7 @@ pub(crate) fn is_python_space(c: char) -> bool {
 /// Turtle and TriG pass through it too, for the line breaks (U+2028,
 /// U+2029, U+0085); there U+1680, which a prefixed name may hold raw (where
 /// no `\u` escape may stand), is left as it is (`LineSafe::turtle`).
-pub struct LineSafe<W: Write> {
+pub(crate) struct LineSafe<W: Write> {
     inner: W,
     /// The first bytes of a character the last write ended within.
     held: Vec<u8>,

@@ -23,7 +23,7 @@ pub(crate) const PROV: &str = "http://www.w3.org/ns/prov#";
 /// The `rdf:` namespace.
 pub(crate) const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 /// The `xsd:` namespace.
-pub const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+pub(crate) const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 /// `rdf:type`
 pub const RDF_TYPE: &str = rdf::TYPE.as_str();
 /// `rdf:JSON`: JSON literals (free-form values, kept byte-exact).

@@ -232,7 +232,7 @@ pub(crate) fn one_benchmark(data: &BoardData, filter: &Filter) -> OneBenchmark {
 use crate::results::outcome::group_of_category as failure_group;
 
 /// The outcomes in the order the board shows them (the outcome classes of
-/// [`crate::results::outcome::CLASSES`]).
+/// `crate::results::outcome::CLASSES`).
 pub const OUTCOMES: &[&str] = &crate::results::outcome::CLASSES;
 
 /// The runs bound to a loaded benchmark, with its name, the export's time
@@ -329,7 +329,7 @@ fn text(t: &Term) -> String {
 
 /// Karenina's `ModelIdentity.display_string` from the mapped parts:
 /// `interface:model_name`, then ` (config_id)`, then ` +[tool1, tool2]`.
-pub fn display_string(
+pub(crate) fn display_string(
     interface: &str,
     model: &str,
     config: Option<&str>,

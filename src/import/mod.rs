@@ -7,7 +7,7 @@
 //! results: `delimited` reads CSV/TSV and `sheet` XLSX/XLS (calamine),
 //! `infer` types each column as pandas does, [`extract`] is Karenina's
 //! extractor and `build` its `add_question`. `jsonl` reads a plain JSON
-//! Lines file through the same column options and [`inspect`] an Inspect AI
+//! Lines file through the same column options and `inspect_dataset` an Inspect AI
 //! dataset (so that `kld export -f inspect` round-trips). `plan` gathers
 //! the rows of every input, the questions taken, the rows dropped and why,
 //! and the duplicates (by question ID) refused; `Plan::apply` adds them to

@@ -60,7 +60,7 @@ fn context() -> Value {
 }
 
 /// The `--license` value that says the licence is not known.
-pub const UNKNOWN_LICENSE: &str = "unknown";
+pub(crate) const UNKNOWN_LICENSE: &str = "unknown";
 
 /// The `license` of the description: [`UNKNOWN_LICENSE`] (any case) becomes
 /// an explicit note, a `sc:CreativeWork` named `unknown` that says so

@@ -42,7 +42,7 @@ pub struct Number(Box<str>);
 
 /// The Python type a JSON number turns into under `json.loads`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PyNumber<'a> {
+pub(crate) enum PyNumber<'a> {
     /// No fraction or exponent: a Python `int` (arbitrary precision), lexical digits.
     Int(&'a str),
     /// A Python `float`.

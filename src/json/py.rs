@@ -75,7 +75,7 @@ pub(crate) fn number_repr(n: &Number) -> String {
 }
 
 /// A streaming writer with Python's `indent=2` layout.
-pub struct PyWriter {
+pub(crate) struct PyWriter {
     out: String,
     ascii: bool,
     /// One entry per open container: has it had an element yet?

@@ -12,7 +12,7 @@
 //!
 //! The definitions, denominators and the CSV's limits are in
 //! `docs/numbers.md`. Where the float arithmetic's order matters it is
-//! Karenina's ([`stats`]).
+//! Karenina's ([`crate::stats`]).
 
 pub(crate) mod arith;
 mod exact;
@@ -110,7 +110,7 @@ impl Tally {
 /// Karenina's `replicate_stats`: each replicate's tally (first-seen
 /// order), and the mean and sample standard deviation of their pass rates.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ReplicateStats {
+pub(crate) struct ReplicateStats {
     /// Replicate number → passed of total.
     pub replicates: Vec<(i64, Tally)>,
     /// `statistics.mean` of the pass rates (0 to 1).
@@ -156,7 +156,7 @@ pub struct Numbers {
 
 /// What a CSV export cannot tell (`docs/numbers.md`): the summary leaves
 /// these keys out, and says so.
-pub const CSV_CANNOT_TELL: &[(&str, &str)] = &[
+pub(crate) const CSV_CANNOT_TELL: &[(&str, &str)] = &[
     (
         "aggregate_pass_rate",
         "a CSV writes verify_result false and null alike (an empty cell)",

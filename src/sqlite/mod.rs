@@ -380,7 +380,7 @@ pub fn config_models(config: &serde_json::Value, key: &str) -> Vec<String> {
 
 /// What binding looks for in one result of a run: its question ID, and for
 /// a scenario turn its scenario name and node.
-pub type RunKey = (String, Option<String>, Option<String>);
+pub(crate) type RunKey = (String, Option<String>, Option<String>);
 
 /// The distinct [`RunKey`]s of run `run_id`: what binds it, without mapping
 /// its results.

@@ -34,7 +34,7 @@ pub use assemble::{from_path, Builder};
 use std::collections::HashMap;
 
 /// An interned text: an index into [`Strings`].
-pub type Sym = u32;
+pub(crate) type Sym = u32;
 
 /// Interned texts: each distinct text once.
 #[derive(Clone, Debug, Default)]

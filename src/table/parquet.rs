@@ -258,13 +258,13 @@ pub fn write(t: &Table, path: &Path) -> Result<()> {
 
 /// Writes the table to `path` (atomically) with `stamp`: the state of the
 /// store it was computed for, read back by [`stamp_of`].
-pub fn write_stamped(t: &Table, path: &Path, stamp: &str) -> Result<()> {
+pub(crate) fn write_stamped(t: &Table, path: &Path, stamp: &str) -> Result<()> {
     crate::fsutil::write_atomic(path, &to_bytes_stamped(t, Some(stamp))?)
 }
 
 /// The stamp a table file was written with ([`write_stamped`]), reading
 /// only the file's metadata; `None` for a file without one.
-pub fn stamp_of(path: &Path) -> Result<Option<String>> {
+pub(crate) fn stamp_of(path: &Path) -> Result<Option<String>> {
     let file = crate::fsutil::open_regular(path)?;
     let meta = parquet::file::metadata::ParquetMetaDataReader::new()
         .parse_and_finish(&file)
