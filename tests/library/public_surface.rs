@@ -7,7 +7,7 @@ use regex::Regex;
 use std::path::Path;
 
 /// The reachable items today; lower it when the surface shrinks.
-const CEILING: usize = 589;
+const CEILING: usize = 544;
 
 /// Comments, strings and char literals blanked (non-ASCII too), so that
 /// braces and keywords are the code's own.
