@@ -9,10 +9,10 @@ use crate::json::{self, Json, Object};
 use std::sync::OnceLock;
 
 /// The canonical context file, as committed (`{"@context": {...}}`).
-pub const CANONICAL_FILE: &str = include_str!("../context/karenina.jsonld");
+pub(crate) const CANONICAL_FILE: &str = include_str!("../context/karenina.jsonld");
 
 /// Legacy context variants: (name, file text).
-pub const LEGACY_FILES: &[(&str, &str)] = &[
+pub(crate) const LEGACY_FILES: &[(&str, &str)] = &[
     (
         "python-2025-08-dataset",
         include_str!("../context/legacy/python-2025-08-dataset.jsonld"),
@@ -79,7 +79,7 @@ fn legacy() -> &'static [(&'static str, Object)] {
 
 /// What a checkpoint's `@context` is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ContextKind {
+pub(crate) enum ContextKind {
     /// Exactly the canonical context (any key order).
     Canonical,
     /// A known historical variant (name as in `context/legacy/`).

@@ -15,10 +15,10 @@ use std::time::Duration;
 /// The longest duration accepted: a year. Past it a value is a mistake
 /// (a deadline that never comes is what a year already is), and a deadline
 /// of `now + value` stays far from what a clock can hold.
-pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+pub(crate) const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
 /// `secs` as a [`Duration`] when it is a positive number of seconds no
-/// larger than [`MAX_SECONDS`] (zero too when `zero_ok`); otherwise an
+/// larger than `MAX_SECONDS` (zero too when `zero_ok`); otherwise an
 /// [`Error::Usage`] naming `what` (`--timeout`, `timeout`).
 pub fn seconds(what: &str, secs: f64, zero_ok: bool) -> Result<Duration> {
     let low_ok = if zero_ok { secs >= 0.0 } else { secs > 0.0 };
@@ -34,7 +34,7 @@ pub fn seconds(what: &str, secs: f64, zero_ok: bool) -> Result<Duration> {
 /// A number of seconds read from environment variable `var` (trimmed),
 /// when it is set and [`seconds`] takes it; `None` otherwise (the caller's
 /// default applies).
-pub fn from_env(var: &str, zero_ok: bool) -> Option<Duration> {
+pub(crate) fn from_env(var: &str, zero_ok: bool) -> Option<Duration> {
     let v = std::env::var(var).ok()?;
     seconds(var, v.trim().parse::<f64>().ok()?, zero_ok).ok()
 }

@@ -172,8 +172,8 @@ pub(crate) fn is_python_space(c: char) -> bool {
 ///
 /// Turtle and TriG pass through it too, for the line breaks (U+2028,
 /// U+2029, U+0085); there U+1680, which a prefixed name may hold raw (where
-/// no `\u` escape may stand), is left as it is ([`LineSafe::turtle`]).
-pub struct LineSafe<W: Write> {
+/// no `\u` escape may stand), is left as it is (`LineSafe::turtle`).
+pub(crate) struct LineSafe<W: Write> {
     inner: W,
     /// The first bytes of a character the last write ended within.
     held: Vec<u8>,
@@ -193,7 +193,7 @@ impl<W: Write> LineSafe<W> {
 
     /// Wraps `inner` for Turtle or TriG: every `is_python_space` escaped
     /// but U+1680, which can be part of a prefixed name.
-    pub fn turtle(inner: W) -> Self {
+    pub(crate) fn turtle(inner: W) -> Self {
         LineSafe {
             turtle: true,
             ..LineSafe::new(inner)
@@ -210,12 +210,12 @@ impl<W: Write> LineSafe<W> {
     }
 
     /// The writer underneath (bytes written to it bypass the escaping).
-    pub fn get_mut(&mut self) -> &mut W {
+    pub(crate) fn get_mut(&mut self) -> &mut W {
         &mut self.inner
     }
 
     /// The writer, with any held bytes written.
-    pub fn into_inner(mut self) -> std::io::Result<W> {
+    pub(crate) fn into_inner(mut self) -> std::io::Result<W> {
         let held = std::mem::take(&mut self.held);
         self.inner.write_all(&held)?;
         Ok(self.inner)

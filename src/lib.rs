@@ -161,6 +161,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// A type the API hands out is one a user can name (ARCHITECTURE.md, "API
+// boundary"): demoting a module must not hide a type its public items return.
+#![warn(unnameable_types)]
 // One module-file style: a module with children is `foo/mod.rs`, never
 // `foo.rs` beside `foo/` (ARCHITECTURE.md, "Cross-cutting concerns").
 #![deny(clippy::self_named_module_files)]

@@ -7,12 +7,12 @@
 //! (issue 31). A budget needs a measure, not a guess: [`CountingAllocator`]
 //! wraps the process's global allocator (kld's binary wraps mimalloc; an
 //! embedding such as the Python extension may wrap its own) and charges
-//! every allocation and free made on a thread to the [`Account`] open on
+//! every allocation and free made on a thread to the `Account` open on
 //! that thread, if any. An account past its own limit, or the accounts of
 //! all running queries past their shared limit, calls its caller's `on_exceed`
 //! once (the SPARQL layer cancels the query there; the evaluator checks its
 //! token for every tuple). Where the allocator is not installed, accounts
-//! see nothing and no budget holds ([`counting`] tells).
+//! see nothing and no budget holds.
 //!
 //! What is charged: bytes asked of the allocator (not its own overhead)
 //! on the query's thread while the account is open, minus what that thread
@@ -26,7 +26,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
-/// A global allocator that counts what each thread's open [`Account`]
+/// A global allocator that counts what each thread's open `Account`
 /// allocates, around any other allocator `A`:
 /// `#[global_allocator] static A: CountingAllocator<System> = CountingAllocator(System);`
 pub struct CountingAllocator<A>(pub A);
@@ -46,12 +46,6 @@ const REPORT_STEP: i64 = 1 << 20;
 thread_local! {
     /// The account charged for this thread's allocations (null: none).
     static CURRENT: Cell<*const Account> = const { Cell::new(std::ptr::null()) };
-}
-
-/// True once a [`CountingAllocator`] is the process's global allocator
-/// (and has allocated): budgets hold only then.
-pub fn counting() -> bool {
-    INSTALLED.load(Relaxed)
 }
 
 #[inline]
@@ -107,7 +101,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAllocator<A> {
 
 /// Which limit a query passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exceeded {
+pub(crate) enum Exceeded {
     /// Its own limit, in bytes.
     Query(u64),
     /// The limit of all running queries together, in bytes.
@@ -125,8 +119,9 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// No limits.
-    pub const NONE: Limits = Limits {
+    /// No limits (the tests' account).
+    #[cfg(test)]
+    pub(crate) const NONE: Limits = Limits {
         per_query: None,
         total: None,
     };
@@ -176,8 +171,8 @@ pub(crate) fn physical_memory() -> u64 {
 }
 
 /// The bytes charged to one query: open it on the query's thread with
-/// [`Account::enter`] for as long as the query runs there.
-pub struct Account {
+/// `Account::enter` for as long as the query runs there.
+pub(crate) struct Account {
     limits: Limits,
     used: Cell<i64>,
     peak: Cell<i64>,
@@ -203,7 +198,7 @@ impl Account {
 
     /// Charges this thread's allocations to this account until the guard
     /// is dropped (an account open before is charged again afterwards).
-    pub fn enter(&self) -> Entered<'_> {
+    pub(crate) fn enter(&self) -> Entered<'_> {
         let previous = CURRENT.with(|c| c.replace(self as *const Account));
         Entered {
             account: self,
@@ -212,7 +207,7 @@ impl Account {
     }
 
     /// The most bytes the query held at once, so far.
-    pub fn peak(&self) -> u64 {
+    pub(crate) fn peak(&self) -> u64 {
         self.peak.get().max(0) as u64
     }
 
@@ -290,7 +285,7 @@ pub(crate) fn reserve(bytes: usize) -> bool {
 }
 
 /// An [`Account`] open on this thread; dropping it closes it.
-pub struct Entered<'a> {
+pub(crate) struct Entered<'a> {
     account: &'a Account,
     previous: *const Account,
 }

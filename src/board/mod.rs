@@ -64,7 +64,7 @@ pub struct ResultRow {
 impl ResultRow {
     /// Karenina's combo string: `answering | parsing`, then `| mcp1, mcp2`
     /// when the answering model had MCP servers.
-    pub fn combo(&self) -> String {
+    pub(crate) fn combo(&self) -> String {
         if self.mcp.is_empty() {
             format!("{} | {}", self.answering, self.parsing)
         } else {
@@ -124,7 +124,7 @@ pub struct Filter {
 impl Filter {
     /// The rows of `data` the filter keeps (judge, run, benchmark, label),
     /// and with [`Filter::latest`] only the latest of each question.
-    pub fn apply<'a>(&self, data: &'a BoardData) -> Vec<&'a ResultRow> {
+    pub(crate) fn apply<'a>(&self, data: &'a BoardData) -> Vec<&'a ResultRow> {
         let runs: HashMap<&str, &RunInfo> =
             data.runs.iter().map(|r| (r.graph.as_str(), r)).collect();
         let rows = data.rows.iter().filter(|r| {
@@ -232,7 +232,7 @@ pub(crate) fn one_benchmark(data: &BoardData, filter: &Filter) -> OneBenchmark {
 use crate::results::outcome::group_of_category as failure_group;
 
 /// The outcomes in the order the board shows them (the outcome classes of
-/// [`crate::results::outcome::CLASSES`]).
+/// `crate::results::outcome::CLASSES`).
 pub const OUTCOMES: &[&str] = &crate::results::outcome::CLASSES;
 
 /// The runs bound to a loaded benchmark, with its name, the export's time
@@ -329,7 +329,7 @@ fn text(t: &Term) -> String {
 
 /// Karenina's `ModelIdentity.display_string` from the mapped parts:
 /// `interface:model_name`, then ` (config_id)`, then ` +[tool1, tool2]`.
-pub fn display_string(
+pub(crate) fn display_string(
     interface: &str,
     model: &str,
     config: Option<&str>,

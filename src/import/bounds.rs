@@ -8,7 +8,7 @@
 //! names the limit and the environment variable that raises it.
 
 use super::failure::{ImportError, Location, Result};
-pub use super::quota::{bounded, Limit};
+pub(crate) use super::quota::{bounded, Limit};
 
 use super::quota::{BYTES, CELLS, COLUMNS, ROWS, STRINGS};
 

@@ -20,7 +20,7 @@ pub enum RowOutcome {
 
 /// Python's `str.strip()`: Unicode whitespace and the ASCII separators
 /// `\x1c`–`\x1f`, which Python counts as whitespace and Rust does not.
-pub fn py_strip(s: &str) -> &str {
+pub(crate) fn py_strip(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c))
 }
 
@@ -85,7 +85,7 @@ fn pick<'t>(t: &'t Table, c: &'t Columns) -> Result<Picked<'t>> {
 /// A column the options name that the table lacks is an error (Karenina
 /// requires the question and answer columns and silently ignores the
 /// others; kld names them all, so that a typo is not a silent loss).
-pub fn extract(t: &Table, c: &Columns) -> Result<Vec<RowOutcome>> {
+pub(crate) fn extract(t: &Table, c: &Columns) -> Result<Vec<RowOutcome>> {
     let p = pick(t, c)?;
     // `astype(str)` of the question and answer columns after
     // `dropna(subset=[question, answer])`: a column of dates prints at the
@@ -204,11 +204,6 @@ fn one_row(
         custom,
         finished: true,
     })))
-}
-
-/// A cell's Python `str()` after `strip()`, for callers outside a table.
-pub fn cell_text(c: &Cell) -> Option<String> {
-    (!c.is_na()).then(|| py_strip(&c.py_str(super::value::DateStyle::Python)).to_string())
 }
 
 #[cfg(test)]

@@ -4,32 +4,32 @@
 //! Karenina users start a benchmark from a sheet: `extract_questions_from_file`
 //! (pandas) reads it, and `Benchmark.add_question` + `save` write the
 //! checkpoint. This module does the same in the library, with the same
-//! results: [`delimited`] reads CSV/TSV and [`sheet`] XLSX/XLS (calamine),
-//! [`infer`] types each column as pandas does, [`extract`] is Karenina's
-//! extractor and [`build`] its `add_question`. [`jsonl`] reads a plain JSON
-//! Lines file through the same column options and [`inspect`] an Inspect AI
-//! dataset (so that `kld export -f inspect` round-trips). [`plan`] gathers
+//! results: `delimited` reads CSV/TSV and `sheet` XLSX/XLS (calamine),
+//! `infer` types each column as pandas does, [`extract`] is Karenina's
+//! extractor and `build` its `add_question`. `jsonl` reads a plain JSON
+//! Lines file through the same column options and `inspect_dataset` an Inspect AI
+//! dataset (so that `kld export -f inspect` round-trips). `plan` gathers
 //! the rows of every input, the questions taken, the rows dropped and why,
-//! and the duplicates (by question ID) refused; [`Plan::apply`] adds them to
+//! and the duplicates (by question ID) refused; `Plan::apply` adds them to
 //! a checkpoint. Errors ([`ImportError`]) are located; nothing is written
 //! when any occurs.
 
 mod biff;
-pub mod bounds;
-pub mod build;
-pub mod delimited;
+pub(crate) mod bounds;
+pub(crate) mod build;
+pub(crate) mod delimited;
 pub mod extract;
-pub mod failure;
-pub mod grid;
-pub mod infer;
-pub mod inspect_dataset;
-pub mod jsonl;
+pub(crate) mod failure;
+pub(crate) mod grid;
+pub(crate) mod infer;
+pub(crate) mod inspect_dataset;
+pub(crate) mod jsonl;
 pub mod output;
-pub mod precheck;
+pub(crate) mod precheck;
 pub mod quota;
-pub mod sheet;
+pub(crate) mod sheet;
 mod unwind;
-pub mod value;
+pub(crate) mod value;
 
 pub use bounds::Limits;
 pub use build::{BenchmarkMeta, Stamp};
@@ -101,7 +101,7 @@ pub struct Columns {
 
 impl Columns {
     /// Whether any column option was given.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         *self != Columns::default()
     }
 }
@@ -125,7 +125,7 @@ pub enum InputFormat {
 
 impl InputFormat {
     /// The format a file's extension names (`.txt` is TSV, as in Karenina).
-    pub fn from_extension(path: &Path) -> Option<Self> {
+    pub(crate) fn from_extension(path: &Path) -> Option<Self> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
             "csv" => InputFormat::Csv,
@@ -140,7 +140,7 @@ impl InputFormat {
     /// The format of `path`: its extension; for JSON, Inspect when the first
     /// record has `input` and `target` and no column option was given; by
     /// content when the extension says nothing.
-    pub fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
+    pub(crate) fn detect(path: &Path, head: &[u8], columns: &Columns) -> Option<Self> {
         let looks_inspect = || inspect_dataset::looks_like_samples(head) && !columns.any();
         match Self::from_extension(path) {
             Some(InputFormat::Jsonl) if looks_inspect() => Some(InputFormat::Inspect),
@@ -263,7 +263,7 @@ pub struct Plan {
 
 impl Plan {
     /// The rows taken.
-    pub fn taken(&self) -> impl Iterator<Item = (&str, &Imported)> {
+    pub(crate) fn taken(&self) -> impl Iterator<Item = (&str, &Imported)> {
         self.rows.iter().filter_map(|r| match &r.status {
             Status::Take { id, question } => Some((id.as_str(), &**question)),
             _ => None,
@@ -325,7 +325,7 @@ impl Plan {
     /// Appends the questions taken to `cp`, each stamped by `clock` (as
     /// each `add_question` reads the clock), and sets `dateModified` to the
     /// last reading (`save()`'s).
-    pub fn apply(&self, cp: &mut Checkpoint, clock: &mut dyn FnMut() -> Stamp) {
+    pub(crate) fn apply(&self, cp: &mut Checkpoint, clock: &mut dyn FnMut() -> Stamp) {
         for (id, q) in self.taken() {
             let now = clock();
             cp.items.push(build::item(q, id.to_string(), &now.iso));
@@ -410,7 +410,7 @@ pub struct Rows {
 /// checkpoint): every row taken, dropped or refused as a duplicate of an
 /// earlier row or of a question already in `existing`. The first error
 /// stops it.
-pub fn plan(
+pub(crate) fn plan(
     files: &[PathBuf],
     opts: &ImportOptions,
     existing: Option<&Checkpoint>,
@@ -507,7 +507,7 @@ pub struct Existing<'a> {
 impl Existing<'_> {
     /// Refuses a scenario benchmark: Karenina adds no standalone question
     /// to one.
-    pub fn accepts_questions(&self) -> Result<()> {
+    pub(crate) fn accepts_questions(&self) -> Result<()> {
         if (self.checkpoint.scenarios.as_ref()).is_some_and(|s| !s.is_empty()) {
             return Err(ImportError::bad(
                 &Location::file(self.file),
@@ -526,7 +526,7 @@ pub fn file_stem(p: &Path) -> Option<String> {
         .filter(|s| !s.is_empty() && s != "-")
 }
 
-/// The [`plan`] for importing `files` into `existing` (or a new
+/// The `plan` for importing `files` into `existing` (or a new
 /// checkpoint), what a dry run shows; a scenario benchmark is refused, as
 /// [`import`] refuses it.
 pub fn plan_into(

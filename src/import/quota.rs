@@ -1,8 +1,8 @@
 //! The names of an import's limits and the bounded quoting of what a
 //! message names.
 //!
-//! Why apart from [`super::bounds`]: the import's errors
-//! ([`super::failure`]) name a limit and quote names at bounded length,
+//! Why apart from `super::bounds`: the import's errors
+//! (`super::failure`) name a limit and quote names at bounded length,
 //! while the limits' checks return those errors; both use this module, and
 //! neither the other.
 
@@ -60,7 +60,7 @@ impl Limit {
     }
 
     /// The environment variable that sets it.
-    pub fn var(self) -> &'static str {
+    pub(crate) fn var(self) -> &'static str {
         self.spec().var
     }
 }
@@ -73,7 +73,7 @@ impl std::fmt::Display for Limit {
 
 /// `s` cut to at most `max` characters (an ellipsis and the count of what
 /// was cut after), so that no message quotes a whole file.
-pub fn bounded(s: &str, max: usize) -> String {
+pub(crate) fn bounded(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => s.to_string(),
         Some((i, _)) => {

@@ -159,20 +159,6 @@ impl Cell {
             Cell::Json(j) => j.clone(),
         })
     }
-
-    /// What the cell is, for messages.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Cell::Na => "empty",
-            Cell::Int(_) => "an integer",
-            Cell::Float(_) => "a number",
-            Cell::Bool(_) => "a boolean",
-            Cell::Str(_) => "text",
-            Cell::DateTime(_) => "a date",
-            Cell::Time(_) => "a time",
-            Cell::Json(_) => "a JSON value",
-        }
-    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 /// The Croissant version written.
-pub const CONFORMS_TO: &str = "http://mlcommons.org/croissant/1.1";
+pub(crate) const CONFORMS_TO: &str = "http://mlcommons.org/croissant/1.1";
 
 /// What to say about the checkpoint that it does not say itself.
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ fn context() -> Value {
 }
 
 /// The `--license` value that says the licence is not known.
-pub const UNKNOWN_LICENSE: &str = "unknown";
+pub(crate) const UNKNOWN_LICENSE: &str = "unknown";
 
 /// The `license` of the description: [`UNKNOWN_LICENSE`] (any case) becomes
 /// an explicit note, a `sc:CreativeWork` named `unknown` that says so

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The EEE schema version written.
-pub const SCHEMA_VERSION: &str = "0.3.0";
+pub(crate) const SCHEMA_VERSION: &str = "0.3.0";
 
 /// One file to write, its path relative to the output directory.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,7 +9,7 @@
 //! type and turns parse failures into located [`crate::error::Diagnostic`]s.
 
 mod locate;
-pub mod nan;
+pub(crate) mod nan;
 mod parse;
 pub mod py;
 
@@ -42,7 +42,7 @@ pub struct Number(Box<str>);
 
 /// The Python type a JSON number turns into under `json.loads`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PyNumber<'a> {
+pub(crate) enum PyNumber<'a> {
     /// No fraction or exponent: a Python `int` (arbitrary precision), lexical digits.
     Int(&'a str),
     /// A Python `float`.
@@ -71,12 +71,12 @@ impl Number {
     }
 
     /// True when Python would read this as an `int`.
-    pub fn is_integer(&self) -> bool {
+    pub(crate) fn is_integer(&self) -> bool {
         !self.0.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
     }
 
     /// The Python reading of this number.
-    pub fn to_py(&self) -> PyNumber<'_> {
+    pub(crate) fn to_py(&self) -> PyNumber<'_> {
         if self.is_integer() {
             PyNumber::Int(&self.0)
         } else {
@@ -85,17 +85,8 @@ impl Number {
     }
 
     /// The value as an `f64` (correctly rounded, like Python's `float()`).
-    pub fn as_f64(&self) -> f64 {
+    pub(crate) fn as_f64(&self) -> f64 {
         self.0.parse::<f64>().unwrap_or(f64::NAN)
-    }
-
-    /// The value as an `i64` when it is an integer that fits.
-    pub fn as_i64(&self) -> Option<i64> {
-        if self.is_integer() {
-            self.0.parse().ok()
-        } else {
-            None
-        }
     }
 }
 
@@ -185,7 +176,7 @@ impl Json {
     }
 
     /// The boolean, if this is one.
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self {
             Json::Bool(b) => Some(*b),
             _ => None,
@@ -262,14 +253,14 @@ impl JsonPath {
     }
 
     /// This path with an object key appended.
-    pub fn key(&self, k: &str) -> Self {
+    pub(crate) fn key(&self, k: &str) -> Self {
         let mut p = self.clone();
         p.0.push(Seg::Key(k.to_string()));
         p
     }
 
     /// This path with an array index appended.
-    pub fn index(&self, i: usize) -> Self {
+    pub(crate) fn index(&self, i: usize) -> Self {
         let mut p = self.clone();
         p.0.push(Seg::Index(i));
         p

@@ -75,7 +75,7 @@ pub(crate) fn number_repr(n: &Number) -> String {
 }
 
 /// A streaming writer with Python's `indent=2` layout.
-pub struct PyWriter {
+pub(crate) struct PyWriter {
     out: String,
     ascii: bool,
     /// One entry per open container: has it had an element yet?
@@ -93,7 +93,7 @@ impl PyWriter {
     }
 
     /// The bytes written so far.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         self.out
     }
 
@@ -145,39 +145,39 @@ impl PyWriter {
     }
 
     /// Starts an object member: the key and `": "`; the value follows.
-    pub fn key(&mut self, k: &str) {
+    pub(crate) fn key(&mut self, k: &str) {
         self.next_slot();
         self.string_raw(k);
         self.out.push_str(": ");
     }
 
     /// Starts an array element; the value follows.
-    pub fn element(&mut self) {
+    pub(crate) fn element(&mut self) {
         self.next_slot();
     }
 
     /// A string value.
-    pub fn string(&mut self, s: &str) {
+    pub(crate) fn string(&mut self, s: &str) {
         self.string_raw(s);
     }
 
     /// A float value in `repr` form.
-    pub fn float(&mut self, v: f64) {
+    pub(crate) fn float(&mut self, v: f64) {
         self.out.push_str(&float_repr(v));
     }
 
     /// A JSON number as Python would re-write it.
-    pub fn number(&mut self, n: &Number) {
+    pub(crate) fn number(&mut self, n: &Number) {
         self.out.push_str(&number_repr(n));
     }
 
     /// `true`/`false`.
-    pub fn bool(&mut self, b: bool) {
+    pub(crate) fn bool(&mut self, b: bool) {
         self.out.push_str(if b { "true" } else { "false" });
     }
 
     /// `null`.
-    pub fn null(&mut self) {
+    pub(crate) fn null(&mut self) {
         self.out.push_str("null");
     }
 

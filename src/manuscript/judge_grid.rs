@@ -68,7 +68,7 @@ pub struct JudgeMean {
 pub struct GridRow {
     /// The answering model and its MCP servers.
     pub model: Model,
-    /// Its label ([`super::model_label`]).
+    /// Its label (`super::model_label`).
     pub label: String,
     /// One per [`Grid::judges`], `None` where that judge has no results.
     pub cells: Vec<Option<GridCell>>,
@@ -79,11 +79,11 @@ pub struct GridRow {
 /// One column of the leaderboard as a model × judge grid.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Grid {
-    /// The rate's name ([`super::RATE_NAME`]).
+    /// The rate's name (`super::RATE_NAME`).
     pub rate: &'static str,
-    /// Its definition ([`super::RATE_DEFINITION`]).
+    /// Its definition (`super::RATE_DEFINITION`).
     pub definition: &'static str,
-    /// What the mean is ([`super::MEAN_DEFINITION`]).
+    /// What the mean is (`super::MEAN_DEFINITION`).
     pub mean_definition: &'static str,
     /// The benchmark and run the grid covers.
     pub column: Column,

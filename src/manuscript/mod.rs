@@ -17,16 +17,16 @@
 //! page.
 //!
 //! Intervals: every cell and mean carries the interval the statistics
-//! layer ([`crate::stats`]) gives for its rows, chosen by [`intervals`]
+//! layer ([`crate::stats`]) gives for its rows, chosen by `intervals`
 //! as docs/numbers.md says; `None` where it is not defined, and no writer
 //! prints a number for an interval it was not given.
 
 mod compare_report;
-pub mod comparison;
+pub(crate) mod comparison;
 mod forest;
 mod heatmap;
 mod html_report;
-pub mod intervals;
+pub(crate) mod intervals;
 mod judge_grid;
 mod kappa_map;
 mod layout;
@@ -38,7 +38,7 @@ mod tables;
 pub use compare_report::compare_report;
 pub use comparison::compare_tables;
 pub use forest::{forest_csv, forest_svg};
-pub use heatmap::{question_rates, QuestionRates};
+pub use heatmap::{question_rates, Count, QuestionRates, QuestionRow};
 pub use html_report::html_report;
 pub use judge_grid::{Grid, GridCell, GridRow, Interval, JudgeMean};
 pub use kappa_map::{kappa_csv, kappa_svg};
@@ -49,17 +49,17 @@ pub use tables::{caption, csv, latex, markdown};
 
 /// The name every face gives the leaderboard's rate (the statistics
 /// layer's, so a table and `kld compare` say the same).
-pub const RATE_NAME: &str = crate::stats::formats::RATE_NAME;
+pub(crate) const RATE_NAME: &str = crate::stats::formats::RATE_NAME;
 
 /// The rate's definition in one sentence, for captions and tooltips.
-pub const RATE_DEFINITION: &str = crate::stats::formats::RATE_DEFINITION;
+pub(crate) const RATE_DEFINITION: &str = crate::stats::formats::RATE_DEFINITION;
 
 /// What the mean column is (the one table of rate names' judges' mean).
-pub const MEAN_DEFINITION: &str = crate::numbers::names::JUDGES_MEAN.definition;
+pub(crate) const MEAN_DEFINITION: &str = crate::numbers::names::JUDGES_MEAN.definition;
 
 /// The leaderboard `filter` asks of `data` as model × judge grids, in the
 /// board's column order, each cell and mean with its interval at
-/// `confidence` (0.95) from the statistics layer ([`intervals`]).
+/// `confidence` (0.95) from the statistics layer (`intervals`).
 pub fn grids(
     data: &crate::board::BoardData,
     filter: &crate::board::Filter,
@@ -83,25 +83,25 @@ impl Default for Digits {
 impl Digits {
     /// `x` rounded to these digits (correctly rounded, as Python's
     /// `format(x, ".Nf")`).
-    pub fn fmt(self, x: f64) -> String {
+    pub(crate) fn fmt(self, x: f64) -> String {
         format!("{:.*}", self.0, x)
     }
 
     /// A share (0–1) as a percentage rounded to these digits: `0.1234` at
     /// one digit is `12.3`.
-    pub fn percent(self, share: f64) -> String {
+    pub(crate) fn percent(self, share: f64) -> String {
         self.fmt(share * 100.0)
     }
 
     /// A coefficient (κ, α, r; −1 to 1) to two digits more than a
     /// percentage, so both carry the same precision (12.3 % ↔ 0.123).
-    pub fn coefficient(self, x: f64) -> String {
+    pub(crate) fn coefficient(self, x: f64) -> String {
         Digits(self.0 + 2).fmt(x)
     }
 
     /// A p-value to a coefficient's digits; below the smallest number
     /// those digits write, `< 0.001` (never a rounded 0.000).
-    pub fn p(self, p: f64) -> String {
+    pub(crate) fn p(self, p: f64) -> String {
         let d = self.0 + 2;
         let floor = 10f64.powi(-(d as i32));
         if p < floor {
@@ -114,7 +114,7 @@ impl Digits {
 
 /// A model's row label: the answering model, with its MCP servers when its
 /// display string does not already list them (as the page writes it).
-pub fn model_label(m: &crate::board::Model) -> String {
+pub(crate) fn model_label(m: &crate::board::Model) -> String {
     if m.mcp.is_empty() || m.answering.contains("+[") {
         m.answering.clone()
     } else {

@@ -6,7 +6,7 @@
 
 mod lax;
 mod lint;
-pub mod markers;
+pub(crate) mod markers;
 mod model_config;
 pub mod placeholder;
 pub mod qid;
@@ -39,7 +39,7 @@ pub struct Analysis {
 }
 
 /// A short rendering of a JSON value for messages.
-pub fn show(v: &Json) -> String {
+pub(crate) fn show(v: &Json) -> String {
     let s = match v {
         Json::String(s) => format!("{s:?}"),
         Json::Number(n) => n.to_string(),

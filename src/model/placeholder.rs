@@ -8,16 +8,16 @@
 use super::Checkpoint;
 
 /// The answer Karenina gives every question of a placeholder benchmark.
-pub const ANSWER: &str = "[Placeholder - see template]";
+pub(crate) const ANSWER: &str = "[Placeholder - see template]";
 
 /// How the description of a placeholder benchmark starts (the run's name
 /// follows).
-pub const DESCRIPTION: &str = "Auto-created for verification run: ";
+pub(crate) const DESCRIPTION: &str = "Auto-created for verification run: ";
 
 /// What makes a benchmark a placeholder, said for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placeholder {
-    /// Questions whose answer is [`ANSWER`].
+    /// Questions whose answer is `ANSWER`.
     pub placeholders: usize,
     /// Questions.
     pub questions: usize,

@@ -62,7 +62,7 @@ pub(crate) fn current_id(old: &str, text: &str) -> String {
 
 /// How an item ID relates to its question text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IdCheck {
+pub(crate) enum IdCheck {
     /// The readable URN of this text (possibly with a collision suffix).
     Readable,
     /// The bare 32-hex MD5 of this text (or the GUI's `urn:uuid:<md5>`).

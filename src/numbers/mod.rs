@@ -12,7 +12,7 @@
 //!
 //! The definitions, denominators and the CSV's limits are in
 //! `docs/numbers.md`. Where the float arithmetic's order matters it is
-//! Karenina's ([`stats`]).
+//! Karenina's ([`crate::stats`]).
 
 pub(crate) mod arith;
 mod exact;
@@ -98,7 +98,7 @@ pub struct Tally {
 
 impl Tally {
     /// Karenina's `pass_pct`: passed / total × 100 (0 for no rows).
-    pub fn pct(&self) -> f64 {
+    pub(crate) fn pct(&self) -> f64 {
         if self.total > 0 {
             self.passed as f64 / self.total as f64 * 100.0
         } else {
@@ -110,7 +110,7 @@ impl Tally {
 /// Karenina's `replicate_stats`: each replicate's tally (first-seen
 /// order), and the mean and sample standard deviation of their pass rates.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ReplicateStats {
+pub(crate) struct ReplicateStats {
     /// Replicate number → passed of total.
     pub replicates: Vec<(i64, Tally)>,
     /// `statistics.mean` of the pass rates (0 to 1).
@@ -156,7 +156,7 @@ pub struct Numbers {
 
 /// What a CSV export cannot tell (`docs/numbers.md`): the summary leaves
 /// these keys out, and says so.
-pub const CSV_CANNOT_TELL: &[(&str, &str)] = &[
+pub(crate) const CSV_CANNOT_TELL: &[(&str, &str)] = &[
     (
         "aggregate_pass_rate",
         "a CSV writes verify_result false and null alike (an empty cell)",
@@ -180,11 +180,6 @@ impl Numbers {
     /// Rows added.
     pub fn results(&self) -> usize {
         self.num_results
-    }
-
-    /// Adds one row (in the shape kld's readers hand on).
-    pub fn add(&mut self, value: &Value) {
-        self.add_facts(&RowFacts::of_value(value, self.csv));
     }
 
     /// Counts the rows as a CSV export's (`CSV_CANNOT_TELL`).
@@ -316,7 +311,7 @@ impl Numbers {
 
     /// Keys of [`Numbers::summary`] left out because the rows came from a
     /// CSV that cannot tell them (`CSV_CANNOT_TELL`).
-    pub fn cannot_tell(&self) -> Vec<&'static str> {
+    pub(crate) fn cannot_tell(&self) -> Vec<&'static str> {
         if !self.csv {
             return Vec::new();
         }
@@ -387,7 +382,7 @@ impl Numbers {
 
     /// Karenina's `template_pass_overall`; `None` when no row had template
     /// verification.
-    pub fn template_pass_overall(&self) -> Option<Tally> {
+    pub(crate) fn template_pass_overall(&self) -> Option<Tally> {
         (self.num_with_template > 0).then(|| {
             self.pass_by_combo
                 .iter()
@@ -400,7 +395,7 @@ impl Numbers {
 
     /// Karenina's `replicate_stats`; `None` for fewer than two replicates
     /// or no template verification.
-    pub fn replicate_stats(&self) -> Option<ReplicateStats> {
+    pub(crate) fn replicate_stats(&self) -> Option<ReplicateStats> {
         if self.replicates.len() <= 1
             || self.num_with_template == 0
             || self.replicate_pass.len() == 0
@@ -420,13 +415,13 @@ impl Numbers {
     }
 
     /// `TemplateResults.aggregate_pass_rate(by=…)` for the four keys.
-    pub fn pass_rates(&self) -> &PassRates {
+    pub(crate) fn pass_rates(&self) -> &PassRates {
         &self.pass_rates
     }
 
     /// `VerificationResultSet.get_summary()` of the rows added: Karenina's
     /// keys in Karenina's order; from a CSV, without the keys
-    /// [`Numbers::cannot_tell`] names.
+    /// `Numbers::cannot_tell` names.
     pub fn summary(&self) -> Value {
         let mut s = Map::new();
         for (k, v) in [

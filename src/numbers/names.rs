@@ -26,7 +26,7 @@ pub struct RateName {
 }
 
 /// Where every rate is defined.
-pub const DOCS: &str = "docs/numbers.md#the-rate-names";
+pub(crate) const DOCS: &str = "docs/numbers.md#the-rate-names";
 
 /// Karenina's template pass rate (`get_summary()`'s
 /// `template_pass_by_combo`, `template_pass_overall`, `replicate_stats`).
@@ -107,7 +107,7 @@ impl RateName {
 
 /// A face's `rate_names`: each key (a JSON path or column) that holds a
 /// rate, with its [`RateName::to_json`].
-pub fn rate_names(keys: &[(&str, &RateName)]) -> Value {
+pub(crate) fn rate_names(keys: &[(&str, &RateName)]) -> Value {
     let m: Map<String, Value> = keys
         .iter()
         .map(|(k, r)| (k.to_string(), r.to_json()))

@@ -68,7 +68,7 @@ pub struct RunSummary {
     /// counts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<StepSummary>,
-    /// What the rows lack for Karenina's numbers ([`super::lacks`]), one
+    /// What the rows lack for Karenina's numbers (`results::lacks`), one
     /// located message per field.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacks: Vec<String>,

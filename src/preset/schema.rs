@@ -134,7 +134,7 @@ pub const VERIFICATION: &[Field] = &[
 ];
 
 /// The interfaces Karenina registers.
-pub const INTERFACES: &[&str] = &[
+pub(crate) const INTERFACES: &[&str] = &[
     "langchain",
     "openrouter",
     "openai_endpoint",
@@ -174,7 +174,7 @@ pub const MODEL: &[Field] = &[
 ];
 
 /// Fields of `prompt_config`; `<field>_instructions` at top level is folded in.
-pub const PROMPT_FIELDS: &[&str] = &[
+pub(crate) const PROMPT_FIELDS: &[&str] = &[
     "generation",
     "parsing",
     "abstention_detection",
@@ -189,4 +189,4 @@ pub const DEFAULT_ANSWERING_PROMPT: &str =
     "You are an expert assistant. Answer the question accurately and concisely.";
 
 /// What Karenina writes for a `SecretStr` in `model_dump(mode="json")`.
-pub const MASKED_SECRET: &str = "**********";
+pub(crate) const MASKED_SECRET: &str = "**********";

@@ -15,7 +15,7 @@
 //! `unicode_names2` (a newer Unicode than Python 3.11's 14.0, so a name added
 //! since is accepted here), group names use `unicode-ident`'s XID tables
 //! (same caveat), and Python's recursion limit is approximated by a nesting
-//! limit of [`MAX_NESTING`] groups.
+//! limit of `MAX_NESTING` groups.
 
 use std::cell::Cell;
 use std::fmt;
@@ -39,7 +39,7 @@ const MAXWIDTH: u128 = 1 << 64;
 /// Group nesting beyond which Python's recursion limit (1000 frames, two per
 /// level in `_parse_sub`/`_parse`) stops `re.compile` with a RecursionError:
 /// 496 levels when called directly, a few less under Karenina's own frames.
-pub const MAX_NESTING: usize = 480;
+pub(crate) const MAX_NESTING: usize = 480;
 
 const FLAG_IGNORECASE: u32 = 2;
 const FLAG_LOCALE: u32 = 4;

@@ -310,7 +310,7 @@ fn scenario<E: Emit>(e: &mut E, i: usize, s: &Scenario) -> E::Node {
 }
 
 /// The lossless JSON-LD document of a checkpoint (canonical `@context`).
-pub fn document(cp: &Checkpoint) -> Json {
+pub(crate) fn document(cp: &Checkpoint) -> Json {
     let root = emit(&mut DocEmitter, cp);
     let mut o = Object::new();
     o.push("@context", Json::Object(context::canonical().clone()));

@@ -11,11 +11,11 @@
 //! Beside it, [`verification`] maps Karenina's verification results (the
 //! rows [`crate::results`] reads) into quads: the results vocabulary.
 
-pub mod compact;
+pub(crate) mod compact;
 pub(crate) mod emit;
-pub mod identity;
-pub mod lossless;
-pub mod metadata;
+pub(crate) mod identity;
+pub(crate) mod lossless;
+pub(crate) mod metadata;
 pub(crate) mod to_checkpoint;
 pub mod verification;
 

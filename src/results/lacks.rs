@@ -119,8 +119,9 @@ impl Lacks {
         }
     }
 
-    /// True when no row lacked anything.
-    pub fn is_empty(&self) -> bool {
+    /// True when no row lacked anything (the tests' question).
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.found.iter().all(Option::is_none)
     }
 

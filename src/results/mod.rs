@@ -4,12 +4,12 @@
 //!
 //! Reading (Karenina `results_exporter.py`; `docs/results.md`): the v2.2 stream writes the
 //! header on line 1 and one row per line after it, so rows are read and handed
-//! on one at a time ([`Visit`]; a 1 GB export never becomes one tree); a CSV is
+//! on one at a time (`Visit`; a 1 GB export never becomes one tree); a CSV is
 //! read record by record into the same row shape (`csv_export`); older JSON
 //! layouts (a bare array, `{"results": …}`, `{"runs": …}`) are parsed whole.
 //! Karenina writes bare `NaN` / `Infinity` tokens, which strict JSON readers
 //! refuse: they are read here and kept as the JSON tokens of
-//! [`crate::json::nan`].
+//! `json::nan`.
 //!
 //! Nothing here makes RDF: the rows become quads in
 //! [`crate::rdf::verification`] (the results vocabulary of docs/results.md),
@@ -20,14 +20,14 @@ pub(crate) mod coerce;
 mod csv_cells;
 pub(crate) mod csv_export;
 pub(crate) mod gui_csv;
-pub mod lacks;
+pub(crate) mod lacks;
 pub mod outcome;
 pub mod progress;
 mod pydantic;
 pub mod repair;
 pub mod run_folder;
 mod score_dicts;
-pub mod task_eval;
+pub(crate) mod task_eval;
 pub mod workspace;
 
 use crate::error::{Error, Result};
@@ -94,7 +94,7 @@ pub enum Layout {
     /// CSV (`export_verification_results_csv`).
     Csv,
     /// A TaskEval export (`TaskEvalResult.export_json()`): verification
-    /// results grouped by step, no run header ([`task_eval`]).
+    /// results grouped by step, no run header (`task_eval`).
     TaskEval,
     /// A karenina-gui CSV export, plain or custom (`gui_csv`).
     GuiCsv,
@@ -189,7 +189,7 @@ fn parse_value(file: &Path, text: &str, line0: usize, path: &str) -> Result<serd
 
 /// What a reader hands on: the run header once, then each row with its JSON
 /// path; a row error message is located by the reader.
-pub trait Visit {
+pub(crate) trait Visit {
     /// The header (`format_version`, `metadata`; `{}` for a bare array).
     fn header(&mut self, header: &serde_json::Value);
     /// One row.

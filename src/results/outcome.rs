@@ -22,7 +22,7 @@ pub const OUTCOMES: [&str; 7] = [
 /// Every row's class as the board and the catalogue count it: [`OUTCOMES`],
 /// then `unclassified` for a row whose file does not tell its outcome (a CSV
 /// export without the columns). The one list both take their order from.
-pub const CLASSES: [&str; 8] = {
+pub(crate) const CLASSES: [&str; 8] = {
     let mut all = ["unclassified"; 8];
     let mut i = 0;
     while i < OUTCOMES.len() {
@@ -76,7 +76,7 @@ pub(crate) fn failure_group(row: &Value) -> Option<String> {
 /// verified row whose `verify_result` is true, failure or not (a
 /// sufficiency failure after a passing template, a retry exhausted on a
 /// later stage).
-pub fn outcome(row: &Value) -> Option<&'static str> {
+pub(crate) fn outcome(row: &Value) -> Option<&'static str> {
     let failed = row["metadata"].get("failure").is_some_and(|f| !f.is_null());
     if failed {
         let g = failure_group(row)?;
@@ -122,7 +122,7 @@ pub fn identity_display(id: &Value) -> Option<String> {
 /// `ModelIdentity.canonical_key` of a metadata identity object:
 /// `interface:model_name:tools` or, with a (non-empty) config id,
 /// `interface:model_name:config_id:tools`; tools sorted, joined by `|`.
-pub fn canonical_key(id: &Value) -> String {
+pub(crate) fn canonical_key(id: &Value) -> String {
     let mut tools: Vec<&str> = id["tools"]
         .as_array()
         .into_iter()
@@ -162,7 +162,7 @@ pub(crate) fn row_key(row: &Value) -> String {
 /// (`side`): `interface:model_name`, then ` (config_id)` when there is one,
 /// then ` +[tool, …]` when it has tools. A format 2.0 row's flat
 /// `answering_model` string is taken as it is.
-pub fn display_string(row: &Value, side: &str) -> String {
+pub(crate) fn display_string(row: &Value, side: &str) -> String {
     if let Some(s) = identity_display(&row["metadata"][side]) {
         return s;
     }
@@ -217,7 +217,7 @@ pub(crate) fn mcp_servers(row: &Value) -> Vec<String> {
 
 /// `VerificationResultSet._combo_key_to_string`: `answering | parsing`, or
 /// `answering | parsing | mcp1, mcp2` with the MCP servers sorted.
-pub fn combo(answering: &str, parsing: &str, mcp: &[String]) -> String {
+pub(crate) fn combo(answering: &str, parsing: &str, mcp: &[String]) -> String {
     if mcp.is_empty() {
         format!("{answering} | {parsing}")
     } else {

@@ -21,13 +21,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// The `.state` format kld reads (Karenina's `STATE_FORMAT_VERSION`).
-pub const STATE_FORMAT: &str = "2.0";
+pub(crate) const STATE_FORMAT: &str = "2.0";
 
 /// The legacy `.state` format (`utils/progressive_save.py`'s
 /// `ProgressiveSaveManager`, which Karenina's `inspect_state_file` still
 /// accepts): its results are a whole v2.2 export rewritten at each result,
 /// `<out>.tmp`, and it records no failed count.
-pub const LEGACY_STATE_FORMAT: &str = "1.0";
+pub(crate) const LEGACY_STATE_FORMAT: &str = "1.0";
 
 /// A `.state` sidecar (the fields kld uses; others are ignored, as
 /// Karenina's reader ignores them).
@@ -60,7 +60,7 @@ pub struct ProgressState {
 }
 
 /// The sidecars of results file `out`: `<out>.state`, `<out>.results.jsonl`.
-pub fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn sidecars(out: &Path) -> (PathBuf, PathBuf) {
     let with = |suffix: &str| {
         let mut p = out.as_os_str().to_owned();
         p.push(suffix);

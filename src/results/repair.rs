@@ -55,7 +55,7 @@ pub struct Sidecar {
 
 /// The repair sidecars beside `export` (`<name>.repair_<ts>.json`), oldest
 /// first.
-pub fn sidecars(export: &Path) -> Vec<PathBuf> {
+pub(crate) fn sidecars(export: &Path) -> Vec<PathBuf> {
     let (Some(dir), Some(name)) = (export.parent(), export.file_name()) else {
         return Vec::new();
     };
@@ -206,7 +206,7 @@ fn find_beside(named: &str, beside: &Path) -> Option<PathBuf> {
 /// Whether a sidecar's source SHA-256 is that of the file holding the
 /// source's bytes now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SourceState {
+pub(crate) enum SourceState {
     /// The bytes the repair read.
     Matches,
     /// Other bytes.
@@ -229,7 +229,7 @@ impl SourceState {
 /// A sidecar's source check, with the located warning of a mismatch or a
 /// missing file.
 #[derive(Clone, Debug)]
-pub struct SourceCheck {
+pub(crate) struct SourceCheck {
     /// What was found.
     pub state: SourceState,
     /// Why it is not `Matches` (`KLD-W202`).
@@ -239,7 +239,11 @@ pub struct SourceCheck {
 /// Checks sidecar `s` (the file `file`, beside the export in `beside`):
 /// its `source_sha256` against the backup of an in-place repair, else the
 /// source file. Returns the file holding the source's bytes when found.
-pub fn source_check(s: &Sidecar, file: &Path, beside: &Path) -> (SourceCheck, Option<PathBuf>) {
+pub(crate) fn source_check(
+    s: &Sidecar,
+    file: &Path,
+    beside: &Path,
+) -> (SourceCheck, Option<PathBuf>) {
     let in_place = s.source_path == s.output_path;
     let holder = if in_place {
         s.backup_path

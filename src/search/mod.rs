@@ -41,15 +41,6 @@ pub enum Field {
 }
 
 impl Field {
-    /// All fields, in the order a question's hits are reported.
-    pub const ALL: [Field; 5] = [
-        Field::Question,
-        Field::Answer,
-        Field::Template,
-        Field::Trait,
-        Field::Metadata,
-    ];
-
     /// The lowercase name (`question`, `answer`, `template`, `trait`,
     /// `metadata`), as `--field` takes it and the JSON output writes it.
     pub fn name(self) -> &'static str {
@@ -136,13 +127,15 @@ pub struct Hit {
 /// global traits first, then each question's question text, answer,
 /// template, traits and metadata, then each scenario node's question (its
 /// `questionData`, the Question Karenina loads, when the file has one).
-pub fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
+/// The tests' collector; the faces stream hits through [`search_each`].
+#[cfg(test)]
+pub(crate) fn search(cp: &Checkpoint, m: &Matcher) -> Vec<Hit> {
     let mut hits = Vec::new();
     search_each(cp, m, &mut |h| hits.push(h));
     hits
 }
 
-/// [`search`], handing each hit to `each` as it is found instead of
+/// `search`, handing each hit to `each` as it is found instead of
 /// collecting them: memory stays bounded by one hit however many there are
 /// (`kld find --format json` on a text full of matches).
 pub fn search_each(cp: &Checkpoint, m: &Matcher, each: &mut dyn FnMut(Hit)) {

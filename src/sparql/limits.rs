@@ -13,7 +13,7 @@
 //!    remains, growing a fresh segment if needed (`with_stack`); the
 //!    algebra tree's depth is measured without recursion and refused past
 //!    [`MAX_DEPTH`];
-//! 3. a query with more than [`MAX_OPTIMIZED_OPERATORS`] operators is
+//! 3. a query with more than `MAX_OPTIMIZED_OPERATORS` operators is
 //!    evaluated without Oxigraph's optimizer (join order as written), whose
 //!    cost would otherwise grow with the cube of the operator count.
 //!
@@ -39,12 +39,12 @@ pub const MAX_DEPTH: usize = 1000;
 
 /// Queries with more operators (graph patterns, triple patterns and
 /// property path steps) than this are evaluated without the optimizer.
-pub const MAX_OPTIMIZED_OPERATORS: usize = 80;
+pub(crate) const MAX_OPTIMIZED_OPERATORS: usize = 80;
 
 /// Largest stack segment a query may grow into. It is reserved address
 /// space: only the pages a query touches are ever committed, and the segment
 /// is unmapped when the query is done.
-pub const STACK_SIZE: usize = 256 << 20;
+pub(crate) const STACK_SIZE: usize = 256 << 20;
 
 /// Stack a query of `depth` levels may need to be parsed, dropped or
 /// evaluated: a margin of 1 MiB plus 64 KiB a level (debug builds, whose
@@ -75,7 +75,7 @@ pub(crate) fn with_stack<T>(need: usize, f: impl FnOnce() -> Result<T>) -> Resul
 /// `BIND`s, a 1.9 MB request, took 58 s to be refused for their depth). A
 /// group of more than [`MAX_DEPTH`] is too deep anyway, so no query that
 /// could run is refused by this bound that another would not refuse.
-pub const MAX_BINDS: usize = MAX_DEPTH;
+pub(crate) const MAX_BINDS: usize = MAX_DEPTH;
 
 /// Most negations (`!`) a query may nest, one inside the operand of
 /// another. The parser (spargebra, without its SPARQL 1.2 feature) reads the
@@ -84,7 +84,7 @@ pub const MAX_BINDS: usize = MAX_DEPTH;
 /// (20 levels, a 70-byte query, took 20 s and ignored `--timeout`, since
 /// parsing comes first). Twelve levels parse in milliseconds; no query a
 /// person writes comes near.
-pub const MAX_NEGATIONS: usize = 12;
+pub(crate) const MAX_NEGATIONS: usize = 12;
 
 /// Refuses text whose brackets (`{`, `(`, `[`) nest deeper than
 /// [`MAX_DEPTH`], that holds more than [`MAX_BINDS`] `BIND`s, or that nests
@@ -243,12 +243,13 @@ enum Node<'a> {
 }
 
 /// Measures `query` without recursion (so a tree of any depth is measured
-/// on any stack).
-pub fn shape(query: &Query) -> Shape {
+/// on any stack). Only the tests measure without the `SERVICE` check.
+#[cfg(test)]
+pub(crate) fn shape(query: &Query) -> Shape {
     shape_and_service(query).0
 }
 
-/// [`shape`], and the endpoint of a `SERVICE` clause without `SILENT`
+/// The query's shape, and the endpoint of a `SERVICE` clause without `SILENT`
 /// (`<iri>` or `?var`) if the query has one (kld refuses to run it).
 pub(super) fn shape_and_service(query: &Query) -> (Shape, Option<String>) {
     let mut service = None;
@@ -411,8 +412,10 @@ fn push_expression<'a>(e: &'a Expression, d: usize, stack: &mut Vec<(Node<'a>, u
     }
 }
 
-/// Refuses a parsed query deeper than [`MAX_DEPTH`]; returns its shape.
-pub fn check(query: &Query) -> Result<Shape> {
+/// Refuses a parsed query deeper than [`MAX_DEPTH`]; returns its shape
+/// (the tests' check; queries run through `shape_and_service`).
+#[cfg(test)]
+pub(crate) fn check(query: &Query) -> Result<Shape> {
     let s = shape(query);
     if s.depth > MAX_DEPTH {
         return Err(too_deep());

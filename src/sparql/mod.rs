@@ -5,12 +5,12 @@
 //! Read-only: UPDATE is refused. Why the bounds: one small hostile query used
 //! to overflow a thread's stack (deep nesting) or run for hours past its
 //! time limit (a cartesian `COUNT(*)`), taking `kld serve` down with it;
-//! [`limits`] and [`control`] are the answer, shared by `kld query`, the
+//! [`limits`] and `control` are the answer, shared by `kld query`, the
 //! endpoint and everything that embeds the library.
 
 mod answer;
 mod catalogue;
-pub mod control;
+pub(crate) mod control;
 mod hints;
 pub mod limits;
 mod params;
@@ -103,7 +103,7 @@ impl QueryForm {
     }
 
     /// The keyword, as written in a query.
-    pub fn keyword(self) -> &'static str {
+    pub(crate) fn keyword(self) -> &'static str {
         match self {
             Self::Select => "SELECT",
             Self::Ask => "ASK",

@@ -142,7 +142,7 @@ fn db_err(file: &Path, e: impl std::fmt::Display + 'static) -> Error {
 
 /// The environment variable that sets how long to wait, in seconds, for a
 /// lock another process holds on a database (a write being committed).
-pub const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
+pub(crate) const BUSY_ENV: &str = "KLD_SQLITE_BUSY";
 
 /// How long [`open`]'s connection waits for a lock another process holds
 /// before the read fails with [`Error::DatabaseLocked`]: `KLD_SQLITE_BUSY`
@@ -158,12 +158,12 @@ pub(crate) fn busy_wait() -> std::time::Duration {
 
 /// The environment variable that sets how long reading one database may
 /// take, in seconds.
-pub const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
+pub(crate) const DEADLINE_ENV: &str = "KLD_SQLITE_DEADLINE";
 
 /// How long reading one database may take (from [`open`]): `KLD_SQLITE_DEADLINE`
 /// seconds, default 300. Past it every statement of the connection is
 /// interrupted (SQLite's progress handler) and the read ends with an error.
-pub fn deadline() -> std::time::Duration {
+pub(crate) fn deadline() -> std::time::Duration {
     crate::duration::from_env(DEADLINE_ENV, false).unwrap_or(std::time::Duration::from_secs(300))
 }
 
@@ -184,7 +184,7 @@ const TABLES: [&str; 4] = [
 ];
 
 /// Opens the database read-only, with SQLite's locking and WAL, under the
-/// [`deadline`] and the `busy_wait`, in one read transaction (every read
+/// `deadline` and the `busy_wait`, in one read transaction (every read
 /// through the connection sees the snapshot its first read took, until the
 /// connection is dropped), and checks its tables (tables, not views).
 pub fn open(file: &Path) -> Result<Connection> {
@@ -251,7 +251,7 @@ pub fn open(file: &Path) -> Result<Connection> {
 }
 
 /// The database's benchmarks.
-pub fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
+pub(crate) fn benchmarks(file: &Path, c: &Connection) -> Result<Vec<Benchmark>> {
     let placeholders = run_meta::placeholders(c, file)?;
     let mut st = c
         .prepare("SELECT id, name, checkpoint_path FROM benchmarks ORDER BY id")
@@ -380,11 +380,11 @@ pub fn config_models(config: &serde_json::Value, key: &str) -> Vec<String> {
 
 /// What binding looks for in one result of a run: its question ID, and for
 /// a scenario turn its scenario name and node.
-pub type RunKey = (String, Option<String>, Option<String>);
+pub(crate) type RunKey = (String, Option<String>, Option<String>);
 
 /// The distinct [`RunKey`]s of run `run_id`: what binds it, without mapping
 /// its results.
-pub fn run_keys(file: &Path, c: &Connection, run_id: &str) -> Result<Vec<RunKey>> {
+pub(crate) fn run_keys(file: &Path, c: &Connection, run_id: &str) -> Result<Vec<RunKey>> {
     let has = |col: &str| -> Result<bool> {
         let n: i64 = c
             .query_row(

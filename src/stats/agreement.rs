@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// none. A rating is a category (a verdict: 1 passed, 0 not passed; other
 /// nominal data any small integers). `question` is the bootstrap's cluster.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// The question (cluster) index.
     pub question: u32,
     /// The answering model index.
@@ -53,7 +53,7 @@ pub struct Percent {
 }
 
 /// Percent agreement over the answers with two ratings or more.
-pub fn percent(units: &[Unit]) -> Stat<Percent> {
+pub(crate) fn percent(units: &[Unit]) -> Stat<Percent> {
     let k = ncat(units);
     let (mut n, mut pw, mut un) = (0usize, 0.0, 0usize);
     for u in units {
@@ -79,7 +79,7 @@ pub fn percent(units: &[Unit]) -> Stat<Percent> {
 
 /// Fleiss' κ over the answers every judge rated (statsmodels
 /// `fleiss_kappa(table, method="fleiss")`); returns κ and the answers used.
-pub fn fleiss(units: &[Unit]) -> Stat<(f64, usize)> {
+pub(crate) fn fleiss(units: &[Unit]) -> Stat<(f64, usize)> {
     let raters = units.first().map_or(0, |u| u.ratings.len());
     if raters < 2 {
         return nd("fewer than two judges");
@@ -115,7 +115,7 @@ pub fn fleiss(units: &[Unit]) -> Stat<(f64, usize)> {
 
 /// Krippendorff's α for nominal data over every answer with two ratings
 /// or more (missing ratings allowed); returns α and the pairable values.
-pub fn krippendorff(units: &[Unit]) -> Stat<(f64, usize)> {
+pub(crate) fn krippendorff(units: &[Unit]) -> Stat<(f64, usize)> {
     let k = ncat(units);
     // Coincidences o[c][d].
     let mut o = vec![vec![0.0; k]; k];
@@ -171,7 +171,7 @@ pub struct Cohen {
 }
 
 /// Cohen's κ (unweighted) over pairs of ratings.
-pub fn cohen(pairs: &[(u32, u32)]) -> Stat<Cohen> {
+pub(crate) fn cohen(pairs: &[(u32, u32)]) -> Stat<Cohen> {
     let n = pairs.len();
     if n == 0 {
         return nd("no answer both judges rated");
@@ -209,7 +209,7 @@ pub fn cohen(pairs: &[(u32, u32)]) -> Stat<Cohen> {
 }
 
 /// The pairs of ratings judges `i` and `j` both gave.
-pub fn pairs_of(units: &[Unit], i: usize, j: usize) -> Vec<(u32, u32)> {
+pub(crate) fn pairs_of(units: &[Unit], i: usize, j: usize) -> Vec<(u32, u32)> {
     units
         .iter()
         .filter_map(|u| Some((u.ratings[i]?, u.ratings[j]?)))
@@ -241,7 +241,13 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 /// Judge `j`'s bias, with a percentile bootstrap over questions:
 /// `resamples` draws of the questions with replacement from a ChaCha8
 /// generator seeded with `seed`.
-pub fn bias(units: &[Unit], j: usize, confidence: f64, resamples: usize, seed: u64) -> Stat<Bias> {
+pub(crate) fn bias(
+    units: &[Unit],
+    j: usize,
+    confidence: f64,
+    resamples: usize,
+    seed: u64,
+) -> Stat<Bias> {
     // Per question: (sum of differences, answers).
     let mut per_q: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
     for u in units {

@@ -10,13 +10,13 @@ use crate::numbers::names::{self, QUESTION_MEAN, TEMPLATE_PASS_RATE};
 
 /// The one name of the rate every statistic here is about
 /// ([`names::TEMPLATE_PASS_RATE`]).
-pub const RATE_NAME: &str = TEMPLATE_PASS_RATE.name;
+pub(crate) const RATE_NAME: &str = TEMPLATE_PASS_RATE.name;
 
 /// Its definition, as every face gives it.
-pub const RATE_DEFINITION: &str = TEMPLATE_PASS_RATE.definition;
+pub(crate) const RATE_DEFINITION: &str = TEMPLATE_PASS_RATE.definition;
 
 /// Which keys of `kld compare --format json` hold which named rate.
-pub fn rate_names() -> Value {
+pub(crate) fn rate_names() -> Value {
     names::rate_names(&[
         ("rates[].rate", &TEMPLATE_PASS_RATE),
         ("combos[].rate", &TEMPLATE_PASS_RATE),

@@ -19,14 +19,14 @@ pub struct Interval {
 }
 
 /// The standard normal's quantile z with P(Z > z) = (1 − confidence) / 2.
-pub fn z(confidence: f64) -> f64 {
+pub(crate) fn z(confidence: f64) -> f64 {
     let n = Normal::new(0.0, 1.0).expect("standard normal");
     n.inverse_cdf(1.0 - (1.0 - confidence) / 2.0)
 }
 
 /// Student's t quantile at `p` on `df` degrees of freedom (scipy
 /// `t.ppf(p, df)`); df must be positive.
-pub fn t_ppf(p: f64, df: f64) -> Stat<f64> {
+pub(crate) fn t_ppf(p: f64, df: f64) -> Stat<f64> {
     if df.is_nan() || df <= 0.0 {
         return nd("no degrees of freedom");
     }
@@ -43,7 +43,7 @@ fn check_confidence(confidence: f64) -> Stat<()> {
 
 /// Wilson score interval (statsmodels `proportion_confint(method="wilson")`,
 /// the same arithmetic). Not defined for no rows.
-pub fn wilson(c: Count, confidence: f64) -> Stat<Interval> {
+pub(crate) fn wilson(c: Count, confidence: f64) -> Stat<Interval> {
     check_confidence(confidence)?;
     if c.n == 0 {
         return nd("no rows");
@@ -64,7 +64,7 @@ pub fn wilson(c: Count, confidence: f64) -> Stat<Interval> {
 /// Clopper-Pearson (exact) interval (statsmodels
 /// `proportion_confint(method="beta")`): beta quantiles, 0 and 1 at the
 /// ends. Not defined for no rows.
-pub fn clopper_pearson(c: Count, confidence: f64) -> Stat<Interval> {
+pub(crate) fn clopper_pearson(c: Count, confidence: f64) -> Stat<Interval> {
     check_confidence(confidence)?;
     if c.n == 0 {
         return nd("no rows");
@@ -106,7 +106,7 @@ pub struct Clustered {
 /// label per score: var = C/(C−1) · Σ_c (Σ_{i∈c} (x_i − x̄))² / n², and a t
 /// interval on C − 1 degrees of freedom. Not defined for no rows or one
 /// cluster.
-pub fn clustered(scores: &[(f64, u32)], confidence: f64) -> Stat<Clustered> {
+pub(crate) fn clustered(scores: &[(f64, u32)], confidence: f64) -> Stat<Clustered> {
     check_confidence(confidence)?;
     let n = scores.len();
     if n == 0 {

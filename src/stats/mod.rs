@@ -36,7 +36,7 @@ pub use report::{compare, Comparison, Options};
 pub struct NotDefined(pub String);
 
 /// A statistic, or why it is not defined.
-pub type Stat<T> = Result<T, NotDefined>;
+pub(crate) type Stat<T> = Result<T, NotDefined>;
 
 pub(crate) fn nd<T>(why: impl Into<String>) -> Stat<T> {
     Err(NotDefined(why.into()))
@@ -62,12 +62,12 @@ pub struct Observation {
 
 impl Observation {
     /// 1 when the template verification passed, 0 otherwise.
-    pub fn score(&self) -> f64 {
+    pub(crate) fn score(&self) -> f64 {
         f64::from(u8::from(self.verdict == Some(true)))
     }
 
     /// Whether it passed.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.verdict == Some(true)
     }
 }
@@ -112,7 +112,7 @@ impl Count {
     }
 
     /// Adds one observation.
-    pub fn add(&mut self, passed: bool) {
+    pub(crate) fn add(&mut self, passed: bool) {
         self.n += 1;
         self.passed += usize::from(passed);
     }
@@ -134,7 +134,7 @@ pub(crate) fn variance(x: &[f64]) -> Option<f64> {
 
 /// Pearson's correlation; not defined for fewer than two pairs or a
 /// constant side.
-pub fn correlation(x: &[f64], y: &[f64]) -> Stat<f64> {
+pub(crate) fn correlation(x: &[f64], y: &[f64]) -> Stat<f64> {
     if x.len() < 2 || x.len() != y.len() {
         return nd("fewer than two pairs");
     }

@@ -48,7 +48,7 @@ pub struct Paired {
 /// Compares question scores `a` and `b` (the same questions, in the same
 /// order). Not defined for no questions; the test for fewer than two or
 /// for the same difference on every question.
-pub fn paired(a: &[f64], b: &[f64], confidence: f64) -> Stat<Paired> {
+pub(crate) fn paired(a: &[f64], b: &[f64], confidence: f64) -> Stat<Paired> {
     let n = a.len().min(b.len());
     if n == 0 {
         return nd("no question both models answered");
@@ -116,7 +116,7 @@ pub struct McNemar {
 
 /// Exact McNemar over discordant counts. Not defined without discordant
 /// pairs.
-pub fn mcnemar(only_a: u64, only_b: u64) -> Stat<McNemar> {
+pub(crate) fn mcnemar(only_a: u64, only_b: u64) -> Stat<McNemar> {
     let n = only_a + only_b;
     if n == 0 {
         return nd("no discordant pairs: the two models passed and failed the same questions");
@@ -136,7 +136,7 @@ pub fn mcnemar(only_a: u64, only_b: u64) -> Stat<McNemar> {
 
 /// Holm's step-down adjustment (statsmodels `multipletests(method="holm")`),
 /// in the input's order.
-pub fn holm(p: &[f64]) -> Vec<f64> {
+pub(crate) fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut idx: Vec<usize> = (0..m).collect();
     idx.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
@@ -151,7 +151,7 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 /// Benjamini-Hochberg (statsmodels `multipletests(method="fdr_bh")`), in
 /// the input's order.
-pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+pub(crate) fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut idx: Vec<usize> = (0..m).collect();
     idx.sort_by(|&i, &j| p[i].total_cmp(&p[j]));

@@ -21,7 +21,7 @@ pub struct Question {
 }
 
 /// Per question, hardest first (lowest rate; ties by question ID).
-pub fn questions(obs: &Observations) -> Vec<Question> {
+pub(crate) fn questions(obs: &Observations) -> Vec<Question> {
     let nm = obs.models.len();
     let mut by_q: HashMap<u32, (Count, BTreeMap<u32, Count>)> = HashMap::new();
     let mut by_model = vec![Count::default(); nm];
@@ -93,7 +93,7 @@ pub struct Replicates {
 /// run); it counts when it holds two replicates or more (unequal
 /// replicate counts allowed), and disagrees when its scores are not all
 /// equal.
-pub fn replicates(obs: &Observations) -> Replicates {
+pub(crate) fn replicates(obs: &Observations) -> Replicates {
     let mut cells: HashMap<(u32, u32, u32, u32), (usize, usize)> = HashMap::new();
     let mut per_rep: BTreeMap<u32, BTreeMap<i64, Count>> = BTreeMap::new();
     for o in &obs.rows {

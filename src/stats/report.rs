@@ -7,7 +7,7 @@ use super::interval::{self, Clustered, Interval};
 use super::paired::{self, McNemar, Paired};
 use super::questions::{self, Question, Replicates};
 use super::{Count, Observations, Stat};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// What [`compare`] computes with.
 #[derive(Clone, Debug)]
@@ -245,7 +245,7 @@ fn adjust(rows: &mut [PairRow]) {
 }
 
 /// The answers and their ratings.
-pub fn units(obs: &Observations) -> Vec<Unit> {
+pub(crate) fn units(obs: &Observations) -> Vec<Unit> {
     let nj = obs.judges.len();
     let mut index: HashMap<(u32, u32, Option<i64>, u32), usize> = HashMap::new();
     let mut out: Vec<Unit> = Vec::new();
@@ -423,10 +423,4 @@ pub fn compare(obs: Observations, options: Options) -> Result<Comparison, Compar
         questions,
         replicates,
     })
-}
-
-/// Per (model, question) means over every judge and replicate, for
-/// checks and Python.
-pub fn question_scores(obs: &Observations) -> BTreeMap<(u32, u32), (f64, usize)> {
-    cells(obs, None).into_iter().collect()
 }

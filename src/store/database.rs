@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// The inputs of a database file: one per benchmark (`DB#benchmark=<name>`,
 /// a checkpoint graph rebuilt as Karenina's `load_from_db` rebuilds it),
 /// then one per run (`DB#run=<id>`).
-pub fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn inputs(file: &Path) -> Result<Vec<PathBuf>> {
     let c = sqlite::open(file)?;
     let mut out: Vec<PathBuf> = if sqlite::benchmark::has_questions(&c) {
         sqlite::benchmark::names(file, &c)?
@@ -127,7 +127,7 @@ pub fn run_inputs(file: &Path) -> Result<Vec<PathBuf>> {
 
 /// The graph IRI of run `run_id` of database `db`:
 /// `<the database's file URL>#run=<run id, form-encoded>`.
-pub fn graph_name(db: &Path, run_id: &str) -> Result<String> {
+pub(crate) fn graph_name(db: &Path, run_id: &str) -> Result<String> {
     let canon = std::fs::canonicalize(db).map_err(|e| Error::io(db, e))?;
     let id_enc: String = url::form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
     Ok(format!("{}{DB_RUN}{id_enc}", rdf::file_url(&canon)?))

@@ -51,7 +51,7 @@ impl Prepared {
 }
 
 /// The graph IRI for a checkpoint file: its canonical path as a `file://` URL
-/// (for a database run `DB#run=<id>`, [`database::graph_name`]).
+/// (for a database run `DB#run=<id>`, `database::graph_name`).
 pub fn graph_name_for(path: &Path) -> Result<String> {
     if let Some((db, run)) = crate::kind::database_run(path) {
         return database::graph_name(&db, &run);

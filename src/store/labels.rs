@@ -13,7 +13,7 @@ use oxigraph::model::{BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode
 use oxigraph::store::Transaction;
 
 /// One label: key and value.
-pub type Label = (String, String);
+pub(crate) type Label = (String, String);
 
 /// Parses `KEY=VALUE` (the key non-empty, without `=`; the value may be
 /// empty and may hold `=`).

@@ -9,7 +9,7 @@ use crate::numbers::arith as stats;
 use std::collections::BTreeMap;
 
 /// The outcome classes in the catalogue's column order (those of
-/// [`crate::results::outcome::CLASSES`]).
+/// `crate::results::outcome::CLASSES`).
 pub const OUTCOMES: [&str; 8] = crate::results::outcome::CLASSES;
 
 /// `pass-rate-by-benchmark`'s column for outcome class `class` (one of

@@ -9,7 +9,7 @@ use arrow_array::{Array, BooleanArray, Float64Array, Int64Array, StringArray};
 use std::path::Path;
 
 /// The table as CSV bytes.
-pub fn to_bytes(t: &Table) -> Result<Vec<u8>> {
+pub(crate) fn to_bytes(t: &Table) -> Result<Vec<u8>> {
     let batch = super::parquet::to_batch(t)?;
     let err = |e: csv::Error| Error::Internal(format!("the results table as CSV: {e}"));
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -13,7 +13,7 @@
 //! (`crate::results::read_path_unhashed` hands on the rows, Karenina's row
 //! rules in `crate::numbers` read them, `crate::results::outcome`
 //! classifies them), so [`Table::karenina_json`] gives what `kld info
-//! --format json` gives for Karenina's numbers ([`summary`]). A table holds
+//! --format json` gives for Karenina's numbers (`summary`). A table holds
 //! any number of runs ([`RunPart`]: one per results graph, with its binding
 //! to a benchmark as the store has it).
 //!
@@ -28,7 +28,7 @@ pub mod parquet;
 pub mod ratings;
 mod score_answers;
 pub mod stored;
-pub mod summary;
+pub(crate) mod summary;
 pub mod views;
 
 pub use assemble::{from_path, Builder};
@@ -36,7 +36,7 @@ pub use assemble::{from_path, Builder};
 use std::collections::{BTreeMap, HashMap};
 
 /// An interned text: an index into [`Strings`].
-pub type Sym = u32;
+pub(crate) type Sym = u32;
 
 /// Interned texts: each distinct text once.
 #[derive(Clone, Debug, Default)]
@@ -47,7 +47,7 @@ pub struct Strings {
 
 impl Strings {
     /// The symbol of `s`, interning it when new.
-    pub fn intern(&mut self, s: &str) -> Sym {
+    pub(crate) fn intern(&mut self, s: &str) -> Sym {
         if let Some(&i) = self.index.get(s) {
             return i;
         }
@@ -319,17 +319,17 @@ impl Table {
     }
 
     /// An optional symbol's text.
-    pub fn opt_text(&self, s: Option<Sym>) -> Option<&str> {
+    pub(crate) fn opt_text(&self, s: Option<Sym>) -> Option<&str> {
         s.map(|s| self.strings.get(s))
     }
 
     /// The run of row `i`.
-    pub fn run_of(&self, i: usize) -> &RunPart {
+    pub(crate) fn run_of(&self, i: usize) -> &RunPart {
         &self.runs[self.run[i] as usize]
     }
 
     /// The rows of run `r`.
-    pub fn rows_of(&self, r: usize) -> std::ops::Range<usize> {
+    pub(crate) fn rows_of(&self, r: usize) -> std::ops::Range<usize> {
         let p = &self.runs[r];
         p.first..p.first + p.rows
     }
@@ -465,12 +465,12 @@ impl Table {
     }
 
     /// Appends run `r` of `other` (its rows and texts).
-    pub fn append_run(&mut self, other: &Table, r: usize) {
+    pub(crate) fn append_run(&mut self, other: &Table, r: usize) {
         self.append(&other.slice_run(r));
     }
 
     /// Run `r` alone: its rows, its trait columns, the texts (shared).
-    pub fn slice_run(&self, r: usize) -> Table {
+    pub(crate) fn slice_run(&self, r: usize) -> Table {
         let range = self.rows_of(r);
         macro_rules! cut {
             ($($col:ident),*) => { Table {
@@ -544,7 +544,7 @@ impl Table {
     }
 
     /// Drops the runs from `n` on, and their rows (a run whose read failed).
-    pub fn truncate_runs(&mut self, n: usize) {
+    pub(crate) fn truncate_runs(&mut self, n: usize) {
         let Some(first) = self.runs.get(n).map(|p| p.first) else {
             return;
         };

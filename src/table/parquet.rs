@@ -52,7 +52,7 @@ const KINDS_KEY: &str = "kld.score_kinds";
 const RATINGS_KEY: &str = "kld.ratings";
 
 /// The table as one Arrow record batch.
-pub fn to_batch(t: &Table) -> Result<RecordBatch> {
+pub(crate) fn to_batch(t: &Table) -> Result<RecordBatch> {
     let mut fields: Vec<Field> = Vec::new();
     let mut cols: Vec<ArrayRef> = Vec::new();
     let mut text = |name: &str, v: Vec<Option<&str>>, fields: &mut Vec<Field>| {
@@ -256,7 +256,7 @@ fn runs_json(t: &Table) -> String {
 }
 
 /// The table as the bytes of a Parquet file.
-pub fn to_bytes(t: &Table) -> Result<Vec<u8>> {
+pub(crate) fn to_bytes(t: &Table) -> Result<Vec<u8>> {
     to_bytes_stamped(t, None)
 }
 
@@ -297,13 +297,13 @@ pub fn write(t: &Table, path: &Path) -> Result<()> {
 
 /// Writes the table to `path` (atomically) with `stamp`: the state of the
 /// store it was computed for, read back by [`stamp_of`].
-pub fn write_stamped(t: &Table, path: &Path, stamp: &str) -> Result<()> {
+pub(crate) fn write_stamped(t: &Table, path: &Path, stamp: &str) -> Result<()> {
     crate::fsutil::write_atomic(path, &to_bytes_stamped(t, Some(stamp))?)
 }
 
 /// The stamp a table file was written with ([`write_stamped`]), reading
 /// only the file's metadata; `None` for a file without one.
-pub fn stamp_of(path: &Path) -> Result<Option<String>> {
+pub(crate) fn stamp_of(path: &Path) -> Result<Option<String>> {
     let file = crate::fsutil::open_regular(path)?;
     let meta = parquet::file::metadata::ParquetMetaDataReader::new()
         .parse_and_finish(&file)

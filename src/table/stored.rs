@@ -14,17 +14,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The table's file in a store directory.
-pub const FILE: &str = "results.parquet";
+pub(crate) const FILE: &str = "results.parquet";
 
 /// The table of a store directory, when it keeps one.
-pub fn file_of(dir: &Path) -> PathBuf {
+pub(crate) fn file_of(dir: &Path) -> PathBuf {
     dir.join(FILE)
 }
 
 /// Reads the rows of one results graph's source into `table` as run
 /// `graph`: a results export (JSON, CSV, TaskEval, the GUI's CSV), a run
 /// folder's export, or a run of Karenina's results database (`DB#run=ID`).
-pub fn read_source(table: &mut Table, graph: &str, source: &str) -> Result<()> {
+pub(crate) fn read_source(table: &mut Table, graph: &str, source: &str) -> Result<()> {
     let path = Path::new(source);
     if let Some((db, run_id)) = crate::kind::database_run(path) {
         let c = crate::sqlite::open(&db)?;

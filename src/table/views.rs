@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 /// Answers a generation's memo keeps at most (one per filter seen); past
 /// it, answers are made and not kept, so no client grows it without bound.
-pub const MEMO_ENTRIES: usize = 256;
+pub(crate) const MEMO_ENTRIES: usize = 256;
 
 /// The views of one store generation.
 #[derive(Clone, Debug)]

@@ -16,6 +16,7 @@ mod merge_siege;
 mod params;
 mod preset;
 mod properties;
+mod public_surface;
 mod rdf;
 mod release_profile;
 mod source_rules;

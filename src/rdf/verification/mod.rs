@@ -4,7 +4,7 @@
 //!
 //! [`crate::results`] reads what Karenina wrote into rows; this room maps
 //! them, one at a time as a reader hands them on (`Mapping` is a
-//! [`Visit`]or), so a 1 GB export never becomes one tree. One node for the
+//! `Visit`or), so a 1 GB export never becomes one tree. One node for the
 //! run (job id, export time, Karenina version, format version, job summary
 //! and configured models as JSON) and one per result (IRI
 //! `urn:karenina:result:<result_id>` when the ID is unique in the file) with
@@ -58,7 +58,7 @@ use std::path::Path;
 pub struct ResultsOptions {
     /// Keep raw responses and traces (in `karenina:rest`).
     pub with_traces: bool,
-    /// Map each result to its keys only ([`KEYS`]): what binding a run to
+    /// Map each result to its keys only (`KEYS`): what binding a run to
     /// its benchmark, telling one run from another and the `runs` view
     /// read. Every number is then the results table's, and SPARQL over a
     /// result's other fields finds nothing: for a server past one
@@ -69,7 +69,7 @@ pub struct ResultsOptions {
 /// The properties of a result [`ResultsOptions::keys_only`] keeps (local
 /// names of `karenina:` terms, and `rdf:type`): about 11 quads a result
 /// instead of about 84.
-pub const KEYS: [&str; 10] = [
+pub(crate) const KEYS: [&str; 10] = [
     "run",
     "questionId",
     "question",

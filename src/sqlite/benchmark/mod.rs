@@ -135,7 +135,7 @@ fn json_cell(v: ValueRef<'_>, what: &str) -> std::result::Result<Option<Json>, S
 
 /// SQLAlchemy's SQLite `DateTime` text (`2026-11-28 04:13:37.048065`) as
 /// Python's `datetime.isoformat()` writes it (`T`, no `.000000`).
-pub fn isoformat(stored: &str) -> String {
+pub(crate) fn isoformat(stored: &str) -> String {
     let iso = stored.replacen(' ', "T", 1);
     match iso.strip_suffix(".000000") {
         Some(s) => s.to_string(),

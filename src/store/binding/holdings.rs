@@ -2,7 +2,7 @@
 //! that binding many runs costs one pass over each predicate it reads
 //! rather than one per graph.
 //!
-//! [`super::link::find`] and [`super::link::coverage`] say in SPARQL which
+//! [`super::link::find`] and `super::link::coverage` say in SPARQL which
 //! checkpoint holds a run's keys; asked once per run, each question joined
 //! every checkpoint's items again (a notebook loading 200 checkpoints and
 //! 200 runs spent 52 s there). [`Holdings`] answers the same two questions
@@ -218,7 +218,7 @@ impl Holdings {
 
     /// What each checkpoint graph holds, as text (literal values; other
     /// terms left out), by graph IRI: the question IDs of its items and of
-    /// its scenarios' turns ([`turn_question_id`]), and its (scenario
+    /// its scenarios' turns (`turn_question_id`), and its (scenario
     /// name, node id) pairs. The results table counts a row for the
     /// benchmark its run is bound to by these (`crate::table::stored`).
     pub fn members(&self) -> HashMap<&str, Members> {
@@ -291,7 +291,7 @@ impl Holdings {
     /// Which of the run's keys checkpoint graph `checkpoint` lacks: what
     /// [`super::link::coverage`] answers; `None` for a graph not typed a
     /// checkpoint graph, which this index did not read.
-    pub fn coverage(&self, run: &RunKeys, checkpoint: &str) -> Option<Coverage> {
+    pub(crate) fn coverage(&self, run: &RunKeys, checkpoint: &str) -> Option<Coverage> {
         let c = self
             .checkpoints
             .binary_search_by(|g| g.as_str().cmp(checkpoint))
@@ -341,7 +341,7 @@ pub struct Members {
 /// typed text. kld's one Rust definition of it; the catalogue's SPARQL
 /// (`pass-rate-by-benchmark`, `scores-by-trait`) and the board's quad
 /// reader compute it by a `BIND` that a test keeps equal to this.
-pub fn turn_question_id(text: oxigraph::model::LiteralRef<'_>) -> Option<String> {
+pub(crate) fn turn_question_id(text: oxigraph::model::LiteralRef<'_>) -> Option<String> {
     (text.datatype() == xsd::STRING).then(|| crate::model::qid::question_id(text.value()))
 }
 
@@ -393,7 +393,7 @@ impl RunKeys {
     /// a question ID, scenario or node are left out: their keys are none).
     /// Scenario rows, which are few, are read first; question IDs are then
     /// taken as they come, so no map of every row of every run is held.
-    pub fn read_all(store: &Store) -> Result<HashMap<String, RunKeys>> {
+    pub(crate) fn read_all(store: &Store) -> Result<HashMap<String, RunKeys>> {
         let sids = by_graph(store, vocab::term("scenarioId").as_ref())?;
         let nids = by_graph(store, vocab::term("scenarioNode").as_ref())?;
         let (no_rows, none) = (HashMap::new(), Vec::new());

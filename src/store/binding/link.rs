@@ -7,7 +7,7 @@
 //! checkpoint holds when one of its scenario nodes' question text gives it,
 //! as Karenina's `generate_question_id` does); no match (an orphan run) and several matches are
 //! reported. A checkpoint named with `--for` is checked the same way: it must
-//! hold every key of the run ([`coverage`]), else the run is not bound. The store keeps the binding as `<results graph>
+//! hold every key of the run (`coverage`), else the run is not bound. The store keeps the binding as `<results graph>
 //! karenina:forBenchmark <checkpoint graph>` in the default graph.
 
 use crate::error::{Error, Result};
@@ -123,7 +123,7 @@ pub(super) const EXAMPLES: usize = 3;
 /// Which of the run's keys (question IDs of plain rows; scenario name and
 /// node of scenario turn rows) the checkpoint graph `checkpoint` does not
 /// hold: what `--for` must check before binding.
-pub fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
+pub(crate) fn coverage(store: &Store, results: &str, checkpoint: &str) -> Result<Coverage> {
     let total = count_rows(
         store,
         &format!(
