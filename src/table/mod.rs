@@ -25,7 +25,7 @@ mod assemble;
 pub mod catalogue_views;
 pub mod csv;
 pub mod parquet;
-pub mod ratings;
+pub(crate) mod ratings;
 mod score_answers;
 pub mod stored;
 pub(crate) mod summary;
@@ -122,7 +122,7 @@ pub const UNTYPED_FAMILY: &str = "unknown";
 /// that the table answers it as SPARQL does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u8)]
-pub enum ScoreKind {
+pub(crate) enum ScoreKind {
     /// No score (the row has no such key, or the score is a metric
     /// trait's dict, scored by its metrics).
     #[default]
@@ -145,7 +145,7 @@ pub enum ScoreKind {
 
 impl ScoreKind {
     /// The kind of a code ([`ScoreKind::code`]).
-    pub fn from_code(c: u8) -> Option<ScoreKind> {
+    pub(crate) fn from_code(c: u8) -> Option<ScoreKind> {
         use ScoreKind::*;
         [Absent, Null, Bool, Integer, Double, Other, Inexact]
             .get(usize::from(c))
@@ -153,12 +153,12 @@ impl ScoreKind {
     }
 
     /// The kind's code (its digit in the Parquet file).
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         self as u8
     }
 
     /// A value bound (`COUNT(?v)` counts it).
-    pub fn bound(self) -> bool {
+    pub(crate) fn bound(self) -> bool {
         !matches!(self, ScoreKind::Absent | ScoreKind::Null)
     }
 }
@@ -182,10 +182,10 @@ pub struct TraitColumn {
     /// a dict's is [`ScoreKind::Absent`] in the families whose dicts are
     /// metrics (`metric`, [`UNTYPED_FAMILY`]), [`ScoreKind::Other`] (one
     /// `rdf:JSON` score) in the others.
-    pub kind: Vec<ScoreKind>,
+    pub(crate) kind: Vec<ScoreKind>,
     /// The kind of each of `fields` per row, in `fields`' order
     /// ([`ScoreKind::Absent`] where the row's dict lacks the metric).
-    pub field_kinds: Vec<Vec<ScoreKind>>,
+    pub(crate) field_kinds: Vec<Vec<ScoreKind>>,
 }
 
 impl TraitColumn {
@@ -294,12 +294,12 @@ pub struct Table {
     /// Some trait columns lack their [`ScoreKind`]s (a table file written
     /// before kld kept them): the trait views the kinds decide
     /// (`scores-by-trait`) are then the quads'.
-    pub untyped_scores: bool,
+    pub(crate) untyped_scores: bool,
     /// The rubric traits of each checkpoint graph a run is bound to, by
     /// graph ([`ratings::Ratings`]), as `table::stored` reads them from the
     /// store; a bound run whose checkpoint is not here leaves the trait
     /// views to the quads.
-    pub ratings: BTreeMap<String, ratings::Ratings>,
+    pub(crate) ratings: BTreeMap<String, ratings::Ratings>,
 }
 
 impl Table {

@@ -6,8 +6,10 @@
 use regex::Regex;
 use std::path::Path;
 
-/// The reachable items today; lower it when the surface shrinks.
-const CEILING: usize = 544;
+/// The reachable items today; lower it when the surface shrinks. (544
+/// after issue 44's pass; 545 with `table::answers::answers`, which
+/// `kld serve` asks before it serves a trait view from the table.)
+const CEILING: usize = 545;
 
 /// Comments, strings and char literals blanked (non-ASCII too), so that
 /// braces and keywords are the code's own.
