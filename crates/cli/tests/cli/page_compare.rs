@@ -9,6 +9,7 @@
 //!
 //! Screenshots: target/screenshots/compare-*.png.
 
+use super::page_figures::paper_run;
 use super::serve::{client, python, serve};
 use super::{kld, stdout_of};
 use serde_json::Value;
@@ -194,25 +195,6 @@ fn the_compare_route_gives_kld_compare_s_bytes_for_one_run_and_never_pools_two()
         let path = format!("/compare?{one}&{q}");
         assert_eq!(get(&s.base, &path).0, status, "{path}");
     }
-}
-
-/// A paper-size run of `questions` questions written by Karenina's own
-/// pipeline in `dir`: (checkpoint, results).
-fn paper_run(dir: &Path, questions: usize) -> (PathBuf, PathBuf) {
-    let out = std::process::Command::new(crate::common::karenina_python())
-        .arg(crate::common::shared_tools().join("karenina_paper_run.py"))
-        .arg(dir)
-        .arg(questions.to_string())
-        .arg("5")
-        .env("PYTHONHASHSEED", "0")
-        .output()
-        .expect("the Karenina venv's python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (dir.join("ck-paper.jsonld"), dir.join("res-paper.json"))
 }
 
 #[test]

@@ -21,8 +21,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A paper-size run of `questions` questions in `dir`: (checkpoint, results).
-fn paper_run(dir: &Path, questions: usize) -> (PathBuf, PathBuf) {
+/// A paper-size run of `questions` questions written by Karenina's own
+/// pipeline in `dir`: (checkpoint, results).
+pub(crate) fn paper_run(dir: &Path, questions: usize) -> (PathBuf, PathBuf) {
     let out = Command::new(crate::common::karenina_python())
         .arg(crate::common::shared_tools().join("karenina_paper_run.py"))
         .arg(dir)

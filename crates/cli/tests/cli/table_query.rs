@@ -32,24 +32,7 @@ fn a_number_view_of_a_store_comes_from_its_table_with_the_quads_bytes() {
     let mut answers = Vec::new();
     for name in ANSWERED {
         for format in ["csv", "tsv", "json", "xml"] {
-            let table = stdout_of(
-                kld()
-                    .args(["query", "--format", format, "--named", name, "--store"])
-                    .arg(&store),
-            );
-            // The same query given as text: SPARQL over the quads.
-            let quads = stdout_of(
-                kld()
-                    .args([
-                        "query",
-                        "--format",
-                        format,
-                        "-e",
-                        &query_text(name),
-                        "--store",
-                    ])
-                    .arg(&store),
-            );
+            let (table, quads) = table_and_quads(&store, name, format);
             assert_eq!(table, quads, "{name} as {format}");
             assert!(table.contains("board-run-2"), "{name} as {format}: {table}");
             answers.push((name, format, table));
@@ -139,23 +122,7 @@ fn the_trait_views_of_a_store_come_from_its_table_with_the_quads_bytes() {
         let mut answers = Vec::new();
         for name in ["scores-by-trait", "scores-by-trait-and-judge"] {
             for format in ["csv", "tsv", "json", "xml"] {
-                let table = stdout_of(
-                    kld()
-                        .args(["query", "--format", format, "--named", name, "--store"])
-                        .arg(&store),
-                );
-                let quads = stdout_of(
-                    kld()
-                        .args([
-                            "query",
-                            "--format",
-                            format,
-                            "-e",
-                            &query_text(name),
-                            "--store",
-                        ])
-                        .arg(&store),
-                );
+                let (table, quads) = table_and_quads(&store, name, format);
                 assert_eq!(table, quads, "{run}: {name} as {format}");
                 let mean = if name == "scores-by-trait" { 1 } else { 2 };
                 for s in [expected[0], expected[mean]] {
@@ -181,4 +148,28 @@ fn the_trait_views_of_a_store_come_from_its_table_with_the_quads_bytes() {
             );
         }
     }
+}
+
+/// Catalogue query `name` over store `store` in `format`: by name (the
+/// store's table answers it) and as its text given with `-e` (SPARQL over
+/// the quads).
+fn table_and_quads(store: &std::path::Path, name: &str, format: &str) -> (String, String) {
+    let table = stdout_of(
+        kld()
+            .args(["query", "--format", format, "--named", name, "--store"])
+            .arg(store),
+    );
+    let quads = stdout_of(
+        kld()
+            .args([
+                "query",
+                "--format",
+                format,
+                "-e",
+                &query_text(name),
+                "--store",
+            ])
+            .arg(store),
+    );
+    (table, quads)
 }
