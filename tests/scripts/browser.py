@@ -1,6 +1,8 @@
 """Headless Chromium for the page tests (selenium + chromedriver from PATH)."""
 import json
+import os
 import shutil
+import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -38,3 +40,18 @@ def requested_urls(driver):
         if msg.get("method") == "Network.requestWillBeSent":
             urls.append(msg["params"]["request"]["url"])
     return urls
+
+
+def downloaded(click, downloads):
+    """Calls CLICK, then waits for one new finished file in the folder
+    DOWNLOADS (the driver's, `chromium(..., downloads=...)`): (name, bytes)."""
+    before = set(os.listdir(downloads))
+    click()
+    for _ in range(300):
+        new = [n for n in set(os.listdir(downloads)) - before if not n.endswith((".crdownload", ".tmp"))]
+        if new:
+            time.sleep(0.3)
+            path = os.path.join(downloads, new[0])
+            return new[0], open(path, "rb").read()
+        time.sleep(0.1)
+    raise TimeoutError(f"no download in {downloads}")

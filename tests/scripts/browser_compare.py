@@ -13,9 +13,8 @@ import json
 import os
 import struct
 import sys
-import time
 
-from browser import chromium, requested_urls
+from browser import chromium, downloaded, requested_urls
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -25,20 +24,6 @@ os.makedirs(downloads, exist_ok=True)
 driver = chromium("1280,800", downloads=downloads, network_log=True)
 wait = WebDriverWait(driver, 300)
 seen = {}
-
-
-def downloaded(click):
-    """Clicks, then waits for one new finished file in DOWNLOADS: (name, bytes)."""
-    before = set(os.listdir(downloads))
-    click()
-    for _ in range(300):
-        new = [n for n in set(os.listdir(downloads)) - before if not n.endswith((".crdownload", ".tmp"))]
-        if new:
-            time.sleep(0.3)
-            path = os.path.join(downloads, new[0])
-            return new[0], open(path, "rb").read()
-        time.sleep(0.1)
-    raise TimeoutError(f"no download in {downloads}")
 
 
 SECTION = """const box = document.getElementById('compare');
@@ -90,9 +75,9 @@ try:
     section("1280")
     pairs = driver.find_element(By.ID, "compare-pairs")
     links = {a.text: a for a in pairs.find_elements(By.CSS_SELECTOR, ".compare-downloads a.download")}
-    seen["pairs_csv"] = downloaded(links["CSV"].click)[1].decode()
+    seen["pairs_csv"] = downloaded(links["CSV"].click, downloads)[1].decode()
     forest = driver.find_element(By.CSS_SELECTOR, "#compare-pairs .kld-figure")
-    seen["png"] = png_size(downloaded(forest.find_element(By.CSS_SELECTOR, "button.download-png").click)[1])
+    seen["png"] = png_size(downloaded(forest.find_element(By.CSS_SELECTOR, "button.download-png").click, downloads)[1])
     driver.set_window_size(700, 900)
     section("700")
     seen["elsewhere"] = [u for u in requested_urls(driver) if not u.startswith((base, "data:", "blob:"))]

@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from browser import chromium, requested_urls
+from browser import chromium, downloaded, requested_urls
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -32,20 +32,6 @@ def settle(change, word):
     change()
     wait.until(lambda d: word in d.find_element(By.ID, "board-status").text)
     return driver.find_element(By.ID, "board-status").text
-
-
-def downloaded(click):
-    """Clicks, then waits for one new finished file in DOWNLOADS: (name, bytes)."""
-    before = set(os.listdir(downloads))
-    click()
-    for _ in range(300):
-        new = [n for n in set(os.listdir(downloads)) - before if not n.endswith((".crdownload", ".tmp"))]
-        if new:
-            time.sleep(0.3)
-            path = os.path.join(downloads, new[0])
-            return new[0], open(path, "rb").read()
-        time.sleep(0.1)
-    raise TimeoutError(f"no download in {downloads}")
 
 
 GRID = """const g = document.getElementById('grid');
@@ -88,15 +74,15 @@ try:
     # Downloads: the dot plot's SVG, PNG and CSV; the grid's CSV.
     fig = driver.find_element(By.CSS_SELECTOR, "#grid .kld-figure")
     links = {a.text: a for a in fig.find_elements(By.CSS_SELECTOR, "a.download")}
-    name, svg = downloaded(links["SVG"].click)
+    name, svg = downloaded(links["SVG"].click, downloads)
     seen["svg"] = {"name": name, "starts": svg[:40].decode(), "points": svg.count(b'<g class="point">')}
-    name, png = downloaded(fig.find_element(By.CSS_SELECTOR, "button.download-png").click)
+    name, png = downloaded(fig.find_element(By.CSS_SELECTOR, "button.download-png").click, downloads)
     seen["png"] = {"name": name, "size": png_size(png), "svg_width": driver.execute_script(
         "return document.querySelector('#grid .kld-figure svg').width.baseVal.value")}
-    name, csv = downloaded(links["CSV (its data)"].click)
+    name, csv = downloaded(links["CSV (its data)"].click, downloads)
     seen["dots_csv"] = csv.decode()
     grid_links = {a.text: a for a in driver.find_elements(By.CSS_SELECTOR, "#grid .grid-downloads a")}
-    seen["grid_csv"] = downloaded(grid_links["CSV"].click)[1].decode()
+    seen["grid_csv"] = downloaded(grid_links["CSV"].click, downloads)[1].decode()
     seen["grid_downloads"] = sorted(grid_links)
     # The matrix: sticky question column, order by difficulty, totals, heatmap.
     settle(lambda: Select(driver.find_element(By.ID, "board-view")).select_by_value("matrix"), "questions")
@@ -125,8 +111,8 @@ try:
     driver.save_screenshot(os.path.join(shots, "figures-matrix-1280-scrolled.png"))
     driver.execute_script("document.querySelector('#matrix details').open = true")
     links = {a.text: a for a in driver.find_elements(By.CSS_SELECTOR, "#matrix .kld-figure a.download")}
-    seen["heatmap_csv"] = downloaded(links["CSV (its data)"].click)[1].decode()
-    name, png = downloaded(driver.find_element(By.CSS_SELECTOR, "#matrix .kld-figure button.download-png").click)
+    seen["heatmap_csv"] = downloaded(links["CSV (its data)"].click, downloads)[1].decode()
+    name, png = downloaded(driver.find_element(By.CSS_SELECTOR, "#matrix .kld-figure button.download-png").click, downloads)
     seen["heatmap_png"] = png_size(png)
     # A question opens its results under every judge.
     driver.find_element(By.CSS_SELECTOR, "#matrix-table .question-link").click()
