@@ -38,16 +38,7 @@ fn a_number_view_of_a_store_comes_from_its_table_with_the_quads_bytes() {
             answers.push((name, format, table));
         }
     }
-    // Without the quads, the table still answers, the same bytes.
-    std::fs::rename(store.join("graphs"), tmp.path().join("graphs")).unwrap();
-    for (name, format, before) in &answers {
-        let now = stdout_of(
-            kld()
-                .args(["query", "--format", format, "--named", name, "--store"])
-                .arg(&store),
-        );
-        assert_eq!(&now, before, "{name} as {format}, from the table alone");
-    }
+    same_without_quads(&store, tmp.path(), &answers, "");
     let quads = kld()
         .args(["query", "-e", &query_text(ANSWERED[0]), "--store"])
         .arg(&store)
@@ -134,19 +125,7 @@ fn the_trait_views_of_a_store_come_from_its_table_with_the_quads_bytes() {
                 answers.push((name, format, table));
             }
         }
-        // Without the quads, the table still answers, the same bytes.
-        std::fs::rename(store.join("graphs"), tmp.path().join("graphs")).unwrap();
-        for (name, format, before) in &answers {
-            let now = stdout_of(
-                kld()
-                    .args(["query", "--format", format, "--named", name, "--store"])
-                    .arg(&store),
-            );
-            assert_eq!(
-                &now, before,
-                "{run}: {name} as {format}, from the table alone"
-            );
-        }
+        same_without_quads(&store, tmp.path(), &answers, &format!("{run}: "));
     }
 }
 
@@ -154,11 +133,7 @@ fn the_trait_views_of_a_store_come_from_its_table_with_the_quads_bytes() {
 /// store's table answers it) and as its text given with `-e` (SPARQL over
 /// the quads).
 fn table_and_quads(store: &std::path::Path, name: &str, format: &str) -> (String, String) {
-    let table = stdout_of(
-        kld()
-            .args(["query", "--format", format, "--named", name, "--store"])
-            .arg(store),
-    );
+    let table = by_name(store, name, format);
     let quads = stdout_of(
         kld()
             .args([
@@ -172,4 +147,31 @@ fn table_and_quads(store: &std::path::Path, name: &str, format: &str) -> (String
             .arg(store),
     );
     (table, quads)
+}
+
+/// Catalogue query `name` over store `store` in `format`, by name.
+fn by_name(store: &std::path::Path, name: &str, format: &str) -> String {
+    stdout_of(
+        kld()
+            .args(["query", "--format", format, "--named", name, "--store"])
+            .arg(store),
+    )
+}
+
+/// With the store's quads moved away (into `away`), the table still gives
+/// each of `answers` (query, format, bytes), the same bytes.
+fn same_without_quads(
+    store: &std::path::Path,
+    away: &std::path::Path,
+    answers: &[(&str, &str, String)],
+    what: &str,
+) {
+    std::fs::rename(store.join("graphs"), away.join("graphs")).unwrap();
+    for (name, format, before) in answers {
+        let now = by_name(store, name, format);
+        assert_eq!(
+            &now, before,
+            "{what}{name} as {format}, from the table alone"
+        );
+    }
 }
