@@ -109,10 +109,7 @@ pub(super) fn table_answer(
     accept: Option<&str>,
 ) -> Option<Answer> {
     use karenina_ld::table::answers;
-    if !answers::ANSWERED.contains(&name)
-        || !req.default_graphs.is_empty()
-        || !req.named_graphs.is_empty()
-    {
+    if !req.default_graphs.is_empty() || !req.named_graphs.is_empty() {
         return None;
     }
     let negotiated = super::negotiate::negotiate(
@@ -121,8 +118,9 @@ pub(super) fn table_answer(
         req.format.as_deref(),
     )?;
     let views = state.views();
-    // (A table that cannot answer this view, such as one read from a file
-    // written before it kept the trait scores' kinds: SPARQL answers.)
+    // (Another query, or a table that cannot answer this view, such as one
+    // read from a file written before it kept the trait scores' kinds:
+    // SPARQL answers.)
     if !answers::answers(name, &views.table) {
         return None;
     }
